@@ -1,0 +1,131 @@
+"""Hardware presets and the occupancy calculator.
+
+The presets live in ``data/arches.json`` with their sources. The calculator follows the CUDA
+Occupancy Calculator's rules: a block is resident only if the SM has room for all of its warps,
+its shared memory (rounded up to the allocation unit, plus the per-block reservation on
+sm_80+) and its registers (allocated per warp, rounded up to the allocation unit). It ignores
+the register-file split across an SM's four partitions, which can cost one block in rare
+register-bound cases.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from .model import WARP_SIZE, ceil_div
+
+
+class OccupancyError(ValueError):
+    """A block that cannot launch on the architecture at all. One readable line."""
+
+
+@lru_cache(maxsize=None)
+def arches() -> dict[str, dict]:
+    text = resources.files("explainer").joinpath("data/arches.json").read_text()
+    return {k: v for k, v in json.loads(text).items() if not k.startswith("_")}
+
+
+def arch(name: str) -> dict:
+    table = arches()
+    if name not in table:
+        raise OccupancyError(f"unknown architecture {name!r}; choose one of {', '.join(table)}")
+    return table[name]
+
+
+def _round_up(x: int, unit: int) -> int:
+    return ceil_div(x, unit) * unit
+
+
+#: Order in which a tie between limits is reported.
+RESOURCES = ("threads", "blocks", "shared", "registers")
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    arch: str
+    threads_per_block: int
+    shared_bytes: int
+    regs_per_thread: int | None
+    blocks_per_sm: int
+    limits: dict
+    limiter: str
+    max_warps_per_sm: int
+
+    @property
+    def warps_per_block(self) -> int:
+        return ceil_div(self.threads_per_block, WARP_SIZE)
+
+    @property
+    def active_threads(self) -> int:
+        return self.blocks_per_sm * self.threads_per_block
+
+    @property
+    def active_warps(self) -> int:
+        return self.blocks_per_sm * self.warps_per_block
+
+    @property
+    def occupancy(self) -> float:
+        """Active warps over the SM's maximum (what the CUDA tools call occupancy)."""
+        return self.active_warps / self.max_warps_per_sm
+
+    def to_dict(self) -> dict:
+        return {
+            "arch": self.arch,
+            "threads_per_block": self.threads_per_block,
+            "shared_bytes_per_block": self.shared_bytes,
+            "regs_per_thread": self.regs_per_thread,
+            "warps_per_block": self.warps_per_block,
+            "blocks_per_sm": self.blocks_per_sm,
+            "active_warps": self.active_warps,
+            "active_threads": self.active_threads,
+            "occupancy": self.occupancy,
+            "limits": dict(self.limits),
+            "limiter": self.limiter,
+        }
+
+
+def occupancy(arch_name: str, threads: int, smem: int = 0, regs: int | None = None) -> Occupancy:
+    """Resident blocks per SM for blocks of ``threads`` threads using ``smem`` bytes of shared
+    memory and ``regs`` registers per thread (registers ignored when ``None``)."""
+    a = arch(arch_name)
+    if threads < 1:
+        raise OccupancyError(f"threads per block must be at least 1, got {threads}")
+    if threads > a["max_threads_per_block"]:
+        raise OccupancyError(
+            f"{threads} threads per block exceed {arch_name}'s limit of "
+            f"{a['max_threads_per_block']}"
+        )
+    if smem < 0:
+        raise OccupancyError(f"shared memory must be >= 0 bytes, got {smem}")
+    if smem > a["max_shared_per_block"]:
+        raise OccupancyError(
+            f"{smem} bytes of shared memory per block exceed {arch_name}'s limit of "
+            f"{a['max_shared_per_block']}"
+        )
+    warps = ceil_div(threads, WARP_SIZE)
+    limits = {
+        "threads": a["max_warps_per_sm"] // warps,
+        "blocks": a["max_blocks_per_sm"],
+    }
+    if smem > 0:
+        per_block = _round_up(smem + a["reserved_shared_per_block"], a["shared_alloc_unit"])
+        limits["shared"] = a["shared_per_sm"] // per_block
+    if regs is not None:
+        if not 1 <= regs <= a["max_regs_per_thread"]:
+            raise OccupancyError(
+                f"registers per thread must be 1..{a['max_regs_per_thread']} on {arch_name}, "
+                f"got {regs}"
+            )
+        per_warp = _round_up(regs * WARP_SIZE, a["reg_alloc_unit"])
+        limits["registers"] = (a["regs_per_sm"] // per_warp) // warps
+    blocks = min(limits.values())
+    limiter = next(r for r in RESOURCES if limits.get(r) == blocks)
+    return Occupancy(arch_name, threads, smem, regs, blocks, limits, limiter, a["max_warps_per_sm"])
+
+
+def tile_occupancy(arch_name: str, tile: int, regs: int | None = None) -> Occupancy:
+    """The tiled kernel with a T x T block: T*T threads and 2*T*T floats of shared memory."""
+    return occupancy(arch_name, tile * tile, 2 * tile * tile * 4, regs)

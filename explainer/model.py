@@ -1,0 +1,489 @@
+"""The execution model: pure numpy, mirrors the kernels in ``kernels/`` index for index.
+
+Every picture in the explainer is drawn from this module, and the GPU tests compare it with
+what the real kernels recorded (``-DEXPLAINER_TRACE``), so the two cannot drift.
+
+Conventions (CUDA's, spelled out because the seeds mix them):
+
+* ``blockIdx = (x, y)``, ``threadIdx = (x, y)``; x is the column direction.
+* A is M x K, B is K x N, C is M x N, all row-major.
+* A block is T x T threads (``blockDim = (T, T)``); the grid is ``(ceil(N/T), ceil(M/T))``.
+* Linear thread id ``= tx + ty * blockDim.x``; warp ``= id // 32``, lane ``= id % 32``.
+* ``As[ty][tx]``, ``Bs[ty][tx]``; phase index ``t`` (PMPP's ``ph``).
+
+Two levels of answer:
+
+* :class:`Launch` answers questions about single threads in O(phases) time, so a
+  4096^3 launch is as cheap to ask about as a 4x4x4 one. It never materialises the launch.
+* :func:`schedule` materialises the complete per-thread schedule of a launch (every load into
+  ``As``/``Bs``, every C store) as dense numpy arrays, for drawing whole blocks and for the
+  replay test. It is meant for launches up to about 128^3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+#: Kernels the model describes, with the ``kernels/`` file each one mirrors.
+KERNELS = {
+    "naive": "01_naive.cu",
+    "naive_col": "02_naive_col.cu",
+    "tiled": "03_tiled.cu",
+}
+MAX_TILE = 32  # T*T <= 1024 threads per block on every CUDA GPU
+WARP_SIZE = 32
+FLOAT_BYTES = 4
+#: The kernels index with 32-bit ``int``: every linear index must stay below 2^31.
+MAX_INDEX = 2**31 - 1
+
+PAD = -1  # marks a padding zero in load arrays
+
+
+class LaunchError(ValueError):
+    """A launch, block or thread that does not exist. The message is one readable line."""
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _as_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise LaunchError(f"{name} must be a whole number, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch: which kernel, the problem size and the tile (= block edge) T."""
+
+    kernel: str
+    M: int
+    N: int
+    K: int
+    tile: int = 16
+
+    def __post_init__(self):
+        if self.kernel not in KERNELS:
+            raise LaunchError(
+                f"unknown kernel {self.kernel!r}; choose one of {', '.join(KERNELS)}"
+            )
+        for name in ("M", "N", "K"):
+            v = _as_int(name, getattr(self, name))
+            if v < 1:
+                raise LaunchError(f"{name} must be at least 1, got {v}")
+        T = _as_int("tile", self.tile)
+        if not 1 <= T <= MAX_TILE:
+            raise LaunchError(
+                f"tile must be between 1 and {MAX_TILE} (a {T}x{T} block would have "
+                f"{T * T} threads; CUDA allows at most 1024 per block), got {T}"
+            )
+        M, N, K = int(self.M), int(self.N), int(self.K)
+        for what, size in (("A (M*K)", M * K), ("B (K*N)", K * N), ("C (M*N)", M * N)):
+            if size > MAX_INDEX:
+                raise LaunchError(
+                    f"{what} has {size} elements; the kernels index with 32-bit int "
+                    f"(at most {MAX_INDEX})"
+                )
+
+    # ---- geometry -------------------------------------------------------------------
+    @property
+    def T(self) -> int:
+        return int(self.tile)
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """``gridDim = (x, y)``: x covers the N columns of C, y its M rows."""
+        return ceil_div(self.N, self.T), ceil_div(self.M, self.T)
+
+    @property
+    def block(self) -> tuple[int, int]:
+        return self.T, self.T
+
+    @property
+    def threads_per_block(self) -> int:
+        return self.T * self.T
+
+    @property
+    def num_blocks(self) -> int:
+        gx, gy = self.grid
+        return gx * gy
+
+    @property
+    def is_tiled(self) -> bool:
+        return self.kernel == "tiled"
+
+    @property
+    def phases(self) -> int:
+        """Phases of the tiled kernel's K loop, ``ceil(K / T)``; 0 for the naive kernels."""
+        return ceil_div(self.K, self.T) if self.is_tiled else 0
+
+    @property
+    def barriers_per_block(self) -> int:
+        return 2 * self.phases  # one after the loads, one after the compute loop
+
+    @property
+    def shared_bytes_per_block(self) -> int:
+        return 2 * self.T * self.T * FLOAT_BYTES if self.is_tiled else 0
+
+    # ---- validation of coordinates ------------------------------------------------
+    def check_block(self, bx: int, by: int) -> None:
+        gx, gy = self.grid
+        bx, by = _as_int("blockIdx.x", bx), _as_int("blockIdx.y", by)
+        if not (0 <= bx < gx and 0 <= by < gy):
+            raise LaunchError(
+                f"block (x={bx}, y={by}) is outside the grid: blockIdx.x must be 0..{gx - 1} "
+                f"and blockIdx.y 0..{gy - 1}"
+            )
+
+    def check_thread(self, tx: int, ty: int) -> None:
+        T = self.T
+        tx, ty = _as_int("threadIdx.x", tx), _as_int("threadIdx.y", ty)
+        if not (0 <= tx < T and 0 <= ty < T):
+            raise LaunchError(
+                f"thread (x={tx}, y={ty}) is outside the {T}x{T} block: threadIdx.x and "
+                f"threadIdx.y must be 0..{T - 1}"
+            )
+
+    # ---- per-thread mapping (vectorised: arguments may be numpy arrays) ------------
+    def c_index(self, bx, by, tx, ty):
+        """The C element ``(row, col)`` that thread (tx, ty) of block (bx, by) owns.
+
+        It may lie outside C (a "ghost" thread of an edge block); see :meth:`writes_c`.
+        """
+        T = self.T
+        if self.kernel == "naive_col":
+            # seed 004's column partition: threadIdx.x walks rows, so the 32 lanes of a warp
+            # read 32 different rows of A: the uncoalesced mapping.
+            return by * T + tx, bx * T + ty
+        # threadIdx.x walks columns: neighbouring lanes touch neighbouring addresses.
+        return by * T + ty, bx * T + tx
+
+    def writes_c(self, bx, by, tx, ty):
+        row, col = self.c_index(bx, by, tx, ty)
+        return (row < self.M) & (col < self.N)
+
+    def linear_thread(self, tx, ty):
+        return tx + ty * self.T  # tx + ty * blockDim.x
+
+    def warp_lane(self, tx, ty):
+        lin = self.linear_thread(tx, ty)
+        return lin // WARP_SIZE, lin % WARP_SIZE
+
+    def a_load(self, by, t, ty, tx):
+        """Source ``(r, c)`` in A that thread (tx, ty) of block row ``by`` stores into
+        ``As[ty][tx]`` in phase t, or ``(-1, -1)`` where it stores a padding zero."""
+        T = self.T
+        r = by * T + ty  # (row of C this thread's block row covers)
+        c = t * T + tx  # (column of A inside phase t's K slice)
+        ok = (r < self.M) & (c < self.K)
+        return np.where(ok, r, PAD), np.where(ok, c, PAD)
+
+    def b_load(self, bx, t, ty, tx):
+        """Source ``(r, c)`` in B stored into ``Bs[ty][tx]`` in phase t, or ``(-1, -1)``."""
+        T = self.T
+        r = t * T + ty  # (row of B inside phase t's K slice)
+        c = bx * T + tx  # (column of C this thread's block column covers)
+        ok = (r < self.K) & (c < self.N)
+        return np.where(ok, r, PAD), np.where(ok, c, PAD)
+
+    # ---- whole-launch totals (closed form, instant at any size) ---------------------
+    def stats(self) -> dict:
+        """Per-launch totals. Loads count elements actually read from global memory
+        (padding zeros excluded); ``flop_per_byte`` counts DRAM traffic only (no caches)."""
+        M, N, K, T = self.M, self.N, self.K, self.T
+        gx, gy = self.grid
+        flops = 2 * M * N * K
+        launched = gx * gy * T * T
+        if self.is_tiled:
+            # Each block column loads all of A once and each block row all of B once:
+            # sum over (by, ty) of [row < M] is M, over (t, tx) of [t*T+tx < K] is K.
+            a_loads, b_loads = gx * M * K, gy * K * N
+            stores_into_shared = launched * self.phases  # per matrix, padding included
+            a_pad, b_pad = stores_into_shared - a_loads, stores_into_shared - b_loads
+            fmas = launched * self.phases * T  # padding and ghost threads still multiply
+        else:
+            a_loads = b_loads = M * N * K  # only threads inside C run the dot product
+            a_pad = b_pad = 0
+            fmas = M * N * K
+        loads = a_loads + b_loads
+        return {
+            "kernel": self.kernel,
+            "M": M,
+            "N": N,
+            "K": K,
+            "tile": T,
+            "grid": [gx, gy],
+            "block": [T, T],
+            "threads_per_block": T * T,
+            "blocks": gx * gy,
+            "threads": launched,
+            "ghost_threads": launched - M * N,
+            "phases": self.phases,
+            "barriers_per_block": self.barriers_per_block,
+            "global_loads": loads,
+            "global_loads_a": a_loads,
+            "global_loads_b": b_loads,
+            "padding_loads": a_pad + b_pad,
+            "global_stores": M * N,
+            "flops": flops,
+            "fmas_executed": fmas,
+            "flop_per_byte": flops / (FLOAT_BYTES * loads),
+            "shared_bytes_per_block": self.shared_bytes_per_block,
+        }
+
+    # ---- one thread, instantly -------------------------------------------------------
+    def thread(self, block: tuple[int, int], thread: tuple[int, int]) -> "ThreadView":
+        self.check_block(*block)
+        self.check_thread(*thread)
+        return ThreadView(self, int(block[0]), int(block[1]), int(thread[0]), int(thread[1]))
+
+
+@dataclass(frozen=True)
+class ThreadView:
+    """Everything one thread of a launch does, computed from the mapping alone."""
+
+    launch: Launch
+    bx: int
+    by: int
+    tx: int
+    ty: int
+
+    @property
+    def c(self) -> tuple[int, int]:
+        r, c = self.launch.c_index(self.bx, self.by, self.tx, self.ty)
+        return int(r), int(c)
+
+    @property
+    def writes_c(self) -> bool:
+        return bool(self.launch.writes_c(self.bx, self.by, self.tx, self.ty))
+
+    @property
+    def linear_thread(self) -> int:
+        return int(self.launch.linear_thread(self.tx, self.ty))
+
+    @property
+    def warp(self) -> int:
+        return self.linear_thread // WARP_SIZE
+
+    @property
+    def lane(self) -> int:
+        return self.linear_thread % WARP_SIZE
+
+    def load(self, t: int) -> dict:
+        """Phase t: which A/B element this thread copies into which shared cell (tiled)."""
+        L = self.launch
+        if not 0 <= t < L.phases:
+            raise LaunchError(f"phase must be 0..{L.phases - 1}, got {t}")
+        ar, ac = L.a_load(self.by, t, self.ty, self.tx)
+        br, bc = L.b_load(self.bx, t, self.ty, self.tx)
+        return {
+            "phase": t,
+            "a": None if ar == PAD else [int(ar), int(ac)],
+            "b": None if br == PAD else [int(br), int(bc)],
+            "as": [self.ty, self.tx],
+            "bs": [self.ty, self.tx],
+        }
+
+    def compute(self, t: int, k: int) -> dict:
+        """Phase t, step k of the compute loop: ``sum += As[ty][k] * Bs[k][tx]``, and the
+        global elements those shared cells hold (``None`` for a padding zero)."""
+        L = self.launch
+        T = L.T
+        if not 0 <= k < T:
+            raise LaunchError(f"k must be 0..{T - 1}, got {k}")
+        # As[ty][k] was stored by thread (tx=k, ty) of this block; Bs[k][tx] by (tx, ty=k).
+        ar, ac = L.a_load(self.by, t, self.ty, k)
+        br, bc = L.b_load(self.bx, t, k, self.tx)
+        return {
+            "phase": t,
+            "k": k,
+            "as": [self.ty, k],
+            "bs": [k, self.tx],
+            "a": None if ar == PAD else [int(ar), int(ac)],
+            "b": None if br == PAD else [int(br), int(bc)],
+        }
+
+    def phases(self) -> list[dict]:
+        return [self.load(t) for t in range(self.launch.phases)]
+
+    def to_dict(self) -> dict:
+        L = self.launch
+        row, col = self.c
+        out = {
+            "kernel": L.kernel,
+            "M": L.M,
+            "N": L.N,
+            "K": L.K,
+            "tile": L.T,
+            "grid": list(L.grid),
+            "block": [self.bx, self.by],
+            "thread": [self.tx, self.ty],
+            "row": row,
+            "col": col,
+            "linear_thread": self.linear_thread,
+            "warp": self.warp,
+            "lane": self.lane,
+            "writes_c": self.writes_c,
+            "barriers": L.barriers_per_block,
+            "phases": self.phases(),
+        }
+        if not L.is_tiled:
+            # The naive kernels read straight from global memory: a K-long dot product,
+            # or nothing at all for a thread outside C (the guard skips the whole body).
+            out["reads"] = (
+                {"a_row": row, "b_col": col, "k": [0, L.K]} if self.writes_c else None
+            )
+        return out
+
+
+# ---- whole-launch schedule ------------------------------------------------------------
+STEP_KINDS = ("load_a", "load_b", "barrier1", "compute", "barrier2", "store")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a block's life, in program order. ``k`` is the compute-loop index, or
+    ``None`` for a step that runs the whole loop (or is not a compute step)."""
+
+    kind: str
+    phase: int | None = None
+    k: int | None = None
+
+
+def steps(launch: Launch, per_k: bool = True) -> list[Step]:
+    """The stepper's step list for one block (every block runs the same program)."""
+    if not launch.is_tiled:
+        return [Step("compute"), Step("store")]
+    out: list[Step] = []
+    for t in range(launch.phases):
+        out += [Step("load_a", t), Step("load_b", t), Step("barrier1", t)]
+        if per_k:
+            out += [Step("compute", t, k) for k in range(launch.T)]
+        else:
+            out.append(Step("compute", t))
+        out.append(Step("barrier2", t))
+    out.append(Step("store"))
+    return out
+
+
+@dataclass
+class Schedule:
+    """The complete schedule of a launch as dense arrays.
+
+    Load arrays are indexed ``[by, bx, t, ty, tx]`` and hold the global ``(row, col)`` each
+    thread stores into ``As[ty][tx]`` / ``Bs[ty][tx]`` in phase t (``-1`` = padding zero).
+    C arrays are indexed ``[by, bx, ty, tx]``.
+    """
+
+    launch: Launch
+    a_row: np.ndarray | None
+    a_col: np.ndarray | None
+    b_row: np.ndarray | None
+    b_col: np.ndarray | None
+    c_row: np.ndarray
+    c_col: np.ndarray
+    writes_c: np.ndarray
+
+    @cached_property
+    def steps(self) -> list[Step]:
+        return steps(self.launch)
+
+    def compute_cells(self):
+        """Index arrays ``(as_y, as_x, bs_y, bs_x)`` of shape ``(k, ty, tx)``: in compute step
+        k, thread (tx, ty) multiplies ``As[as_y][as_x]`` by ``Bs[bs_y][bs_x]``
+        (i.e. ``As[ty][k] * Bs[k][tx]``)."""
+        T = self.launch.T
+        k, ty, tx = np.meshgrid(np.arange(T), np.arange(T), np.arange(T), indexing="ij")
+        return ty, k, k, tx
+
+    def counts(self) -> dict:
+        """Totals counted from the materialised arrays (the tests compare them with
+        :meth:`Launch.stats`' closed forms)."""
+        L = self.launch
+        out = {"global_stores": int(self.writes_c.sum())}
+        if L.is_tiled:
+            a = int((self.a_row >= 0).sum())
+            b = int((self.b_row >= 0).sum())
+            out.update(
+                global_loads_a=a,
+                global_loads_b=b,
+                global_loads=a + b,
+                padding_loads=2 * self.a_row.size - a - b,
+            )
+        return out
+
+
+def schedule(launch: Launch) -> Schedule:
+    """Materialise every load and store of ``launch`` (see :class:`Schedule`)."""
+    L = launch
+    T, P = L.T, L.phases
+    gx, gy = L.grid
+    # Broadcastable index grids; only the final arrays are full size.
+    by = np.arange(gy, dtype=np.int32).reshape(gy, 1, 1, 1)
+    bx = np.arange(gx, dtype=np.int32).reshape(1, gx, 1, 1)
+    ty = np.arange(T, dtype=np.int32).reshape(1, 1, T, 1)
+    tx = np.arange(T, dtype=np.int32).reshape(1, 1, 1, T)
+    c_row, c_col = L.c_index(bx, by, tx, ty)
+    shape = (gy, gx, T, T)
+    c_row = np.broadcast_to(c_row, shape).astype(np.int32)
+    c_col = np.broadcast_to(c_col, shape).astype(np.int32)
+    writes = (c_row < L.M) & (c_col < L.N)
+    if not L.is_tiled:
+        return Schedule(L, None, None, None, None, c_row, c_col, writes)
+
+    full = (gy, gx, P, T, T)
+    t = np.arange(P, dtype=np.int32).reshape(1, 1, P, 1, 1)
+    by5, bx5 = by.reshape(gy, 1, 1, 1, 1), bx.reshape(1, gx, 1, 1, 1)
+    ty5, tx5 = ty.reshape(1, 1, 1, T, 1), tx.reshape(1, 1, 1, 1, T)
+    # A: row depends on (by, ty), column on (t, tx); the same for every bx.
+    ar, ac = L.a_load(by5, t, ty5, tx5)
+    br, bc = L.b_load(bx5, t, ty5, tx5)
+    return Schedule(
+        L,
+        np.ascontiguousarray(np.broadcast_to(ar, full)),
+        np.ascontiguousarray(np.broadcast_to(ac, full)),
+        np.ascontiguousarray(np.broadcast_to(br, full)),
+        np.ascontiguousarray(np.broadcast_to(bc, full)),
+        c_row,
+        c_col,
+        writes,
+    )
+
+
+def replay(sched: Schedule, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Execute a schedule on real matrices, barrier by barrier, and return C.
+
+    Every shared store and every FMA comes from the schedule; an element of C no thread
+    stores stays NaN, so a gap in the model shows up as a wrong answer, never as a zero.
+    """
+    L = sched.launch
+    T = L.T
+    gx, gy = L.grid
+    # float64 holds small-integer products exactly, and NaN marks an unwritten element.
+    A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+    C = np.full((L.M, L.N), np.nan)
+    acc = np.zeros((gy, gx, T, T))
+    if L.is_tiled:
+        as_y, as_x, bs_y, bs_x = sched.compute_cells()
+        for t in range(L.phases):
+            # Loads: thread (ty, tx) stores into As[ty][tx] and Bs[ty][tx] (then barrier 1).
+            ar, ac = sched.a_row[:, :, t], sched.a_col[:, :, t]
+            br, bc = sched.b_row[:, :, t], sched.b_col[:, :, t]
+            As = np.where(ar >= 0, A[np.maximum(ar, 0), np.maximum(ac, 0)], 0)
+            Bs = np.where(br >= 0, B[np.maximum(br, 0), np.maximum(bc, 0)], 0)
+            # Compute loop: step k, every thread multiplies the cells the model names.
+            for k in range(T):
+                acc += As[:, :, as_y[k], as_x[k]] * Bs[:, :, bs_y[k], bs_x[k]]
+            # (barrier 2: the next phase may overwrite As/Bs)
+    else:
+        rows = np.minimum(sched.c_row, L.M - 1)
+        cols = np.minimum(sched.c_col, L.N - 1)
+        for k in range(L.K):
+            acc += np.where(sched.writes_c, A[rows, k] * B[k, cols], 0)
+    w = sched.writes_c
+    C[sched.c_row[w], sched.c_col[w]] = acc[w]
+    return C
