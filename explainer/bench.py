@@ -1,0 +1,220 @@
+"""``tiled-explainer bench``: launch the real kernels and cuBLAS, print a table, save timings.
+
+    tiled-explainer bench [--kernels ...] [--sizes ...] [--tiles ...] [--save [PATH]] [--json]
+
+Without a GPU it prints one line to stderr and exits 1. ``--save`` writes a recorded-timings
+file (device, versions, date, every figure with its spread) into ``explainer/data/recorded/``;
+:func:`load_recorded` reads the newest one back, for pages on machines without a GPU.
+
+Exit status: 0 all measured and correct; 1 no GPU or nothing measured; 3 something was refused,
+failed, or computed a wrong result (the rest is still printed and saved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+
+from .gpu import KERNEL_NAMES
+
+PROG = "tiled-explainer bench"
+RECORDED_DIR = Path(__file__).resolve().parent / "data" / "recorded"
+SCHEMA = "tiled-explainer/recorded-timings/1"
+DEFAULT_SIZES = ("512", "1024", "2048", "4096")
+DEFAULT_TILES = (8, 16, 32)
+
+
+# --------------------------------------------------------------------------------------
+# Recorded timings (no GPU needed)
+# --------------------------------------------------------------------------------------
+def recorded_files() -> list[Path]:
+    """The recorded-timings files shipped in the package, sorted by name."""
+    try:
+        root = resources.files("explainer").joinpath("data/recorded")
+        return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith(".json"))
+    except (FileNotFoundError, NotADirectoryError, OSError):
+        return sorted(RECORDED_DIR.glob("*.json")) if RECORDED_DIR.is_dir() else []
+
+
+def load_recorded(path: str | Path | None = None, device: str | None = None) -> dict | None:
+    """The newest recorded-timings file (or ``path``), parsed, with ``"source"`` (its file
+    name) added; ``device`` keeps only files whose device name contains it. ``None`` when there
+    is none. Pages show ``data["label"]`` next to the figures: they are recorded, not live."""
+    if path is not None:
+        files = [Path(path)]
+    else:
+        files = recorded_files()
+    best = None
+    for f in files:
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if data.get("schema") != SCHEMA:
+            continue
+        if device and device.lower() not in str(data.get("device", {}).get("name", "")).lower():
+            continue
+        data["source"] = f.name
+        if best is None or data.get("date", "") > best.get("date", ""):
+            best = data
+    return best
+
+
+def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None,
+                  tile: int | None = None) -> list[dict]:
+    """Rows of a recorded file, filtered (``size`` matches square M = N = K runs)."""
+    rows = list(data.get("cublas", [])) + list(data.get("results", []))
+    return [r for r in rows
+            if (kernel is None or r["kernel"] == kernel)
+            and (size is None or r["M"] == r["N"] == r["K"] == size)
+            and (tile is None or r.get("tile") == tile)]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "device"
+
+
+def save_report(report_dict: dict, path: str | Path | None = None, command: str = "") -> Path:
+    """Write a report (``BenchReport.to_dict()``) as a recorded-timings file and return its
+    path. ``path``: a file, a folder, or ``None`` for ``explainer/data/recorded/``."""
+    dev = report_dict.get("device", {})
+    day = report_dict.get("date", datetime.now().isoformat())[:10]
+    data = {
+        "schema": SCHEMA,
+        "generated": "written by `tiled-explainer bench --save`; regenerate, do not edit",
+        "label": f"recorded on {dev.get('name', 'an unknown device')} on {day}",
+        "command": command,
+        **report_dict,
+    }
+    target = Path(path) if path else RECORDED_DIR
+    if target.suffix != ".json":
+        target = target / f"{_slug(dev.get('name', 'device'))}_{day}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    return target
+
+
+# --------------------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------------------
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kernels", nargs="+", choices=KERNEL_NAMES, metavar="KERNEL",
+                        help=f"kernels to run (default: all of {', '.join(KERNEL_NAMES)})")
+    parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), metavar="SIZE",
+                        help="N for M=N=K, or MxNxK (default: 512 1024 2048 4096)")
+    parser.add_argument("--tiles", nargs="+", type=int, default=list(DEFAULT_TILES),
+                        metavar="T", help="block / tile edges (default: 8 16 32)")
+    parser.add_argument("--repeats", type=int, default=20,
+                        help="timed launches per configuration, at most (default 20)")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed launches first (default 2)")
+    parser.add_argument("--budget", type=float, default=2.0, metavar="SECONDS",
+                        help="time budget per configuration: fewer repeats (at least 3) when "
+                             "one launch is slow (default 2.0)")
+    parser.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
+                        help="do not flush L2 between repeats")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    parser.add_argument("--save", nargs="?", const="", default=None, metavar="PATH",
+                        help="write the recorded-timings JSON (default folder: "
+                             "explainer/data/recorded/)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _fmt_size(r: dict) -> str:
+    return f"{r['M']}x{r['N']}x{r['K']}"
+
+
+HEADER = (f"{'kernel':<20} {'size':>15} {'tile':>4} {'ms':>10} {'GFLOP/s':>9} {'% cuBLAS':>8} "
+          f"{'rel.err':>8} {'CV':>6} {'min..max ms':>19} {'n':>3}")
+
+
+def format_row(r: dict) -> str:
+    tile = "-" if r.get("tile") is None else str(r["tile"])
+    pct = "" if r.get("pct_cublas") is None else f"{r['pct_cublas']:.1f}"
+    if r["kernel"] == "cublas":
+        pct = "100.0"
+    err = r.get("rel_error")
+    err_s = "-" if err is None else f"{err:.1e}"
+    if r.get("all_written") is False:
+        err_s = "UNWRITTEN"
+    elif r.get("passed") is False:
+        err_s += "!"
+    spread = f"{r['min_ms']:.3f}..{r['max_ms']:.3f}"
+    return (f"{r['kernel']:<20} {_fmt_size(r):>15} {tile:>4} {r['median_ms']:>10.4f} "
+            f"{r['gflops']:>9.1f} {pct:>8} {err_s:>8} {100 * r['cv']:>5.1f}% {spread:>19} "
+            f"{r['repeats']:>3}")
+
+
+def format_error(e: dict) -> str:
+    tile = "" if e.get("tile") is None else f" tile {e['tile']}"
+    return f"{e['kernel']} {_fmt_size(e)}{tile}: {e['message']}"
+
+
+def run(args) -> int:
+    from . import gpu
+
+    st = gpu.status()
+    if not st.available:
+        rec = load_recorded()
+        hint = (f"; recorded timings: {rec['label']} (explainer.bench.load_recorded())"
+                if rec else "")
+        print(f"{PROG}: {st.reason}{hint}", file=sys.stderr)
+        return 1
+
+    as_json = bool(getattr(args, "json", False))
+    if not as_json:
+        print(f"# {st.reason}", flush=True)
+        print(HEADER, flush=True)
+
+    def progress(kind, row):
+        if as_json:
+            return
+        if kind == "error":
+            print(f"  refused/failed: {format_error(row)}", flush=True)
+        else:
+            print(format_row(row), flush=True)
+
+    report = gpu.benchmark(
+        kernels=args.kernels, sizes=args.sizes, tiles=args.tiles, repeats=args.repeats,
+        warmup=args.warmup, budget_s=args.budget, flush_l2=args.flush_l2, seed=args.seed,
+        progress=progress)
+    if isinstance(report, gpu.GpuStatus):
+        print(f"{PROG}: {report.reason}", file=sys.stderr)
+        return 1
+
+    data = report.to_dict()
+    if args.save is not None:
+        command = "tiled-explainer bench " + " ".join(
+            [f"--kernels {' '.join(args.kernels)}" if args.kernels else "",
+             f"--sizes {' '.join(map(str, args.sizes))}",
+             f"--tiles {' '.join(map(str, args.tiles))}",
+             f"--repeats {args.repeats} --warmup {args.warmup} --budget {args.budget}",
+             "" if args.flush_l2 else "--no-flush-l2", "--save"]).replace("  ", " ").strip()
+        path = save_report(data, args.save or None, command=command)
+        print(f"saved {path}", file=sys.stderr if as_json else sys.stdout, flush=True)
+    if as_json:
+        print(json.dumps(data, indent=1))
+    for e in report.errors:
+        print(f"{PROG}: {format_error(e)}", file=sys.stderr)
+    if not report.results and not report.cublas:
+        return 1
+    wrong = [r for r in report.results if not r.get("passed", True)]
+    for r in wrong:
+        print(f"{PROG}: WRONG RESULT {r['kernel']} {_fmt_size(r)} tile {r['tile']}: "
+              f"rel. error {r['rel_error']:.2e}, all written: {r['all_written']}",
+              file=sys.stderr)
+    return 3 if (report.errors or wrong) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""The GPU runner without CUDA: every entry point answers with a "no GPU" value, never an
+exception, and `tiled-explainer bench` says so in one line and exits 1. Runs on any machine:
+CuPy's absence is simulated (sys.modules["cupy"] = None) even where it is installed.
+Also the pure parts that need no GPU: launch geometry against the model, refusals, the
+recorded-timings file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explainer import bench, gpu
+from explainer.model import Launch
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Every public entry point that needs a GPU, called with valid arguments.
+ENTRY_POINTS = {
+    "device_info": lambda: gpu.device_info(),
+    "kernel_info": lambda: gpu.kernel_info("tiled", 16),
+    "compile_kernels": lambda: gpu.compile_kernels(trace=True),
+    "check": lambda: gpu.check("tiled", 35, 79, 19, 8),
+    "matmul": lambda: gpu.matmul("naive", np.ones((3, 4)), np.ones((4, 5)), 2),
+    "trace": lambda: gpu.trace("tiled", 3, 3, 3, 2),
+    "time_kernel": lambda: gpu.time_kernel("naive", 64, 64, 64, 16),
+    "time_cublas": lambda: gpu.time_cublas(64, 64, 64),
+    "benchmark": lambda: gpu.benchmark(["naive"], [64], [16]),
+}
+PURE = {"launch_config", "refusal", "gflops", "status"}
+
+
+@pytest.fixture
+def no_cupy(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)  # `import cupy` raises ImportError
+    monkeypatch.delenv(gpu.NO_GPU_ENV, raising=False)
+    gpu._reset()
+    yield
+    gpu._reset()
+
+
+def test_entry_point_list_is_complete():
+    public = {n for n in gpu.__all__ if callable(getattr(gpu, n)) and n[0].islower()}
+    assert public - PURE == set(ENTRY_POINTS)
+
+
+def test_status_without_cupy(no_cupy):
+    st = gpu.status()
+    assert isinstance(st, gpu.GpuStatus)
+    assert st.available is False and st.kind == "no_gpu" and not st.ok
+    assert st.reason.startswith("no GPU: cupy is not installed")
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_entry_point_without_cupy(no_cupy, name):
+    r = ENTRY_POINTS[name]()
+    assert isinstance(r, gpu.GpuStatus), f"{name} returned {r!r}"
+    assert r.available is False and r.kind == "no_gpu" and not r.ok
+    assert "cupy is not installed" in r.reason
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_entry_point_disabled_by_env(monkeypatch, name):
+    monkeypatch.setenv(gpu.NO_GPU_ENV, "1")
+    r = ENTRY_POINTS[name]()
+    assert isinstance(r, gpu.GpuStatus) and not r.available
+    assert gpu.NO_GPU_ENV in r.reason
+
+
+def test_cupy_without_device(monkeypatch):
+    """CuPy imports but the driver has no device: a value, not the driver's exception."""
+
+    def no_device():
+        raise RuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
+
+    fake = types.ModuleType("cupy")
+    fake.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=no_device))
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.delenv(gpu.NO_GPU_ENV, raising=False)
+    gpu._reset()
+    try:
+        st = gpu.status()
+        assert not st.available and "no CUDA-capable device" in st.reason
+        for name, call in ENTRY_POINTS.items():
+            r = call()
+            assert isinstance(r, gpu.GpuStatus) and not r.available, name
+    finally:
+        gpu._reset()
+
+
+def test_bench_run_without_cupy(no_cupy, capsys):
+    rc = bench.main(["--sizes", "64", "--kernels", "naive"])
+    out, err = capsys.readouterr()
+    assert rc == 1
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "no GPU: cupy is not installed" in lines[0]
+
+
+def test_cli_bench_without_cupy(no_cupy, capsys):
+    from explainer import cli
+
+    rc = cli.main(["bench"])
+    out, err = capsys.readouterr()
+    assert rc == 1 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "no GPU" in err
+
+
+def test_cli_bench_subprocess_exits_1_with_one_line():
+    code = ("import sys; sys.modules['cupy'] = None; from explainer.cli import main; "
+            "sys.exit(main(['bench']))")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop(gpu.NO_GPU_ENV, None)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                       env=env, timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1 and "no GPU" in p.stderr
+
+
+def test_cli_bench_subprocess_env_switch():
+    env = {**os.environ, "PYTHONPATH": str(REPO), gpu.NO_GPU_ENV: "1"}
+    p = subprocess.run([sys.executable, "-m", "explainer.cli", "bench", "--sizes", "64"],
+                       capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert p.returncode == 1 and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1 and gpu.NO_GPU_ENV in p.stderr
+
+
+# ---- pure parts: geometry, refusals, recorded files -------------------------------------
+SHAPES = [(1, 1, 1), (35, 79, 19), (3, 3, 3), (4, 4, 8), (1000, 300, 77), (17, 17, 17)]
+
+
+@pytest.mark.parametrize("kernel", gpu.KERNEL_NAMES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("tile", [2, 8, 16, 32])
+def test_launch_config_matches_the_model(kernel, shape, tile):
+    M, N, K = shape
+    cfg = gpu.launch_config(kernel, M, N, K, tile)
+    L = Launch(gpu.KERNELS[kernel].model, M, N, K, tile)
+    assert cfg.grid[:2] == L.grid and cfg.block[:2] == L.block
+    assert cfg.phases == L.phases
+    assert cfg.shared_bytes == L.shared_bytes_per_block
+    assert cfg.dynamic_shared_bytes == (cfg.shared_bytes if kernel == "tiled_dynamic" else 0)
+    # the grid covers C and no whole block row / column lies outside it
+    gx, gy, _ = cfg.grid
+    assert gx * tile >= N > (gx - 1) * tile and gy * tile >= M > (gy - 1) * tile
+
+
+def test_launch_config_rejects_bad_requests():
+    with pytest.raises(ValueError, match="unknown kernel"):
+        gpu.launch_config("tild", 4, 4, 4, 2)
+    with pytest.raises(ValueError, match="at least 1"):
+        gpu.launch_config("naive", 0, 4, 4, 2)
+    with pytest.raises(ValueError, match="compiled for tiles"):
+        gpu.launch_config("tiled", 64, 64, 64, 12)
+    assert gpu.launch_config("tiled_dynamic", 64, 64, 64, 12).dynamic_shared_bytes == 2 * 12 * 12 * 4
+
+
+H100_LIMITS = {"shared_per_block": 49152, "max_threads_per_block": 1024}
+
+
+def test_refusal_messages():
+    ok = gpu.launch_config("tiled_dynamic", 64, 64, 64, 32)
+    assert gpu.refusal(ok, H100_LIMITS) is None
+    big = gpu.refusal(gpu.launch_config("tiled_dynamic", 64, 64, 64, 128), H100_LIMITS)
+    assert big.startswith("refused:")
+    assert "131072 bytes of shared memory" in big and "49152" in big
+    threads = gpu.refusal(gpu.launch_config("tiled_dynamic", 64, 64, 64, 64), H100_LIMITS)
+    assert "4096 threads" in threads and "shared memory" not in threads
+    huge = gpu.refusal(gpu.launch_config("naive", 50000, 50000, 2, 16), H100_LIMITS)
+    assert "32-bit int" in huge
+
+
+def _fake_report():
+    row = {"kernel": "tiled", "M": 64, "N": 64, "K": 64, "tile": 16, "median_ms": 0.01,
+           "min_ms": 0.009, "max_ms": 0.012, "mean_ms": 0.0102, "cv": 0.05, "spread": 0.3,
+           "repeats": 5, "gflops": 52.4, "pct_cublas": 40.0, "rel_error": 1e-7,
+           "all_written": True, "passed": True, "times_ms": [0.01] * 5}
+    cub = {**row, "kernel": "cublas", "tile": None, "pct_cublas": None}
+    return {"device": {"name": "Fake GPU 9000", "compute_capability": "9.0"},
+            "date": "2026-01-02T03:04:05+00:00", "settings": {}, "cublas": [cub],
+            "results": [row], "errors": []}
+
+
+def test_save_and_load_recorded(tmp_path):
+    path = bench.save_report(_fake_report(), tmp_path, command="tiled-explainer bench --save")
+    assert path.parent == tmp_path and path.name == "fake-gpu-9000_2026-01-02.json"
+    data = bench.load_recorded(path)
+    assert data["schema"] == bench.SCHEMA and data["source"] == path.name
+    assert data["label"] == "recorded on Fake GPU 9000 on 2026-01-02"
+    assert [r["kernel"] for r in bench.recorded_rows(data, size=64)] == ["cublas", "tiled"]
+    assert bench.recorded_rows(data, kernel="naive") == []
+    assert bench.load_recorded(path, device="H100") is None
+    line = bench.format_row(data["results"][0])
+    assert "tiled" in line and "64x64x64" in line and "40.0" in line
+
+
+def test_shipped_recorded_timings():
+    """The package ships timings recorded on a GPU: every kernel, tiles 8/16/32, N = 512 ..
+    4096, each with its spread, plus cuBLAS per size and the device and versions."""
+    data = bench.load_recorded()
+    assert data is not None, "no recorded timings in explainer/data/recorded/"
+    assert data["device"]["name"] and data["device"]["compute_capability"]
+    for key in ("cupy", "numpy", "cuda_runtime"):
+        assert data["device"]["versions"][key]
+    assert data["date"][:4].isdigit()
+    for n in (512, 1024, 2048, 4096):
+        assert bench.recorded_rows(data, kernel="cublas", size=n), n
+        for kernel in gpu.KERNEL_NAMES:
+            for tile in (8, 16, 32):
+                rows = bench.recorded_rows(data, kernel=kernel, size=n, tile=tile)
+                assert len(rows) == 1, (kernel, n, tile)
+                r = rows[0]
+                assert r["passed"] and r["all_written"]
+                assert r["min_ms"] <= r["median_ms"] <= r["max_ms"] and r["repeats"] >= 3
+                assert len(r["times_ms"]) == r["repeats"]
+    json.dumps(data)  # plain JSON all the way down
+
+
+def test_add_arguments_defaults():
+    p = argparse.ArgumentParser()
+    bench.add_arguments(p)
+    a = p.parse_args([])
+    assert a.sizes == ["512", "1024", "2048", "4096"] and a.tiles == [8, 16, 32]
+    assert a.save is None and a.flush_l2 is True and a.kernels is None
+    a = p.parse_args(["--save", "--kernels", "naive", "tiled", "--sizes", "35x79x19"])
+    assert a.save == "" and a.kernels == ["naive", "tiled"]
+    with pytest.raises(SystemExit):
+        p.parse_args(["--kernels", "cutlass"])
