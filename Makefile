@@ -1,0 +1,37 @@
+# The README's two commands. Each does all set-up on a fresh machine with Python >= 3.10:
+#   make serve   # the Voila app (PORT=8866 ARGS="--no-browser" to change)
+#   make test    # every test: unit tests, nbval over notebooks/, the app in headless Chromium
+PYTHON ?= python3
+VENV   := .venv
+PORT   ?= 8866
+ARGS   ?=
+
+.PHONY: serve test
+
+serve: $(VENV)/.installed
+	$(VENV)/bin/tiled-explainer serve --port $(PORT) $(ARGS)
+
+test: $(VENV)/.installed
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	  else \
+	    echo "No /usr/bin/chromium (apt-get install chromium): browser tests will be skipped."; \
+	  fi; \
+	fi
+	$(VENV)/bin/python -m pytest --nbval-lax --nbval-current-env $(ARGS)
+
+# Reinstall only when pyproject.toml changes; the package itself is installed editable.
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/pip
+	$(VENV)/bin/python -m pip install -e '.[test]'
+	touch $@
+
+# Debian ships venv without ensurepip unless python3-venv is installed.
+$(VENV)/bin/pip:
+	@$(PYTHON) -m venv --clear $(VENV) || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y python3-venv && \
+	    $(PYTHON) -m venv --clear $(VENV); \
+	  else \
+	    echo "python3 -m venv failed: install python3-venv (Debian/Ubuntu) and retry." >&2; exit 1; \
+	  fi; }

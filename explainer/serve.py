@@ -1,0 +1,164 @@
+"""``tiled-explainer serve``: the notebooks in ``notebooks/`` as a Voila web app.
+
+Voila 0.5 starts one kernel per browser tab and runs the page's notebook in it; the sources are
+stripped, so students see prose, figures and widgets only. Options chosen for a lecture with many
+students on one server are explained next to each flag in :func:`voila_command`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import webbrowser
+from pathlib import Path
+
+import explainer
+
+DEFAULT_PORT = 8866
+INDEX = "00_index.ipynb"
+
+# Voila starts one kernel per tab (holding the page's model and figures: 50 MB for the index) and
+# never reuses it. Voila 0.5.13 does not even free it when the tab closes or reloads: the shutdown
+# beacon it sends on unload is refused for a missing _xsrf token (voila issue #1458; seen here in
+# the server log). So culling is what frees them: a kernel with no browser connected and no
+# activity for 5 minutes is shut down. Connected tabs are never culled however idle (cull_connected
+# stays False), so a student reading one page for half an hour keeps it working; a wifi blip or a
+# short laptop sleep reconnects within 5 minutes, and after a longer absence a reload gets a fresh
+# kernel at once from the preheated pool. Longer timeouts let reload-happy classes pile up kernels.
+CULL_IDLE_TIMEOUT_S = 300
+CULL_INTERVAL_S = 60
+
+
+def notebooks_dir() -> Path:
+    return Path(explainer.__file__).resolve().parent.parent / "notebooks"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"port to serve on (default {DEFAULT_PORT})")
+    parser.add_argument("--ip", default="localhost",
+                        help="address to listen on (default localhost; 0.0.0.0 lets students "
+                             "on the network connect)")
+    parser.add_argument("--no-browser", action="store_true",
+                        help="do not open a web browser")
+
+
+def voila_command(root: Path, port: int, ip: str) -> list[str]:
+    return [
+        sys.executable, "-m", "voila", str(root),  # the same environment as this command
+        f"--port={port}",
+        f"--Voila.ip={ip}",
+        "--Voila.port_retries=0",  # a busy port is an error, not a silent move to another port
+        "--no-browser",  # we open the index page ourselves, not the tree
+        "--strip_sources=True",  # lectures show no code cells
+        "--theme=light",
+        # Each notebook keeps one kernel that has already run it, so the first student to open a
+        # page gets it at once; Voila refills the pool a second later. When many students arrive
+        # together the pool runs dry and Voila falls back to starting a fresh kernel per tab,
+        # which is slower but correct. Every pooled kernel costs memory, so keep the pool at 1.
+        "--preheat_kernel=True",
+        "--pool_size=1",
+        f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_TIMEOUT_S}",
+        f"--MappingKernelManager.cull_interval={CULL_INTERVAL_S}",
+    ]
+
+
+def _port_busy(ip: str, port: int) -> bool:
+    """True if something already listens on (ip, port). Voila's port_retries=0 also catches the
+    race where the port is taken between this check and Voila's own bind."""
+    try:
+        infos = socket.getaddrinfo(ip, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        return False  # let Voila report the bad address
+    for family, kind, proto, _, addr in infos:
+        with socket.socket(family, kind, proto) as s:
+            # Tornado binds with SO_REUSEADDR too, so a socket in TIME_WAIT is not "busy".
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(addr)
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    return True
+    return False
+
+
+def _wait_until_answering(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return True
+        except OSError:
+            time.sleep(0.2)
+    return False
+
+
+def _open_browser(url: str) -> None:
+    # With no display, Python's webbrowser would start a text browser (w3m, lynx) in this
+    # terminal; say what to do instead.
+    if (sys.platform.startswith("linux") and not os.environ.get("BROWSER")
+            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
+        print("No display found: open the URL above in a browser.", flush=True)
+        return
+    try:
+        webbrowser.open(url)
+    except webbrowser.Error:
+        print("Could not start a browser: open the URL above yourself.", flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = notebooks_dir()
+    if not root.is_dir():
+        print(f"error: no notebooks folder at {root} (install the project with "
+              "`pip install -e .` from a checkout)", file=sys.stderr)
+        return 2
+    if not 1 <= args.port <= 65535:
+        print(f"error: --port must be between 1 and 65535, not {args.port}", file=sys.stderr)
+        return 2
+    if _port_busy(args.ip, args.port):
+        print(f"error: port {args.port} is already in use; pick another with --port N "
+              "(or PORT=N for make serve)", file=sys.stderr)
+        return 2
+
+    host = "localhost" if args.ip in ("0.0.0.0", "::", "") else args.ip
+    base = f"http://{host}:{args.port}"
+    if (root / INDEX).is_file():
+        url = f"{base}/voila/render/{INDEX}"
+        print(f"Tiled GEMM explainer: {url}", flush=True)
+    else:
+        url = f"{base}/"
+        print(f"Tiled GEMM explainer: no pages yet ({root / INDEX} is missing); "
+              f"serving the notebook list at {url}", flush=True)
+    print("Press Ctrl-C to stop.", flush=True)
+
+    proc = subprocess.Popen(voila_command(root, args.port, args.ip))
+    # Ctrl-C reaches Voila directly (same process group); a SIGTERM sent to us is passed on so
+    # Voila can shut its kernels down instead of leaving them behind.
+    signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGTERM))
+    try:
+        if not args.no_browser and _wait_until_answering(base + "/", proc):
+            _open_browser(url)
+        return proc.wait()
+    except KeyboardInterrupt:
+        try:
+            return proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tiled-explainer serve", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Shared fixtures. The browser harness: the Voila app served by ``tiled-explainer serve`` on a free
+port for the whole session, and a headless Debian Chromium driven by Playwright (sync API).
+
+Browser tests are marked ``@pytest.mark.browser`` and take ``browser_page`` (plus ``page_errors``
+to assert that the page raised nothing). Without /usr/bin/chromium they are skipped, except under
+CI (env ``CI`` set), where they fail: CI must run them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+# The flags Chromium needs on a machine with no GPU and a closed network (as root, hence
+# --no-sandbox); without the background-networking ones it keeps failing to reach Google's hosts.
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+SERVER_START_TIMEOUT_S = 90
+
+
+@dataclass
+class VoilaServer:
+    url: str  # base URL, no trailing slash
+    log: Path
+    ready_at: float  # time.monotonic() when the server first answered HTTP
+
+    def page_url(self, notebook: str) -> str:
+        return f"{self.url}/voila/render/{notebook}"
+
+    def log_tail(self, chars: int = 6000) -> str:
+        return self.log.read_text(errors="replace")[-chars:]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM lets serve pass it on to Voila, which shuts its kernels down; then make sure the
+    whole process group (serve, Voila, kernels) is gone."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+@pytest.fixture(scope="session")
+def voila_server(tmp_path_factory) -> VoilaServer:
+    """`tiled-explainer serve --no-browser --port <free port>`, answering HTTP."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("voila") / "serve.log"
+    cmd = [sys.executable, "-m", "explainer.cli", "serve", "--no-browser", "--port", str(port)]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                start_new_session=True)
+    server = VoilaServer(f"http://localhost:{port}", log, ready_at=0.0)
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    try:
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"`{' '.join(cmd[2:])}` exited with {proc.returncode} before "
+                            f"answering. Server log:\n{server.log_tail()}", pytrace=False)
+            try:
+                with urllib.request.urlopen(server.url + "/", timeout=5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"Voila did not answer on {server.url} within "
+                                f"{SERVER_START_TIMEOUT_S} s. Server log:\n{server.log_tail()}",
+                                pytrace=False)
+                time.sleep(0.2)
+        server.ready_at = time.monotonic()
+        yield server
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> Path:
+    if CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK):
+        return CHROMIUM
+    reason = (f"{CHROMIUM} not found: browser tests need Debian's chromium "
+              "(`apt-get install chromium`; `make test` installs it when run as root)")
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must run the browser tests, but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium_path), headless=True,
+                                     args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page_errors() -> list[str]:
+    """Uncaught page exceptions and console errors of ``browser_page``; assert it is empty."""
+    return []
+
+
+def _is_local(url: str) -> bool:
+    return urlsplit(url).hostname in ("localhost", "127.0.0.1", "::1") or url.startswith(
+        ("data:", "blob:", "about:"))
+
+
+@pytest.fixture
+def browser_page(browser, page_errors):
+    """A fresh page (own context) that records its errors into ``page_errors``.
+
+    Requests that leave the machine are refused, so a test behaves the same with or without a
+    network (a lecture hall may have none). Voila's lab template links Font Awesome from a CDN;
+    those refusals are not page errors."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.route(lambda url: not _is_local(url), lambda route: route.abort())
+    page = context.new_page()
+    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
+
+    def on_console(msg):
+        refused = (msg.text.startswith("Failed to load resource")
+                   and not _is_local(msg.location.get("url", "")))
+        if msg.type == "error" and not refused:
+            page_errors.append(f"console.error: {msg.text} ({msg.location.get('url')})")
+
+    page.on("console", on_console)
+    yield page
+    context.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the timings tests recorded with ``record_property("<what>_s", seconds)``."""
+    lines = [f"{name}: {value:.2f} s  ({report.nodeid})"
+             for reports in terminalreporter.stats.values() for report in reports
+             for name, value in getattr(report, "user_properties", ())
+             if getattr(report, "when", None) == "call" and name.endswith("_s")
+             and isinstance(value, (int, float))]
+    if lines:
+        terminalreporter.section("timings")
+        for line in lines:
+            terminalreporter.write_line(line)

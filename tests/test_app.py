@@ -1,0 +1,64 @@
+"""The Voila app: `tiled-explainer serve` refuses a busy port, and in a real browser the index page
+renders, shows no code and raises no errors."""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+INDEX = Path(__file__).resolve().parent.parent / "notebooks" / "00_index.ipynb"
+
+
+def _index_title_and_code() -> tuple[str, list[str]]:
+    """The index page's first markdown heading, and the first line of each code cell."""
+    cells = json.loads(INDEX.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(c["source"]) for c in cells]
+    title = next(line[2:].strip() for cell, src in zip(cells, sources)
+                 if cell["cell_type"] == "markdown" for line in src.splitlines()
+                 if line.startswith("# "))
+    code = [src.strip().splitlines()[0] for cell, src in zip(cells, sources)
+            if cell["cell_type"] == "code" and src.strip()]
+    return title, code
+
+
+def test_serve_refuses_a_busy_port():
+    with socket.socket() as busy:
+        busy.bind(("localhost", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        run = subprocess.run([sys.executable, "-m", "explainer.cli", "serve", "--no-browser",
+                              "--port", str(port)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and f"port {port} is already in use" in run.stderr
+
+
+@pytest.mark.browser
+def test_index_page_renders_without_code(voila_server, browser_page, page_errors,
+                                         record_property):
+    title, code_lines = _index_title_and_code()
+    page = browser_page
+    requested = time.monotonic()
+    page.goto(voila_server.page_url("00_index.ipynb"))
+    try:
+        page.get_by_role("heading", name=title).wait_for(state="visible", timeout=60_000)
+        # The code cell's result appears once the kernel has run the page.
+        page.locator(".jp-CodeCell .jp-OutputArea-output").first.wait_for(timeout=60_000)
+    except Exception as e:
+        raise AssertionError(f"index page did not render: {e}\n"
+                             f"Server log:\n{voila_server.log_tail()}") from None
+    visible = time.monotonic()
+    record_property("index_render_after_request_s", visible - requested)
+    record_property("index_render_after_server_up_s", visible - voila_server.ready_at)
+
+    text = page.locator("body").inner_text()
+    assert "There was an error when executing cell" not in text, text
+    # strip_sources: code cells keep their outputs but lose their input areas.
+    assert page.locator(".jp-CodeCell").count() >= 1
+    assert page.locator(".jp-CodeCell .jp-InputArea").count() == 0
+    for line in code_lines:
+        assert line not in text, f"code is shown: {line!r}"
+    assert page_errors == []
