@@ -10,7 +10,7 @@ import numpy as np
 
 from .model import WARP_SIZE, Launch, LaunchError
 from .stepper import (
-    ACTIVE, IDLE, LEGEND, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, abc_domains, abc_figure, demo_matrices, window,
+    ACTIVE, IDLE, LEGEND, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, abc_domains, abc_figure, demo_matrices, sync_figure, window,
 )
 
 FORMULAS = {
@@ -67,6 +67,7 @@ class NaiveExplorer:
         self.widget.add_class("explainer-naive")
         self._sync()
         self.redraw()
+        sync_figure(self.fig)
 
     def _sync(self):
         self._busy = True

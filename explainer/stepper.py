@@ -144,6 +144,17 @@ class _Keys(anywidget.AnyWidget):
     enabled = traitlets.Bool(True).tag(sync=True)
 
 
+def sync_figure(*figs: go.FigureWidget) -> None:
+    """Push a FigureWidget's current data and layout into its synced state.
+
+    Since plotly 6 a FigureWidget copies its figure into the synced traits only when it is
+    displayed itself (plotly.py issue #4998); one placed inside a VBox would render empty.
+    Call this after the initial draw of every figure that lives in a container.
+    """
+    for f in figs:
+        f._repr_mimebundle_()
+
+
 def abc_domains(mw: int, nw: int, kw: int) -> dict:
     """Axis domains for the textbook layout: A left of C, B above C, widths in proportion."""
     left = kw / (kw + nw) * 0.92
@@ -218,6 +229,7 @@ class TiledStepper:
         self._build_figures()
         self._sync_controls()
         self._full_redraw()
+        sync_figure(self.fig_global, self.fig_shared)
 
     # ---- state ------------------------------------------------------------------------
     def _set_launch(self, L: Launch):
@@ -332,7 +344,7 @@ class TiledStepper:
         s.add_trace(_grid_heatmap("threads", xaxis="x3", yaxis="y3"))
         s.update_layout(
             height=330,
-            width=1000,
+            width=960,
             margin=dict(l=40, r=10, t=40, b=40),
             plot_bgcolor="white",
             font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif"),

@@ -1,0 +1,81 @@
+"""One call per page: the notebooks in ``notebooks/`` are narrative plus these calls."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+
+from . import __version__, gpu
+from .model import Launch
+
+#: The pages in teaching order: (notebook, title, one line on what it teaches).
+PAGES = [
+    ("01_naive.ipynb", "The naive kernel", "grid → block → thread → one element of C; every operand read from global memory"),
+    ("02_tiled.ipynb", "Shared-memory tiling", "the tiled kernel phase by phase and barrier by barrier; data reuse; measured speed-up"),
+]
+
+
+def gpu_status_html() -> str:
+    st = gpu.status()
+    if st.available:
+        return f'<div style="font-size:14px">GPU on this machine: <b>{html.escape(st.device or "")}</b>. Timing panels measure live.</div>'
+    return (
+        f'<div style="font-size:14px">No GPU on this machine ({html.escape(st.reason or "")}). Everything visual works; '
+        "timing panels show recorded measurements, labelled with their device and date.</div>"
+    )
+
+
+def index():
+    """The index page: what is taught, in which order, and this machine's GPU status."""
+    items = "".join(
+        f'<li style="margin:6px 0"><a href="{nb}" class="explainer-page-link"><b>{html.escape(title)}</b></a>'
+        f" — {html.escape(what)}</li>"
+        for nb, title, what in PAGES
+    )
+    body = (
+        f'<ol style="font-size:15px">{items}</ol>'
+        f"{gpu_status_html()}"
+        '<div style="font-size:13px;color:#4b5563;margin-top:8px">Serve these pages as an app with '
+        f"<code>make serve</code> (or <code>tiled-explainer serve</code>); explainer {__version__}.</div>"
+    )
+    return W.HTML(body)
+
+
+def naive(**kw):
+    """Page 01: the naive explorer and naive vs cuBLAS timings."""
+    from .naive_view import NaiveExplorer
+    from .timing import TimingPanel
+
+    return W.VBox([
+        NaiveExplorer(**kw).widget,
+        TimingPanel(kernels=("naive", "naive_col"), tiles=(16,), title="Measured: naive kernels vs cuBLAS").widget,
+    ])
+
+
+def tiled(**kw):
+    """Page 02: the stepper (seed 001's running example by default) and tiled vs naive vs cuBLAS."""
+    from .stepper import TiledStepper
+    from .timing import TimingPanel
+
+    return W.VBox([
+        TiledStepper(**kw).widget,
+        TimingPanel(kernels=("naive", "tiled"), tiles=(16,), title="Measured: tiled vs naive vs cuBLAS").widget,
+    ])
+
+
+def reuse_table(M=1024, N=1024, K=1024, tiles=(1, 2, 4, 8, 16, 32)):
+    """Global loads and FLOP/B of the tiled kernel per tile width, computed by the model."""
+    naive = Launch("naive", M, N, K, 16).stats()
+    rows = "".join(
+        f"<tr><td>{T}</td><td>{s['global_loads']:,}</td><td>{naive['global_loads'] / s['global_loads']:.1f}×</td>"
+        f"<td>{s['flop_per_byte']:.2f}</td><td>{s['shared_bytes_per_block']:,}</td></tr>"
+        for T in tiles
+        for s in [Launch("tiled", M, N, K, T).stats()]
+    )
+    return W.HTML(
+        f'<table style="font-size:13px"><tr><th>tile T</th><th>global loads</th><th>fewer than naive</th>'
+        f"<th>FLOP/B (DRAM)</th><th>shared bytes / block</th></tr>{rows}</table>"
+        f'<div style="font-size:12px;color:#4b5563">M={M}, N={N}, K={K}; naive: {naive["global_loads"]:,} loads, '
+        f"{naive['flop_per_byte']:.2f} FLOP/B. Computed by explainer.model.</div>"
+    )

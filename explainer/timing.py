@@ -1,0 +1,191 @@
+"""The timing panel every page ends with: measured on this GPU, or recorded (and labelled so).
+
+"Measure on this GPU" runs the page's kernels and cuBLAS through :func:`explainer.gpu.benchmark`
+with a progress bar; without a GPU the panel shows the shipped recorded figures with their
+device and date and says how to get live numbers. Nothing here raises into the page.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+import plotly.graph_objects as go
+
+from . import bench, gpu
+from .stepper import sync_figure
+
+METRICS = {
+    "GFLOP/s": ("gflops", "GFLOP/s (higher is faster)"),
+    "ms": ("median_ms", "median time, ms (lower is faster)"),
+    "% of cuBLAS": ("pct_cublas", "% of cuBLAS (same sizes, same run)"),
+}
+COLORS = {"cublas": "#111827", "naive": "#f59e0b", "naive_col": "#ef4444", "tiled": "#3b82f6",
+          "tiled_dynamic": "#6366f1", "tiled_register_copy": "#10b981"}
+LIVE_HINT = (
+    "For live numbers, open this page on a machine with an NVIDIA GPU after "
+    "<code>pip install -e '.[gpu]'</code> (CuPy 14 for CUDA 13; <code>cupy-cuda12x</code> on a CUDA 12 driver)."
+)
+
+
+def _label(row: dict) -> str:
+    if row["kernel"] == "cublas":
+        return "cuBLAS"
+    return f"{row['kernel']} T={row['tile']}" if row.get("tile") else row["kernel"]
+
+
+def _parse_sizes(text: str) -> list[int]:
+    sizes = []
+    for part in text.replace(",", " ").split():
+        if not part.isdigit() or not 1 <= int(part) <= 16384:
+            raise ValueError(f"sizes must be whole numbers from 1 to 16384, got {part!r}")
+        sizes.append(int(part))
+    if not sizes:
+        raise ValueError("give at least one size, e.g. 512 1024")
+    return sizes
+
+
+class TimingPanel:
+    def __init__(self, kernels=("naive", "tiled"), tiles=(16,), sizes=(512, 1024, 2048), title="Measured times"):
+        self.kernels, self.tiles = tuple(kernels), tuple(tiles)
+        self.rows: list[dict] = []
+        self.source = ""
+        self.w_title = W.HTML(f"<h3 style='margin:8px 0 4px'>{html.escape(title)}</h3>")
+        self.w_sizes = W.Text(value=" ".join(map(str, sizes)), description="sizes N", placeholder="512 1024 2048",
+                              tooltip="M = N = K for each size", layout=W.Layout(width="300px"))
+        self.w_tiles = W.Text(value=" ".join(map(str, tiles)), description="tiles T", layout=W.Layout(width="200px"))
+        self.w_button = W.Button(description="Measure on this GPU", icon="play", button_style="primary", layout=W.Layout(width="200px"))
+        self.w_button.add_class("explainer-measure")
+        self.w_metric = W.ToggleButtons(options=list(METRICS), value="GFLOP/s", style={"button_width": "100px"})
+        self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="300px", visibility="hidden"))
+        self.w_status = W.HTML()
+        self.w_status.add_class("explainer-timing-status")
+        self.w_table = W.HTML()
+        self.fig = go.FigureWidget(layout=dict(
+            height=340, width=760, barmode="group", margin=dict(l=60, r=10, t=40, b=50),
+            plot_bgcolor="white", xaxis=dict(title="size (M = N = K)", type="category"),
+            yaxis=dict(title=METRICS["GFLOP/s"][1], gridcolor="#e5e7eb"),
+            legend=dict(orientation="h", y=1.12), font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif"),
+        ))
+        self.w_button.on_click(self._on_measure)
+        self.w_metric.observe(lambda _: self._draw(), names="value")
+        self.st = gpu.status()
+        if self.st.available:
+            self.w_status.value = f"GPU: <b>{html.escape(self.st.device or '')}</b>. Pick sizes and press the button; compiling takes a few seconds the first time."
+        else:
+            self.w_button.disabled = True
+            self.w_button.tooltip = "no GPU on this machine"
+            self._show_recorded()
+        sync_figure(self.fig)
+        self.widget = W.VBox([
+            self.w_title,
+            W.HBox([self.w_sizes, self.w_tiles, self.w_button, self.w_progress]),
+            self.w_status, self.w_metric, self.fig, self.w_table,
+        ])
+        self.widget.add_class("explainer-timing")
+
+    # ---- recorded -----------------------------------------------------------------------
+    def _show_recorded(self):
+        data = bench.load_recorded()
+        reason = html.escape(self.st.reason or "no GPU")
+        if not data:
+            self.w_status.value = f"<b>No GPU here</b> ({reason}) and no recorded timings were found. {LIVE_HINT}"
+            return
+        sizes = set(_parse_sizes(self.w_sizes.value))
+        rows = [r for r in bench.recorded_rows(data)
+                if r["M"] == r["N"] == r["K"] and r["M"] in sizes
+                and (r["kernel"] == "cublas" or (r["kernel"] in self.kernels and r.get("tile") in self.tiles))]
+        self.rows = rows
+        dev = data.get("device", {})
+        versions = ", ".join(f"{k} {v}" for k, v in (dev.get("versions") or {}).items() if v)
+        self.source = f"recorded on {dev.get('name', '?')} on {data.get('date', '?')[:10]}"
+        self.w_status.value = (
+            f'<div style="background:#fef3c7;padding:6px;border-radius:4px"><b>Recorded, not measured here</b>: '
+            f"{html.escape(self.source)}{' (' + html.escape(versions) + ')' if versions else ''}, "
+            f"file <code>{html.escape(data.get('source', ''))}</code>. This machine has no GPU ({reason}). {LIVE_HINT}</div>"
+        )
+        self._draw()
+
+    # ---- live -----------------------------------------------------------------------------
+    def _on_measure(self, _):
+        try:
+            sizes = _parse_sizes(self.w_sizes.value)
+            tiles = [int(t) for t in self.w_tiles.value.replace(",", " ").split()]
+            if not tiles or any(not 1 <= t <= 32 for t in tiles):
+                raise ValueError("tiles must be whole numbers from 1 to 32")
+        except ValueError as e:
+            self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
+            return
+        total = len(sizes) * (1 + len(self.kernels) * len(tiles))
+        self.w_button.disabled = True
+        self.w_progress.max, self.w_progress.value = total, 0
+        self.w_progress.layout.visibility = "visible"
+        self.w_status.value = "Compiling the kernels and measuring… (each size: cuBLAS, then every kernel)"
+        measured: list[dict] = []
+
+        def progress(kind, row):
+            self.w_progress.value += 1
+            if kind == "error":
+                self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(_label(row))} at {row["M"]}: {html.escape(str(row["message"]).splitlines()[0])}</span>'
+            else:
+                measured.append(row)
+                self.w_status.value = f"measured {html.escape(_label(row))} at {row['M']}³ ({self.w_progress.value} of {total})…"
+                self.rows = list(measured)
+                self._draw()
+
+        try:
+            rep = gpu.benchmark(kernels=list(self.kernels), sizes=sizes, tiles=tiles, progress=progress)
+            if isinstance(rep, gpu.GpuStatus):
+                self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(rep.reason))}</span>'
+            else:
+                self.rows = list(rep.cublas) + list(rep.results)
+                self.source = f"measured just now on {self.st.device}"
+                errs = f"; {len(rep.errors)} refused or failed (see above)" if rep.errors else ""
+                self.w_status.value = f"<b>Measured on this GPU</b> ({html.escape(self.st.device or '')}), {html.escape(rep.date)}{errs}."
+                self._draw()
+        finally:
+            self.w_button.disabled = False
+            self.w_progress.layout.visibility = "hidden"
+
+    # ---- drawing --------------------------------------------------------------------------
+    def _draw(self):
+        key, title = METRICS[self.w_metric.value]
+        series: dict[str, list[dict]] = {}
+        for r in self.rows:
+            if key == "pct_cublas" and r["kernel"] == "cublas":
+                continue
+            series.setdefault(_label(r), []).append(r)
+        self.fig.data = []  # traces differ in number between runs; the figure itself stays
+        with self.fig.batch_update():
+            for name, rows in series.items():
+                rows = sorted(rows, key=lambda r: r["M"])
+                self.fig.add_bar(
+                    name=name, x=[str(r["M"]) for r in rows], y=[r.get(key) for r in rows],
+                    marker_color=COLORS.get(rows[0]["kernel"], "#6b7280"),
+                    error_y=dict(type="data", symmetric=False,
+                                 array=[r["max_ms"] - r["median_ms"] for r in rows],
+                                 arrayminus=[r["median_ms"] - r["min_ms"] for r in rows]) if key == "median_ms" else None,
+                    hovertemplate=f"{name} at %{{x}}³: %{{y:.4g}}<extra></extra>",
+                )
+            self.fig.layout.yaxis.title.text = title
+            self.fig.layout.yaxis.type = "log" if key == "median_ms" else "linear"
+            self.fig.layout.title = dict(text=html.escape(self.source), font=dict(size=12), x=0.01)
+        self.w_table.value = self._table()
+
+    def _table(self) -> str:
+        if not self.rows:
+            return ""
+        head = "".join(f"<th style='padding:2px 10px;text-align:right'>{h}</th>" for h in
+                       ("kernel", "N", "median ms", "min–max ms", "GFLOP/s", "% cuBLAS", "rel. error"))
+        body = []
+        for r in sorted(self.rows, key=lambda r: (r["M"], r["kernel"] != "cublas", _label(r))):
+            pct = f"{r['pct_cublas']:.1f}" if r.get("pct_cublas") else "—"
+            err = f"{r['rel_error']:.1e}" if r.get("rel_error") is not None else "—"
+            cells = (_label(r), r["M"], f"{r['median_ms']:.4g}", f"{r['min_ms']:.4g}–{r['max_ms']:.4g}",
+                     f"{r['gflops']:,.0f}", pct, err)
+            body.append("<tr>" + "".join(f"<td style='padding:2px 10px;text-align:right'>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+        return f"<table style='font-size:13px;border-collapse:collapse'><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def timing_panel(**kw):
+    return TimingPanel(**kw).widget

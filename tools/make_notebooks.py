@@ -1,0 +1,93 @@
+"""Write notebooks/*.ipynb from the text below: no outputs, no widget state (run once after
+editing; the notebooks are the product, this script only keeps them clean and consistent)."""
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+OUT = Path(__file__).resolve().parent.parent / "notebooks"
+
+PAGES = {
+    "00_index.ipynb": [
+        ("md", """# Tiled matrix multiplication on the GPU, step by step
+
+How does a CUDA kernel compute **C = A · B**, and why does copying tiles into shared memory make it
+so much faster? Each page below shows the real kernel from `kernels/` thread by thread, and measures
+it next to cuBLAS.
+
+Conventions used everywhere: `blockIdx = (x, y)` and `threadIdx = (x, y)`, where **x is the column
+direction**; A is M×K, B is K×N, C is M×N, all row-major; the linear thread id is
+`tx + ty*blockDim.x`, its warp `id // 32` and lane `id % 32`."""),
+        ("code", "from explainer import pages\npages.index()"),
+        ("md", """**How to use the pages.** Change M, N, K and the tile T; pick a block and a thread, or click an
+element of C. Step with the buttons or the ← → keys; *Play* runs in the browser. Small integer
+matrices keep every value readable, so you can check each multiply-add by hand."""),
+    ],
+    "01_naive.ipynb": [
+        ("md", """# 1 · The naive kernel: one thread per element of C
+
+The launch is a **grid** of **blocks**, each a T×T square of **threads**. Thread
+`(threadIdx.x, threadIdx.y)` of block `(blockIdx.x, blockIdx.y)` computes one element of C:
+
+```c
+int row = blockIdx.y * blockDim.y + threadIdx.y;
+int col = blockIdx.x * blockDim.x + threadIdx.x;
+if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k) sum += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+}
+```
+
+Every multiply-add reads two floats from global memory (DRAM): 8 bytes for 2 flops, so at best
+**0.25 FLOP per byte** of DRAM traffic. Pick a thread below, or click a cell of C, to see the row of A
+and the column of B it reads, and the other threads of its warp."""),
+        ("code", "from explainer import pages\npages.naive()"),
+        ("md", """**Row or column mapping?** Switch the kernel to `naive_col` (seed 004's *column partition*:
+`threadIdx.x` walks rows). The arithmetic is identical, but neighbouring lanes of a warp now read A
+elements K floats apart instead of sharing one, and B's neighbouring-column reads collapse onto a
+few addresses: the loads are no longer coalesced. The timing panel above measures what that costs."""),
+    ],
+    "02_tiled.ipynb": [
+        ("md", """# 2 · Shared-memory tiling
+
+The tiled kernel (PMPP fig. 5.9, with the boundary checks of §5.5) lets a T×T block of threads
+cooperate: in each **phase** t every thread copies *one* element of A into `As[ty][tx]` and *one*
+element of B into `Bs[ty][tx]`, all threads wait at a barrier, then each thread does T multiply-adds
+from shared memory. A second barrier stops a fast thread from overwriting the tiles while others
+still read them. Elements outside A or B are replaced by **padding zeros**.
+
+The stepper opens on seed 001's running example: M = N = K = 1024, T = 16, block (x=2, y=1),
+thread (x=4, y=3). Use the *Preset* menu for a small 8×8×8 launch with T = 4, where every cell is
+visible."""),
+        ("code", "from explainer import pages\npages.tiled()"),
+        ("md", """## Data reuse, counted
+
+Each element copied into `As` is read by the T threads of its row, and each element of `Bs` by the
+T threads of its column, so global loads drop by a factor of T and the DRAM-bound arithmetic
+intensity rises from 0.25 to T/4 FLOP per byte. The table is computed by the execution model; it
+counts DRAM traffic only (caches make the naive kernel faster than this bound predicts)."""),
+        ("code", "pages.reuse_table(1024, 1024, 1024)"),
+    ],
+}
+
+
+def main():
+    OUT.mkdir(exist_ok=True)
+    for name, cells in PAGES.items():
+        nb = new_notebook(
+            cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in cells],
+            metadata={
+                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                "language_info": {"name": "python"},
+            },
+        )
+        for i, c in enumerate(nb.cells):  # stable ids: re-running gives the same file
+            c["id"] = f"{Path(name).stem}-{i}"
+        nbformat.write(nb, OUT / name)
+        print("wrote", OUT / name)
+
+
+if __name__ == "__main__":
+    main()
