@@ -216,7 +216,7 @@ class TiledStepper:
         "64³, T=16": (64, 64, 64, 16, (1, 2), (4, 3)),
     }
 
-    def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), window_cells=64, per_k=True):
+    def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), window_cells=48, per_k=True):
         self.window_cells = window_cells
         self.per_k = per_k
         self.show_values = False
@@ -415,6 +415,9 @@ class TiledStepper:
             ta.hovertemplate = "A[%{y}][%{x}]<extra></extra>"
             tb.hovertemplate = "B[%{y}][%{x}]<extra></extra>"
             tc.hovertemplate = "C[%{y}][%{x}] · click to pin its thread<extra></extra>"
+            gap = 1 if max(m1 - m0, n1 - n0, k1 - k0) <= 32 else 0  # hairlines would wash out tiny cells
+            for tr in (ta, tb, tc):
+                tr.xgap = tr.ygap = gap
             g.layout.xaxis.domain, g.layout.yaxis.domain = d["x_a"], d["y_c"]
             g.layout.xaxis2.domain, g.layout.yaxis2.domain = d["x_c"], d["y_b"]
             g.layout.xaxis3.domain, g.layout.yaxis3.domain = d["x_c"], d["y_c"]
@@ -430,8 +433,8 @@ class TiledStepper:
         with s.batch_update():
             for tr in s.data:
                 tr.x, tr.y = np.arange(T), np.arange(T)
-            s.data[0].hovertemplate = "As[%{y}][%{x}] = %{text}<extra></extra>"
-            s.data[1].hovertemplate = "Bs[%{y}][%{x}] = %{text}<extra></extra>"
+            s.data[0].hovertemplate = "As[%{y}][%{x}] = %{customdata}<extra></extra>"
+            s.data[1].hovertemplate = "Bs[%{y}][%{x}] = %{customdata}<extra></extra>"
             s.data[2].hovertemplate = "thread (x=%{x}, y=%{y}) · %{text} · click to pin<extra></extra>"
             s.data[2].textfont.size = 9 if T > 8 else 11
         self._render_step()
@@ -516,7 +519,7 @@ class TiledStepper:
             tc_text = np.where(mask, "", C.astype(str))
 
         # Shared tiles: which element sits in each cell after this step.
-        zs_a, zs_b, txt_a, txt_b = self._shared_views(s, t)
+        zs_a, zs_b, txt_a, txt_b, hov_a, hov_b = self._shared_views(s, t)
         # Threads of the block: warp stripes; all arrived at a barrier; the pinned one.
         lin = np.arange(T * T).reshape(T, T)
         warp = lin // 32
@@ -535,6 +538,7 @@ class TiledStepper:
         with sh.batch_update():
             sh.data[0].z, sh.data[1].z, sh.data[2].z = zs_a, zs_b, zt
             sh.data[0].text, sh.data[1].text, sh.data[2].text = txt_a, txt_b, t_text
+            sh.data[0].customdata, sh.data[1].customdata = hov_a, hov_b
             phase_txt = f"phase {t + 1}" if t is not None else "empty"
             sh.layout.title = dict(
                 text=f"Shared memory of block (x={bx}, y={by}) · As and Bs hold {phase_txt} · its {T * T} threads ({-(-T * T // 32)} warps)",
@@ -572,8 +576,6 @@ class TiledStepper:
                 text = np.where(pad, "0", vals.astype(str))
             else:
                 text = np.where(pad, "0 (pad)", np.char.add(np.char.add(np.char.add(f"{which}[", r.astype(str)), np.char.add("][", c.astype(str))), "]"))
-                if T > 8:
-                    text = np.where(pad, "0", text)
             return z, text
 
         kind = s.kind
@@ -592,7 +594,13 @@ class TiledStepper:
                     zb[k, tx] = PINNED
         elif kind in ("load_a", "load_b"):
             (za if kind == "load_a" else zb)[ty, tx] = PINNED
-        return za, zb, ta, tb
+        hover_a, hover_b = ta, tb
+        if T > 8 and not self.show_values:
+            # Names do not fit in small cells: label only what the pinned thread touches
+            # (every cell still says what it holds on hover).
+            ta = np.where(za == PINNED, ta, "")
+            tb = np.where(zb == PINNED, tb, "")
+        return za, zb, ta, tb, hover_a, hover_b
 
     def _sum_text(self, s: Step, t, row, col) -> str:
         """The pinned thread's running sum after this step, and the multiply-add(s) it did."""
