@@ -58,16 +58,20 @@ class NaiveExplorer:
             w.observe(self._on_launch, names="value")
         for w in (self.w_bx, self.w_by, self.w_tx, self.w_ty):
             w.observe(self._on_thread, names="value")
-        self.widget = W.VBox([
+        self._box = W.VBox([
             self.w_kernel,
             W.HBox([self.w_M, self.w_N, self.w_K, self.w_T]),
             W.HBox([self.w_bx, self.w_by, self.w_tx, self.w_ty]),
             self.w_error, self.w_text, self.w_legend, self.fig,
         ])
-        self.widget.add_class("explainer-naive")
+        self._box.add_class("explainer-naive")
         self._sync()
         self.redraw()
-        sync_figure(self.fig)
+
+    @property
+    def widget(self) -> W.VBox:
+        sync_figure(self.fig)  # plotly >= 6: a figure inside a box needs its state pushed
+        return self._box
 
     def _sync(self):
         self._busy = True

@@ -229,7 +229,6 @@ class TiledStepper:
         self._build_figures()
         self._sync_controls()
         self._full_redraw()
-        sync_figure(self.fig_global, self.fig_shared)
 
     # ---- state ------------------------------------------------------------------------
     def _set_launch(self, L: Launch):
@@ -329,6 +328,9 @@ class TiledStepper:
             self.w_tx.value, self.w_ty.value = self.thread
             self.w_step.max = len(self.steps) - 1
             self.w_play.max = len(self.steps) - 1
+            # Play is jslinked to the slider: when the views appear, the link copies Play's
+            # value onto the slider, so both must already agree.
+            self.w_play.value = self.index
             self.w_step.value = self.index
         finally:
             self._busy = False
@@ -364,7 +366,7 @@ class TiledStepper:
             for c, t in LEGEND
         )
         self.w_legend = W.HTML(f'<div style="font-size:12px">{legend}</div>')
-        self.widget = W.VBox(
+        self._box = W.VBox(
             [
                 self.w_keys,
                 W.HBox([self.w_preset]),
@@ -382,7 +384,13 @@ class TiledStepper:
                 self.w_summary,
             ]
         )
-        self.widget.add_class("explainer-stepper")
+        self._box.add_class("explainer-stepper")
+
+    @property
+    def widget(self) -> W.VBox:
+        """The whole stepper, ready to display (figure state synced for the first view)."""
+        sync_figure(self.fig_global, self.fig_shared)
+        return self._box
 
     def _windows(self):
         L, T = self.L, self.L.T
@@ -678,6 +686,7 @@ class TiledStepper:
 
     def go(self, index: int):
         index = max(0, min(len(self.steps) - 1, int(index)))
+        self.w_play.value = index  # (jslinked in the browser; keep the kernel's copy equal)
         if index != self.index or self.w_step.value != index:
             self.w_step.value = index  # -> _on_step
 
