@@ -73,9 +73,22 @@ counts DRAM traffic only (caches make the naive kernel faster than this bound pr
 }
 
 
+def all_pages() -> dict:
+    """This file's pages plus those of every ``tools/nb_*.py`` (each defines ``PAGES``)."""
+    import importlib.util
+
+    pages = dict(PAGES)
+    for path in sorted(Path(__file__).resolve().parent.glob("nb_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        pages.update(mod.PAGES)
+    return pages
+
+
 def main():
     OUT.mkdir(exist_ok=True)
-    for name, cells in PAGES.items():
+    for name, cells in all_pages().items():
         nb = new_notebook(
             cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in cells],
             metadata={
