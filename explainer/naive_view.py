@@ -22,7 +22,7 @@ FORMULAS = {
 class NaiveExplorer:
     """Pick a kernel, a launch, a block and a thread (or click a C cell)."""
 
-    def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), kernel="naive", window_cells=48):
+    def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), kernel="naive", window_cells=32):
         self.window_cells = window_cells
         self.L = Launch(kernel, M, N, K, tile)
         self.L.check_block(*block)
@@ -178,6 +178,9 @@ class NaiveExplorer:
             tb.text = B[k0:k1, n0:n1].astype(str) if small else None
             ta.hovertemplate = "A[%{y}][%{x}]<extra></extra>"
             tb.hovertemplate = "B[%{y}][%{x}]<extra></extra>"
+            gap = 1 if max(m1 - m0, n1 - n0, k1 - k0) <= 32 else 0
+            for tr in (ta, tb, tc):
+                tr.xgap = tr.ygap = gap
             g.layout.xaxis.domain, g.layout.yaxis.domain = d["x_a"], d["y_c"]
             g.layout.xaxis2.domain, g.layout.yaxis2.domain = d["x_c"], d["y_b"]
             g.layout.xaxis3.domain, g.layout.yaxis3.domain = d["x_c"], d["y_c"]

@@ -62,10 +62,10 @@ class TimingPanel:
         self.w_status.add_class("explainer-timing-status")
         self.w_table = W.HTML()
         self.fig = go.FigureWidget(layout=dict(
-            height=340, width=760, barmode="group", margin=dict(l=60, r=10, t=40, b=50),
+            height=360, width=760, barmode="group", margin=dict(l=60, r=10, t=60, b=50),
             plot_bgcolor="white", xaxis=dict(title="size (M = N = K)", type="category"),
             yaxis=dict(title=METRICS["GFLOP/s"][1], gridcolor="#e5e7eb"),
-            legend=dict(orientation="h", y=1.12), font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif"),
+            legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"), font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif"),
         ))
         self.w_button.on_click(self._on_measure)
         self.w_metric.observe(lambda _: self._draw(), names="value")
@@ -169,7 +169,7 @@ class TimingPanel:
                 )
             self.fig.layout.yaxis.title.text = title
             self.fig.layout.yaxis.type = "log" if key == "median_ms" else "linear"
-            self.fig.layout.title = dict(text=html.escape(self.source), font=dict(size=12), x=0.01)
+            self.fig.layout.title = dict(text=html.escape(self.source), font=dict(size=12), x=0.01, y=0.98, yanchor="top")
         self.w_table.value = self._table()
 
     def _table(self) -> str:
