@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 import ipywidgets as W
 
 from . import __version__, gpu
 from .model import Launch
 
-#: The pages in teaching order: (notebook, title, one line on what it teaches).
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+
+#: The curriculum in teaching order: (notebook, title, one line on what it teaches). The index
+#: lists the ones present in ``notebooks/``.
 PAGES = [
     ("01_naive.ipynb", "The naive kernel", "grid → block → thread → one element of C; every operand read from global memory"),
     ("02_tiled.ipynb", "Shared-memory tiling", "the tiled kernel phase by phase and barrier by barrier; data reuse; measured speed-up"),
+    ("03_boundaries.ipynb", "Boundaries", "matrices the tile does not divide: padding zeros, ghost threads, wasted work"),
+    ("04_barriers.ipynb", "The two barriers", "what each __syncthreads() prevents, and why a broken kernel can still pass"),
+    ("05_warps_and_coalescing.ipynb", "Warps and coalescing", "which addresses a warp touches; memory sectors; shared-memory banks"),
+    ("06_tile_size_and_occupancy.ipynb", "Tile size and occupancy", "threads, shared memory and registers per SM; the limiting resource"),
+    ("07_arithmetic_intensity_and_roofline.ipynb", "Arithmetic intensity and the roofline", "FLOP per byte, and what bounds each kernel"),
 ]
+
+
+def available_pages() -> list[tuple[str, str, str]]:
+    return [p for p in PAGES if (NOTEBOOKS_DIR / p[0]).exists()]
 
 
 def gpu_status_html() -> str:
@@ -31,7 +44,7 @@ def index():
     items = "".join(
         f'<li style="margin:6px 0"><a href="{nb}" class="explainer-page-link"><b>{html.escape(title)}</b></a>'
         f" — {html.escape(what)}</li>"
-        for nb, title, what in PAGES
+        for nb, title, what in available_pages()
     )
     body = (
         f'<ol style="font-size:15px">{items}</ol>'

@@ -163,3 +163,14 @@ def test_timing_panel_without_gpu_shows_recorded_label(monkeypatch):
     tiled = next(r for r in bench.recorded_rows(data, "tiled", 1024, 16))
     bar = next(tr for tr in p.fig.data if tr.name == "tiled T=16")
     assert bar.y[0] == pytest.approx(tiled["gflops"])
+
+
+def test_index_links_only_existing_pages():
+    from explainer import pages
+
+    html = pages.index().value
+    listed = [nb for nb, _, _ in pages.PAGES if f'href="{nb}"' in html]
+    assert listed == [nb for nb, _, _ in pages.available_pages()]
+    assert "01_naive.ipynb" in listed and "02_tiled.ipynb" in listed
+    for nb in listed:
+        assert (pages.NOTEBOOKS_DIR / nb).exists()
