@@ -9,6 +9,7 @@ import ipywidgets as W
 import numpy as np
 
 from .model import WARP_SIZE, Launch, LaunchError
+from .plotly_widget import runtime
 from .stepper import (
     ACTIVE, IDLE, LEGEND, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, abc_domains, abc_figure, demo_matrices, sync_figure, window,
 )
@@ -35,10 +36,10 @@ class NaiveExplorer:
             options=[("naive (threadIdx.x → column)", "naive"), ("naive_col (threadIdx.x → row)", "naive_col")],
             value=kernel, description="kernel", style={"button_width": "220px"},
         )
-        self.w_M = W.BoundedIntText(description="M", min=1, max=1 << 20, layout=small)
-        self.w_N = W.BoundedIntText(description="N", min=1, max=1 << 20, layout=small)
-        self.w_K = W.BoundedIntText(description="K", min=1, max=1 << 20, layout=small)
-        self.w_T = W.BoundedIntText(description="block T×T", min=1, max=32, layout=small)
+        self.w_M = W.IntText(description="M", layout=small)  # unclamped: bad values get the error
+        self.w_N = W.IntText(description="N", layout=small)
+        self.w_K = W.IntText(description="K", layout=small)
+        self.w_T = W.IntText(description="block T×T", layout=small)
         self.w_bx = W.BoundedIntText(description="blockIdx.x", min=0, layout=small, style=wide)
         self.w_by = W.BoundedIntText(description="blockIdx.y", min=0, layout=small, style=wide)
         self.w_tx = W.BoundedIntText(description="threadIdx.x", min=0, layout=small, style=wide)
@@ -59,6 +60,7 @@ class NaiveExplorer:
         for w in (self.w_bx, self.w_by, self.w_tx, self.w_ty):
             w.observe(self._on_thread, names="value")
         self._box = W.VBox([
+            runtime(),
             self.w_kernel,
             W.HBox([self.w_M, self.w_N, self.w_K, self.w_T]),
             W.HBox([self.w_bx, self.w_by, self.w_tx, self.w_ty]),

@@ -19,11 +19,12 @@ import plotly.graph_objects as go
 import traitlets
 
 from .model import PAD, Launch, LaunchError, Step, steps
+from .plotly_widget import Figure, runtime
 
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
 
 # ---- colours: one discrete palette shared by every grid --------------------------------
-IDLE, PANEL, TILE, ACTIVE, PINNED, PADDING, STORED, STALE = range(8)
+IDLE, PANEL, TILE, ACTIVE, PINNED, PADDING, STORED, STALE, HAZARD = range(9)
 PALETTE = [
     "#f3f4f6",  # IDLE      outside the current block's panel
     "#dbeafe",  # PANEL     the block's row panel of A / column panel of B / its C tile
@@ -33,6 +34,7 @@ PALETTE = [
     "#d1d5db",  # PADDING   a padding zero in As / Bs
     "#86efac",  # STORED    stored to C
     "#e5e7eb",  # STALE     left over from the previous phase
+    "#dc2626",  # HAZARD    a shared cell / thread in a race (page 04, explainer.hazards)
 ]
 LEGEND = [
     (PANEL, "this block's panel"),
@@ -78,10 +80,38 @@ def window(total: int, lo: int, T: int, cells: int) -> tuple[int, int]:
     return start, stop
 
 
+class DemoMatrix:
+    """Small, non-symmetric integers in -4..4, computed from (row, col) on demand, so a
+    2^20 x 2^10 launch costs nothing until a window of it is drawn. Indexes like a 2-D
+    numpy array (ints, slices, integer arrays); values are exact in any product."""
+
+    def __init__(self, rows: int, cols: int, seed: int):
+        self.shape = (rows, cols)
+        self.seed = seed
+
+    def _axis(self, k, n):
+        if isinstance(k, slice):
+            return np.arange(*k.indices(n))
+        if isinstance(k, (int, np.integer)):
+            if not -n <= k < n:
+                raise IndexError(f"index {k} out of range 0..{n - 1}")
+            return np.int64(k % n)
+        return np.asarray(k)
+
+    def __getitem__(self, key):
+        r, c = key if isinstance(key, tuple) else (key, slice(None))
+        ri, ci = self._axis(r, self.shape[0]), self._axis(c, self.shape[1])
+        if isinstance(r, slice) and isinstance(c, slice):
+            ri, ci = np.ix_(ri, ci)
+        # A hash of (row, col) kept below 2^63: row, col < 2^31 by the launch limits.
+        h = (ri.astype(np.int64) * 2654435761 + ci.astype(np.int64) * 40503 + self.seed * 97) % 4294967291
+        h = (h ^ (h >> 15)) * 40503 % 4294967291
+        return (h % 9 - 4).astype(np.int8)
+
+
 def demo_matrices(M: int, N: int, K: int, seed: int = 7):
-    """Small, non-symmetric integers so values can be read off the screen and sums are exact."""
-    rng = np.random.default_rng(seed)
-    return rng.integers(-4, 5, size=(M, K), dtype=np.int8), rng.integers(-4, 5, size=(K, N), dtype=np.int8)
+    """A (M x K) and B (K x N) of readable small integers; B is not A's transpose."""
+    return DemoMatrix(M, K, seed), DemoMatrix(K, N, seed + 1)
 
 
 @dataclass
@@ -162,9 +192,9 @@ def abc_domains(mw: int, nw: int, kw: int) -> dict:
     return dict(x_a=[0.0, left], x_c=[left + 0.08, 1.0], y_c=[0.0, 1.0 - top - 0.08], y_b=[1.0 - top, 1.0])
 
 
-def abc_figure(height=560, width=760) -> go.FigureWidget:
+def abc_figure(height=560, width=760) -> Figure:
     """One FigureWidget with three grids: A (x, y), B (x2, y2) and C (x3, y3)."""
-    g = go.FigureWidget()
+    g = Figure()
     g.add_trace(_grid_heatmap("A", xaxis="x", yaxis="y"))
     g.add_trace(_grid_heatmap("B", xaxis="x2", yaxis="y2"))
     g.add_trace(_grid_heatmap("C", xaxis="x3", yaxis="y3"))
@@ -214,14 +244,25 @@ class TiledStepper:
         "seed 000: Width=3, TILE_WIDTH=2 (padding)": (3, 3, 3, 2, (1, 0), (1, 0)),
         "rectangular: 35×79×19, T=8": (35, 79, 19, 8, (3, 2), (5, 1)),
         "64³, T=16": (64, 64, 64, 16, (1, 2), (4, 3)),
+        "seed 003: A 4×8, B 8×4, BLOCK_SIZE=2 (4 windows)": (4, 4, 8, 2, (1, 0), (1, 1)),
     }
 
-    def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), window_cells=48, per_k=True):
+    def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), window_cells=48, per_k=True,
+                 kernel="tiled", mark_ghosts=False, presets=None):
+        # kernel: "tiled" or a barrier-less variant (explainer.model.TILED_BARRIERS; not the
+        # unguarded one, whose reads leave A and B). mark_ghosts / the variant's hazards only
+        # add marks (page 03 / 04); presets: extra entries for the Preset menu.
+        self.kernel = kernel
+        self.mark_ghosts = mark_ghosts
+        if presets:
+            self.PRESETS = {**self.PRESETS, **presets}
         self.window_cells = window_cells
         self.per_k = per_k
         self.show_values = False
         self._busy = False
-        self._set_launch(Launch("tiled", M, N, K, tile))
+        self._set_launch(Launch(kernel, M, N, K, tile))
+        if not self.L.guarded:
+            raise LaunchError("the stepper draws guarded kernels; see model.unguarded_report")
         self.L.check_block(*block)
         self.L.check_thread(*thread)
         self.block, self.thread = tuple(block), tuple(thread)
@@ -264,10 +305,12 @@ class TiledStepper:
     def _build_widgets(self):
         small = W.Layout(width="150px")
         self.w_preset = W.Dropdown(options=["(custom)"] + list(self.PRESETS), value="(custom)", description="Preset", layout=W.Layout(width="470px"))
-        self.w_M = W.BoundedIntText(description="M", min=1, max=1 << 20, layout=small)
-        self.w_N = W.BoundedIntText(description="N", min=1, max=1 << 20, layout=small)
-        self.w_K = W.BoundedIntText(description="K", min=1, max=1 << 20, layout=small)
-        self.w_T = W.BoundedIntText(description="tile T", min=1, max=32, layout=small)
+        # Plain IntText (not Bounded): a bad value must reach the model and its one-line error,
+        # not be clamped silently into a different launch.
+        self.w_M = W.IntText(description="M", layout=small)
+        self.w_N = W.IntText(description="N", layout=small)
+        self.w_K = W.IntText(description="K", layout=small)
+        self.w_T = W.IntText(description="tile T", layout=small)
         self.w_bx = W.BoundedIntText(description="blockIdx.x", min=0, layout=small, style={"description_width": "75px"})
         self.w_by = W.BoundedIntText(description="blockIdx.y", min=0, layout=small, style={"description_width": "75px"})
         self.w_tx = W.BoundedIntText(description="threadIdx.x", min=0, layout=small, style={"description_width": "80px"})
@@ -340,7 +383,7 @@ class TiledStepper:
         # Global memory: the textbook layout, B above C, A to the left of C.
         g = abc_figure()
         # Shared memory of the block and its threads.
-        s = go.FigureWidget()
+        s = Figure()
         s.add_trace(_grid_heatmap("As", xaxis="x", yaxis="y"))
         s.add_trace(_grid_heatmap("Bs", xaxis="x2", yaxis="y2"))
         s.add_trace(_grid_heatmap("threads", xaxis="x3", yaxis="y3"))
@@ -368,6 +411,7 @@ class TiledStepper:
         self.w_legend = W.HTML(f'<div style="font-size:12px">{legend}</div>')
         self._box = W.VBox(
             [
+                runtime(),
                 self.w_keys,
                 W.HBox([self.w_preset]),
                 W.HBox([self.w_M, self.w_N, self.w_K, self.w_T]),
@@ -537,6 +581,12 @@ class TiledStepper:
             t_text = np.full((T, T), "✓")
         else:
             t_text = np.char.add("w", warp.astype(str)) if T <= 16 else np.full((T, T), "")
+        if self.mark_ghosts:  # threads of this block outside C: they load and multiply, never store
+            gr, gc = L.c_index(bx, by, np.arange(T)[None, :], np.arange(T)[:, None])
+            ghost = (gr >= L.M) | (gc >= L.N)
+            zt[ghost] = PADDING
+            t_text = np.where(ghost, "ghost", t_text)
+        self._mark_hazards(s, t, zs_a, zs_b, zt)
         zt[ty, tx] = PINNED
 
         g, sh = self.fig_global, self.fig_shared
@@ -559,6 +609,33 @@ class TiledStepper:
         self.w_sum.value = self._sum_text(s, t, row, col)
         self.w_code.value = self._code_html(s.kind)
         self.w_summary.value = self._summary_html()
+
+    def _mark_hazards(self, s: Step, t, zs_a, zs_b, zt):
+        """Barrier-less variants: colour the cells in a race at this step (explainer.hazards),
+        and the threads whose stores the pinned thread's reads race with."""
+        if t is None or all(self.L.barriers):
+            return
+        from .hazards import READ_BEFORE_WRITE, WRITE_BEFORE_READ, cells_at
+
+        tx, ty = self.thread
+        if s.kind == "compute" and not self.L.barriers[0]:
+            cells = cells_at(self.L, t, READ_BEFORE_WRITE)
+            ks = range(self.L.T) if s.k is None else [s.k]
+            for k in ks:  # As[ty][k] stored by (x=k, y=ty); Bs[k][tx] by (x=tx, y=k)
+                if (ty, k) in cells["As"] and (k, ty) != (tx, ty):
+                    zt[ty, k] = HAZARD
+                if (k, tx) in cells["Bs"] and (tx, k) != (tx, ty):
+                    zt[k, tx] = HAZARD
+        elif s.kind in ("load_a", "load_b") and t > 0 and not self.L.barriers[1]:
+            cells = cells_at(self.L, t - 1, WRITE_BEFORE_READ)  # phase t overwrites phase t-1
+        else:
+            return
+        for (i, j) in cells["As"]:
+            if zs_a[i, j] != PINNED:  # the pinned thread's own cells stay orange
+                zs_a[i, j] = HAZARD
+        for (i, j) in cells["Bs"]:
+            if zs_b[i, j] != PINNED:
+                zs_b[i, j] = HAZARD
 
     def _shared_views(self, s: Step, t: int | None):
         """As/Bs categories and labels. Before the loads of phase t, a tile still holds
@@ -644,17 +721,24 @@ class TiledStepper:
 
     def _code_html(self, kind: str) -> str:
         if not hasattr(self, "_src"):
-            self._src = source_lines()
+            from .model import KERNELS as _FILES
+
+            self._src = source_lines(_FILES[self.kernel])
         rows = []
         for no, text, k in self._src:
             hl = k == kind
             style = "background:#fde68a;font-weight:600" if hl else ""
             rows.append(f'<span style="{style};display:block"><span style="color:#9ca3af">{no:>3}</span>  {html.escape(text)}</span>')
         return (
-            '<div style="font-size:12px;color:#4b5563">kernels/03_tiled.cu (trace-recording lines hidden); '
+            f'<div style="font-size:12px;color:#4b5563">kernels/{html.escape(self._src_name())} (trace-recording lines hidden); '
             "highlighted: the line(s) this step runs</div>"
             f'<pre class="explainer-code" style="font-size:12px;line-height:1.35;background:#f9fafb;padding:8px;border:1px solid #e5e7eb">{"".join(rows)}</pre>'
         )
+
+    def _src_name(self) -> str:
+        from .model import KERNELS as _FILES
+
+        return _FILES[self.kernel]
 
     def _summary_html(self) -> str:
         L = self.L
@@ -708,7 +792,7 @@ class TiledStepper:
             self.go(self.index - 1)
 
     def set_launch(self, M, N, K, tile, block=None, thread=None):
-        L = Launch("tiled", M, N, K, tile)
+        L = Launch(self.kernel, M, N, K, tile)
         block = tuple(block) if block is not None else (0, 0)
         thread = tuple(thread) if thread is not None else (0, 0)
         L.check_block(*block)
@@ -724,7 +808,7 @@ class TiledStepper:
         T = self.w_T.value
 
         def apply():
-            L = Launch("tiled", self.w_M.value, self.w_N.value, self.w_K.value, T)
+            L = Launch(self.kernel, self.w_M.value, self.w_N.value, self.w_K.value, T)
             gx, gy = L.grid
             block = (min(self.block[0], gx - 1), min(self.block[1], gy - 1))
             thread = (min(self.thread[0], T - 1), min(self.thread[1], T - 1))

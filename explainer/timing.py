@@ -10,9 +10,9 @@ from __future__ import annotations
 import html
 
 import ipywidgets as W
-import plotly.graph_objects as go
 
 from . import bench, gpu
+from .plotly_widget import Figure, runtime
 from .stepper import sync_figure
 
 METRICS = {
@@ -61,7 +61,7 @@ class TimingPanel:
         self.w_status = W.HTML()
         self.w_status.add_class("explainer-timing-status")
         self.w_table = W.HTML()
-        self.fig = go.FigureWidget(layout=dict(
+        self.fig = Figure(layout=dict(
             height=360, width=760, barmode="group", margin=dict(l=60, r=10, t=60, b=50),
             plot_bgcolor="white", xaxis=dict(title="size (M = N = K)", type="category"),
             yaxis=dict(title=METRICS["GFLOP/s"][1], gridcolor="#e5e7eb"),
@@ -78,6 +78,7 @@ class TimingPanel:
             self._show_recorded()
         sync_figure(self.fig)
         self.widget = W.VBox([
+            runtime(),
             self.w_title,
             W.HBox([self.w_sizes, self.w_tiles, self.w_button, self.w_progress]),
             self.w_status, self.w_metric, self.fig, self.w_table,

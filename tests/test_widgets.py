@@ -87,8 +87,36 @@ def test_bad_input_keeps_the_last_good_state():
     assert st.w_K.value == before[0].K  # the control snaps back
     assert (st.L, st.index, st.label()) == before[:3]
     assert np.array_equal(st.fig_shared.data[0].z, before[3])
+    for name, bad, needle in (("w_T", 40, "tile must be between 1 and 32"), ("w_T", 0, "tile must be"), ("w_M", 0, "M must be at least 1")):
+        getattr(st, name).value = bad
+        assert needle in st.w_error.value
+        assert (st.L, st.index, st.label()) == before[:3]
+        assert getattr(st, name).value == getattr(before[0], "tile" if name == "w_T" else "M")
     st.w_N.value = 5  # a good change clears the message
     assert st.w_error.value == "" and st.L.N == 5
+
+
+def test_huge_launch_does_not_materialise_matrices():
+    st = small()
+    st.w_M.value = 1 << 20
+    st.w_K.value = 2047  # A has 2^31 - 2^20 elements: allowed, never allocated
+    assert st.L.M == 1 << 20 and st.L.K == 2047
+    st.go(len(st.steps) - 1)
+    row = st.L.c_index(*st.block, *st.thread)[0]
+    assert "sum = <b>" in st.w_sum.value and f"C[{row}]" in st.w_sum.value
+
+
+def test_demo_matrix_indexing_is_consistent():
+    from explainer.stepper import DemoMatrix
+
+    A = DemoMatrix(50, 70, 7)
+    full = A[:, :]
+    assert full.shape == (50, 70) and full.min() >= -4 and full.max() <= 4
+    assert np.array_equal(A[3], full[3]) and np.array_equal(A[:, 5], full[:, 5])
+    assert A[4, 9] == full[4, 9]
+    r, c = np.array([[1, 2], [3, 4]]), np.array([[5, 6], [7, 8]])
+    assert np.array_equal(A[r, c], full[r, c])
+    assert not np.array_equal(full[:50, :50], full[:50, :50].T)  # not symmetric
 
 
 def test_click_on_c_pins_its_thread_and_block():
