@@ -1,0 +1,392 @@
+"""Pages 05-07: warps and coalescing, tile size and occupancy, arithmetic intensity and roofline.
+
+One call per notebook cell. Every number is computed (model, hardware presets) or measured (the
+recorded files in ``explainer/data/recorded/``, labelled with device and date); the seeds' own
+figures appear only as quoted claims, labelled as such.
+"""
+
+from __future__ import annotations
+
+import html
+import statistics
+
+import ipywidgets as W
+
+from .plotly_widget import runtime
+
+from . import bench, gpu, hardware, memory, roofline
+from .model import Launch
+from .perf_views import OccupancyCalculator, WarpExplorer, roofline_figure, roofline_points, table
+from .timing import TimingPanel
+
+NOTE = "font-size:12px;color:#4b5563"
+SEED_STYLE = "color:#92400e"  # quoted claims from the seeds
+
+#: Seed 004's three timing tables (ms), quoted as the seed's claims: {table: {(N, T): (naive,
+#: shared, "register")}}. Table 1: row partition; 2: column partition; 3: block partition.
+SEED_004 = {
+    "row": {(512, 8): (2.651, 1.023, 1.023), (512, 16): (1.861, 0.906, 0.907), (512, 32): (2.399, 0.829, 0.834),
+            (1024, 8): (22.234, 8.029, 8.034), (1024, 16): (14.932, 7.078, 7.077), (1024, 32): (18.035, 6.528, 6.522),
+            (2048, 8): (174.459, 63.933, 64.019), (2048, 16): (118.749, 56.225, 56.229), (2048, 32): (142.870, 51.608, 51.611)},
+    "column": {(512, 8): (4.474, 1.762, 1.029), (512, 16): (7.951, 2.772, 0.934), (512, 32): (14.877, 4.955, 0.984),
+               (1024, 8): (38.277, 13.993, 8.099), (1024, 16): (62.307, 22.091, 7.151), (1024, 32): (117.006, 39.046, 7.093),
+               (2048, 8): (283.027, 110.628, 64.542), (2048, 16): (497.853, 174.939, 56.397), (2048, 32): (926.561, 310.436, 56.440)},
+    "block": {(512, 8): (2.658, 1.018, 1.020), (512, 16): (1.852, 0.908, 0.900), (512, 32): (2.393, 0.831, 0.832),
+              (1024, 8): (22.203, 8.035, 8.031), (1024, 16): (14.902, 7.078, 7.076), (1024, 32): (18.100, 6.518, 6.527),
+              (2048, 8): (174.622, 64.015, 64.026), (2048, 16): (118.777, 56.229, 56.234), (2048, 32): (142.842, 51.734, 51.741)},
+}
+#: Which of our kernels reproduces each column of seed 004's tables (None: no such kernel here).
+SEED_004_KERNELS = {
+    "row": ("naive", "tiled", "tiled_register_copy"),
+    "column": ("naive_col", None, None),  # seed 004's column-mapped shared/register kernels are not in kernels/
+    "block": ("naive", "tiled", "tiled_register_copy"),  # square blocks: block partition = row mapping
+}
+SEED_004_TITLES = {"row": "Table 1, row partition (按行划分)", "column": "Table 2, column partition (按列划分)",
+                   "block": "Table 3, block partition (按数据块划分)"}
+
+
+def _html(text: str, cls: str = "") -> W.HTML:
+    w = W.HTML(text)
+    if cls:
+        w.add_class(cls)
+    return w
+
+
+def recorded_label(data: dict | None, what: str = "timings") -> str:
+    if not data:
+        return f"<b>No recorded {what} found.</b>"
+    dev = data.get("device", {})
+    v = dev.get("versions") or {}
+    versions = ", ".join(f"{k} {v[k]}" for k in ("cuda_runtime", "driver", "cupy") if v.get(k))
+    return (f'<div style="background:#fef3c7;padding:4px 6px;border-radius:4px;font-size:12px">'
+            f"<b>Recorded, not measured here</b>: {html.escape(data.get('label', ''))} ({html.escape(versions)}), "
+            f"file <code>{html.escape(data.get('source', ''))}</code>.</div>")
+
+
+def _live_note() -> str:
+    st = gpu.status()
+    if st.available:
+        return (f"<div style='{NOTE}'>GPU here: <b>{html.escape(st.device or '')}</b>. The timing panel measures "
+                "live; to record this GPU's bandwidth, clock and kernel resources run "
+                "<code>python -m explainer.roofline --save</code>.</div>")
+    return f"<div style='{NOTE}'>No GPU here ({html.escape(st.reason)}): the figures below are recorded.</div>"
+
+
+def _timing_rows(data, kernel, n, tile):
+    rows = bench.recorded_rows(data, kernel=kernel, size=n, tile=tile) if data else []
+    return rows[0] if rows else None
+
+
+# ======================================================================================
+# 05 · warps and coalescing
+# ======================================================================================
+def warps(**kw):
+    """Page 05: the warp explorer (warp, lane, sectors per access)."""
+    return WarpExplorer(**kw).widget
+
+
+def seed_001_warp_check(T: int = 16, thread=(4, 3)) -> dict:
+    """Seed 001 puts thread (x=4, y=3) of a 16x16 block at id 32+4 = 36; the model says 52."""
+    L = Launch("tiled", 1024, 1024, 1024, T)
+    tv = L.thread((0, 0), thread)
+    return {"linear": tv.linear_thread, "warp": tv.warp, "lane": tv.lane, "seed_claim": 36}
+
+
+def coalescing_summary(n: int = 4096, T: int = 16):
+    """Average sectors per request over an interior block, model vs Nsight Compute (recorded)."""
+    dev = roofline.load_device_record()
+    ncu = {}
+    for run in (dev or {}).get("ncu", {}).get("runs", []):
+        m = run["metrics"]
+        ncu[(run["kernel"], run["tile"])] = (
+            m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"],
+            m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] / m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"])
+    rows = []
+    for kernel in ("naive", "naive_col", "tiled"):
+        # a small launch with the same warp geometry: sectors per request do not depend on n
+        L = Launch(kernel, 4 * T, 4 * T, 4 * T, T)
+        per = {a: memory.sectors_per_request(L, a, (1, 1)) for a, _, _ in memory.ACCESSES[kernel]}
+        loads = [v for a, v in per.items() if "store" not in a]
+        load_avg = sum(v["sectors"] for v in loads) / sum(v["requests"] for v in loads)
+        store = per["C store"]["sectors_per_request"]
+        meas = ncu.get((kernel, T))
+        rows.append((kernel, *(f"{v['sectors_per_request']:.1f} (ideal {v['ideal_per_request']:.1f})" for a, v in per.items()),
+                     f"{load_avg:.2f}", f"{meas[0]:.2f}" if meas else "—", f"{store:.1f}", f"{meas[1]:.1f}" if meas else "—"))
+    head = ("kernel", "A load", "B load", "C store", "loads, model", "loads, ncu", "store, model", "store, ncu")
+    cap = (f"Sectors per warp request, T={T}, interior block; the model's average over every k / phase, and "
+           f"Nsight Compute's l1tex__t_sectors / l1tex__t_requests for one {n}³ launch. ")
+    body = table(head, rows, cap, "explainer-coalescing-summary")
+    return _html(body + (recorded_label(dev, "ncu counters") if dev else ""), "explainer-coalescing")
+
+
+def row_vs_column(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
+    """Recorded naive vs naive_col: median ms and the slowdown."""
+    data = bench.load_recorded()
+    rows = []
+    for n in sizes:
+        for T in tiles:
+            a, b = _timing_rows(data, "naive", n, T), _timing_rows(data, "naive_col", n, T)
+            if a and b:
+                rows.append((n, f"{T}×{T}", f"{a['median_ms']:.3f}", f"{b['median_ms']:.3f}",
+                             f"{b['median_ms'] / a['median_ms']:.1f}×"))
+    return _html(recorded_label(data) + table(("N", "block", "naive ms (x → column)", "naive_col ms (x → row)", "slowdown"), rows,
+                                              "Medians of the recorded runs (L2 flushed before each)."), "explainer-row-col")
+
+
+def bank_table(tiles=(8, 16, 32)):
+    """Bank conflicts of the compute loop's shared reads, and of the comparison layouts."""
+    rows = []
+    for T in tiles:
+        for expr, pad, what in (("As[ty][k]", 0, "kernel"), ("Bs[k][tx]", 0, "kernel"),
+                                ("Bs[tx][k]", 0, "B stored transposed"), ("Bs[tx][k]", 1, "transposed, padded [T][T+1]")):
+            a = memory.bank_access(expr, T, 0, 1, pad)
+            worst = memory.worst_bank_degree(expr, T, pad)
+            rows.append((T, ("html", f"<code>{html.escape(expr)}</code>"), what, a.distinct_words, a.banks_touched,
+                         "yes" if a.broadcast else "no", f"{worst}-way" if worst > 1 else "none"))
+    dev = roofline.load_device_record()
+    meas = ""
+    for run in (dev or {}).get("ncu", {}).get("runs", []):
+        if run["kernel"] == "tiled":
+            m = run["metrics"]
+            c, w = m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+            meas += f"T={run['tile']}: {c:,} conflicts in {w:,} shared-load wavefronts ({100 * c / w:.3f}%); "
+    cap = ("Warp 0 at k=1: distinct 4-byte words, banks touched, and whether lanes share a word (broadcast); "
+           "the conflict column is the worst over every warp and k. Computed by explainer.memory.")
+    body = table(("T", "read", "layout", "distinct words", "banks", "broadcast", "conflict"), rows, cap, "explainer-bank-table")
+    if meas:
+        body += f"<div style='{NOTE}'>Measured on the H100 (Nsight Compute, {html.escape(dev['label'])}): {html.escape(meas)}"\
+                "the kernel's reads are conflict-free, as computed.</div>"
+    return _html(body, "explainer-banks")
+
+
+def warps_timing():
+    return TimingPanel(kernels=("naive", "naive_col"), tiles=(8, 16, 32), sizes=(1024, 2048),
+                       title="Measured: row- vs column-mapped naive kernels").widget
+
+
+# ======================================================================================
+# 06 · tile size and occupancy
+# ======================================================================================
+def seed_000_table(arch: str = "fermi", tiles=(8, 16, 32, 64)) -> list[dict]:
+    """Seed 000's tile-width table, computed: threads and shared bytes per block, the blocks the
+    shared memory alone allows, and the blocks / occupancy the SM really holds."""
+    out = []
+    for T in tiles:
+        row = {"tile": T, "threads": T * T, "shared_bytes": 2 * T * T * 4}
+        try:
+            o = hardware.tile_occupancy(arch, T)
+            row.update(blocks_by_shared=o.limits["shared"], blocks_per_sm=o.blocks_per_sm,
+                       active_threads=o.active_threads, occupancy=o.occupancy, limiter=o.limiter, error=None)
+        except hardware.OccupancyError as e:
+            row.update(blocks_by_shared=None, blocks_per_sm=0, active_threads=0, occupancy=0.0, limiter=None, error=str(e))
+        out.append(row)
+    return out
+
+
+def tile_table(arches=("fermi", "turing", "ampere", "hopper"), tiles=(8, 16, 32)):
+    """The tile-width table for every preset, with the limiter named."""
+    parts = []
+    for arch in arches:
+        a = hardware.arch(arch)
+        rows = []
+        for r in seed_000_table(arch, tiles + ((64,) if arch == "fermi" else ())):
+            if r["error"]:
+                rows.append((f"{r['tile']}×{r['tile']}", r["threads"], f"{r['shared_bytes']:,}", "—", 0, "—",
+                             ("html", f"<span style='color:#b91c1c'>cannot launch: {html.escape(r['error'])}</span>")))
+                continue
+            rows.append((f"{r['tile']}×{r['tile']}", r["threads"], f"{r['shared_bytes']:,}", r["blocks_by_shared"],
+                         r["blocks_per_sm"], f"{r['active_threads']} / {a['max_threads_per_sm']}",
+                         f"{r['occupancy']:.0%} ({r['limiter']})"))
+        cap = (f"{html.escape(a['label'])}: {a['max_threads_per_sm']} threads, {a['max_blocks_per_sm']} blocks, "
+               f"{a['shared_per_sm']:,} B shared per SM. Registers not counted (as in seed 000). Source: {html.escape(a['source'])}.")
+        parts.append(f"<h4 style='margin:10px 0 2px'>{html.escape(a['label'])}</h4>" + table(
+            ("block", "threads / block", "shared B / block", "blocks (shared alone)", "blocks / SM", "threads / SM",
+             "occupancy (limiter)"), rows, cap))
+    return _html("".join(parts), "explainer-tile-table")
+
+
+def seed_001_turing() -> dict:
+    """Seed 001: the RTX 2080 Ti runs 8 blocks x 256 = 2048 threads per SM. Computed on Turing."""
+    t = hardware.arch("turing")
+    o = hardware.tile_occupancy("turing", 16)
+    return {"claim_threads": 2048, "claim_blocks": 8, "max_threads_per_sm": t["max_threads_per_sm"],
+            "max_warps_per_sm": t["max_warps_per_sm"], "blocks_per_sm": o.blocks_per_sm,
+            "active_threads": o.active_threads, "limiter": o.limiter, "sms": t["sms"],
+            "gpu_threads": t["sms"] * o.active_threads}
+
+
+def turing_correction():
+    c = seed_001_turing()
+    return _html(
+        f"<div style='font-size:14px'><span style='{SEED_STYLE}'>Seed 001 (its claim): an RTX 2080 Ti SM runs "
+        f"{c['claim_blocks']} blocks × 256 = {c['claim_threads']} threads (64 warps), 68 × 2048 = 139,264 threads.</span><br>"
+        f"Computed for Turing (sm_75): at most {c['max_threads_per_sm']} threads = {c['max_warps_per_sm']} warps per SM, "
+        f"so a 16×16 block fits <b>{c['blocks_per_sm']} times</b> ({c['active_threads']} threads, limiter: {c['limiter']}); "
+        f"{c['sms']} SMs × {c['active_threads']} = <b>{c['gpu_threads']:,}</b> resident threads.</div>", "explainer-turing")
+
+
+def kernel_resources():
+    """Each compiled kernel's registers, shared bytes and the driver's occupancy (recorded or live),
+    beside the calculator's prediction for the same resources."""
+    dev = roofline.load_device_record()
+    if not dev:
+        return _html("<b>No recorded device file.</b>")
+    arch = "hopper" if dev["device"]["compute_capability"] == "9.0" else None
+    rows = []
+    for k in dev["kernels"]:
+        if "error" in k:
+            continue
+        smem = k["static_shared_bytes"] + k["dynamic_shared_bytes"]
+        pred = hardware.occupancy(arch, k["tile"] ** 2, smem, k["registers"]) if arch else None
+        rows.append((k["kernel"], f"{k['tile']}×{k['tile']}", k["registers"], f"{smem:,}", k["blocks_per_sm"],
+                     f"{k['occupancy']:.0%}", f"{pred.blocks_per_sm} ({pred.limiter})" if pred else "—"))
+    return _html(recorded_label(dev, "device figures") + table(
+        ("kernel", "block", "registers / thread", "shared B / block", "blocks / SM (driver)", "occupancy (driver)",
+         "calculator: blocks (limiter)"), rows,
+        "Driver: cuOccupancyMaxActiveBlocksPerMultiprocessor and the compiled kernel's attributes; calculator: "
+        "explainer.hardware with the Hopper preset."), "explainer-kernel-resources")
+
+
+def tile_sweep(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
+    data = bench.load_recorded()
+    rows = []
+    for n in sizes:
+        for k in ("naive", "tiled"):
+            cells = [_timing_rows(data, k, n, T) for T in tiles]
+            if all(cells):
+                best = min(tiles, key=lambda T: _timing_rows(data, k, n, T)["median_ms"])
+                rows.append((n, k, *(f"{c['median_ms']:.3f}" for c in cells), f"{best}×{best}"))
+    return _html(recorded_label(data) + table(("N", "kernel", *(f"{T}×{T} ms" for T in tiles), "fastest"), rows,
+                                              "Median times per block size; every configuration runs at 100% occupancy on the H100 (above)."),
+                 "explainer-tile-sweep")
+
+
+def seed_004_rows(which: str, data: dict | None = None) -> list[dict]:
+    """Seed 004's table ``which`` beside the recorded figures of the kernels that reproduce it."""
+    data = data if data is not None else bench.load_recorded()
+    out = []
+    for (n, T), claim in SEED_004[which].items():
+        row = {"N": n, "tile": T, "seed_ms": claim, "ms": []}
+        for k in SEED_004_KERNELS[which]:
+            r = _timing_rows(data, k, n, T) if k else None
+            row["ms"].append(r["median_ms"] if r else None)
+        out.append(row)
+    return out
+
+
+def register_copy_ratio(data: dict | None = None) -> dict:
+    """tiled_register_copy / tiled median time over every recorded size and tile."""
+    data = data if data is not None else bench.load_recorded()
+    ratios = []
+    for r in bench.recorded_rows(data, kernel="tiled_register_copy"):
+        t = bench.recorded_rows(data, kernel="tiled", size=r["M"], tile=r["tile"])
+        if t and r["M"] == r["N"] == r["K"]:
+            ratios.append(r["median_ms"] / t[0]["median_ms"])
+    return {"n": len(ratios), "min": min(ratios), "max": max(ratios), "median": statistics.median(ratios)}
+
+
+def seed_004_tables():
+    data = bench.load_recorded()
+    parts = [recorded_label(data)]
+    fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
+    for which in SEED_004:
+        ks = SEED_004_KERNELS[which]
+        rows = [(r["N"], f"{r['tile']}×{r['tile']}",
+                 *(("html", f"<span style='{SEED_STYLE}'>{c}</span>") for c in r["seed_ms"]),
+                 *(fmt(v) for v in r["ms"])) for r in seed_004_rows(which, data)]
+        head = ("N", "block", "seed: naive", "seed: shared", "seed: register",
+                *(f"H100: {k}" if k else "H100: (no such kernel)" for k in ks))
+        parts.append(f"<h4 style='margin:10px 0 2px'>{SEED_004_TITLES[which]}</h4>" + table(
+            head, rows, "Brown: seed 004's figures (its claims, on its own GPU). Right: recorded medians, ms."))
+    rc = register_copy_ratio(data)
+    parts.append(
+        f"<div style='font-size:14px;margin-top:6px'>Seed 004's “register tiling” copies one shared element into a "
+        f"local variable before the multiply-add, which the compiler does anyway. Recorded over {rc['n']} sizes and tiles, "
+        f"<code>tiled_register_copy</code> takes <b>{rc['min']:.3f}× to {rc['max']:.3f}×</b> the time of <code>tiled</code> "
+        f"(median {rc['median']:.3f}×): the same kernel. Real register blocking (several outputs per thread) is a different "
+        "kernel. Seed 004's column-partition “register” column (≈ its row figures) cannot come from a column-mapped kernel "
+        "if its column-mapped shared version takes 2–6× longer.</div>")
+    return _html("".join(parts), "explainer-seed-004")
+
+
+def occupancy_calculator(**kw):
+    return OccupancyCalculator(**kw).widget
+
+
+def tiles_timing():
+    return TimingPanel(kernels=("tiled",), tiles=(8, 16, 32), sizes=(1024, 2048, 4096),
+                       title="Measured: the tiled kernel per tile size").widget
+
+
+# ======================================================================================
+# 07 · arithmetic intensity and roofline
+# ======================================================================================
+INTENSITY_SHAPES = ((4096, 4096, 4096), (1024, 1024, 1024), (1000, 700, 300), (35, 79, 19))
+
+
+def intensity_rows(shapes=INTENSITY_SHAPES, tiles=(8, 16, 32)) -> list[dict]:
+    out = []
+    for M, N, K in shapes:
+        row = {"shape": (M, N, K), "naive": roofline.intensity("naive", M, N, K, 16)}
+        for T in tiles:
+            row[T] = roofline.intensity("tiled", M, N, K, T)
+        out.append(row)
+    return out
+
+
+def intensity_table(tiles=(8, 16, 32)):
+    rows = [(f"{M}×{N}×{K}", f"{r['naive']:.3f}", *(f"{r[T]:.3f}" for T in tiles))
+            for r in intensity_rows(tiles=tiles) for M, N, K in [r["shape"]]]
+    cap = ("FLOP / (4 B × global loads), loads counted by explainer.model (padding zeros are not loads). "
+           "Multiples of T give exactly 0.25 and T/4; other shapes load partial tiles and land below T/4.")
+    return _html(table(("M×N×K", "naive", *(f"tiled T={T}" for T in tiles)), rows, cap), "explainer-intensity")
+
+
+def pmpp_example():
+    p = roofline.pmpp_a100()
+    return _html(
+        f"<div style='font-size:14px'>PMPP's A100 example (seed 002): the DRAM bound of the tiled kernel at "
+        f"T={p['tile']} is {p['bandwidth_gbs']:,.0f} GB/s × {p['tiled_flop_per_byte']:.2f} FLOP/B = "
+        f"<b>{p['tiled_gflops']:,.0f} GFLOP/s</b>; the naive kernel's is {p['bandwidth_gbs']:,.0f} × "
+        f"{p['naive_flop_per_byte']:.2f} = <b>{p['naive_gflops']:,.2f} GFLOP/s</b> (the seed rounds it to 389). "
+        "Both are bounds on DRAM traffic, not predictions.</div>", "explainer-pmpp")
+
+
+def device_roofs_html():
+    dev = roofline.load_device_record()
+    if not dev:
+        return _html("<b>No recorded device file.</b>")
+    r = roofline.device_roofs(dev)
+    return _html(recorded_label(dev, "device figures") + (
+        f"<div style='font-size:14px'>FP32 peak = {r['sms']} SMs × {r['lanes']} FP32 lanes × 2 FLOP × "
+        f"{r['clock_mhz']:,.0f} MHz = <b>{r['peak_gflops']:,.0f} GFLOP/s</b> "
+        f"(an FMA-only kernel measured {r['fma_measured_gflops']:,.0f}, {r['fma_measured_gflops'] / r['peak_gflops']:.0%}). "
+        f"Memory: a {dev['bandwidth']['copy_bytes'] / 2**30:.0f} GiB device-to-device copy moved "
+        f"<b>{r['bandwidth_gbs']:,.0f} GB/s</b> (read + write; {r['bandwidth_gbs'] / r['theoretical_bandwidth_gbs']:.0%} of "
+        f"the {r['theoretical_bandwidth_gbs']:,.0f} GB/s the memory clock and bus width allow). "
+        f"Ridge point: {r['ridge']:.1f} FLOP/B.</div>"), "explainer-roofs")
+
+
+def roofline_page(n: int = 4096):
+    """The roofline with the recorded kernels as points, and the table behind it."""
+    dev = roofline.load_device_record()
+    data = bench.load_recorded()
+    if not dev or not data:
+        return _html("<b>No recorded device or timing file: nothing to plot.</b>")
+    roofs = roofline.device_roofs(dev)
+    pts = roofline_points(data, n, dev)
+    fig = roofline_figure(roofs, pts, f"{dev['label']}; kernels at M=N=K={n}")
+    rows = []
+    for p in pts:
+        bound = roofline.bound_gflops(p["flop_per_byte"], roofs["bandwidth_gbs"], roofs["peak_gflops"])
+        rows.append((f"{p['kernel']} T={p['tile']}", f"{p['flop_per_byte']:.2f}", f"{bound:,.0f}", f"{p['gflops']:,.0f}",
+                     f"{p['gflops'] / bound:.1f}×", f"{p['model_bytes'] / 1e9:,.1f}",
+                     f"{p['dram_bytes'] / 1e9:,.1f}" if p["dram_bytes"] else "—",
+                     f"{p['dram_flop_per_byte']:.1f}" if p["dram_flop_per_byte"] else "—"))
+    tab = table(("kernel", "FLOP/B (model)", "DRAM bound GFLOP/s", "measured GFLOP/s", "measured / bound",
+                 "model GB loaded", "DRAM GB (ncu)", "FLOP/B (DRAM, ncu)"), rows,
+                "The bound charges every global load to DRAM. Nsight Compute counted what DRAM really moved: "
+                "L1 and L2 serve most repeated loads, so the naive kernels run far above their bound.")
+    w = W.VBox([fig, _html(tab, "explainer-roofline-table"), runtime()])
+    w.add_class("explainer-roofline")
+    return w

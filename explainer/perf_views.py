@@ -1,0 +1,238 @@
+"""Widgets of the performance pages (05-07): the warp / coalescing explorer, the occupancy
+calculator and the roofline figure. Every number comes from :mod:`explainer.memory`,
+:mod:`explainer.hardware`, :mod:`explainer.roofline` or a recorded file."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import ipywidgets as W
+import numpy as np
+import plotly.graph_objects as go
+
+from . import hardware, memory, roofline
+from .model import WARP_SIZE, Launch, LaunchError
+from .plotly_widget import Figure, runtime
+from .stepper import sync_figure
+
+FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif")
+TD = "padding:2px 8px;text-align:right;border-bottom:1px solid #e5e7eb"
+TH = "padding:2px 8px;text-align:right;border-bottom:2px solid #9ca3af"
+
+
+def table(head, rows, caption: str = "", cls: str = "") -> str:
+    """A small HTML table; cells are escaped unless they are ``("html", text)``."""
+    def cell(c, tag, style):
+        text = c[1] if isinstance(c, tuple) and c and c[0] == "html" else html.escape(str(c))
+        return f"<{tag} style='{style}'>{text}</{tag}>"
+
+    h = "".join(cell(c, "th", TH) for c in head)
+    b = "".join("<tr>" + "".join(cell(c, "td", TD) for c in r) + "</tr>" for r in rows)
+    cap = f"<caption style='caption-side:bottom;font-size:12px;color:#4b5563;text-align:left'>{caption}</caption>" if caption else ""
+    return f"<table class='{cls}' style='font-size:13px;border-collapse:collapse;margin:4px 0'><tr>{h}</tr>{b}{cap}</table>"
+
+
+def verdict(sectors: int, ideal: int) -> tuple:
+    if sectors <= ideal:
+        return ("html", "<span style='color:#047857'>coalesced</span>")
+    return ("html", f"<span style='color:#b91c1c'>{sectors / ideal:.0f}× the ideal</span>")
+
+
+# --------------------------------------------------------------------------------------
+# Warps and coalescing
+# --------------------------------------------------------------------------------------
+class WarpExplorer:
+    """Block shape + pinned thread -> its warp and lane, the warp map, and the sectors every global
+    access of naive / naive_col / tiled costs for that warp."""
+
+    def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), k=0, t=0):
+        small = W.Layout(width="160px")
+        st = {"description_width": "80px"}
+        self.w_T = W.Dropdown(options=[4, 8, 16, 32], value=tile, description="block T×T", layout=small, style=st)
+        self.w_bx = W.BoundedIntText(value=block[0], min=0, max=1 << 16, description="blockIdx.x", layout=small, style=st)
+        self.w_by = W.BoundedIntText(value=block[1], min=0, max=1 << 16, description="blockIdx.y", layout=small, style=st)
+        self.w_tx = W.BoundedIntText(value=thread[0], min=0, max=31, description="threadIdx.x", layout=small, style=st)
+        self.w_ty = W.BoundedIntText(value=thread[1], min=0, max=31, description="threadIdx.y", layout=small, style=st)
+        self.w_k = W.BoundedIntText(value=k, min=0, max=1 << 20, description="k / phase t", layout=small, style=st)
+        self.M, self.N, self.K = M, N, K
+        self.w_error = W.HTML()
+        self.w_info = W.HTML()
+        self.w_info.add_class("explainer-warp-info")
+        self.w_table = W.HTML()
+        self.w_table.add_class("explainer-sector-table")
+        self.w_lanes = W.HTML()
+        self.fig = Figure(layout=dict(
+            height=360, width=380, margin=dict(l=50, r=10, t=30, b=40), font=FONT,
+            xaxis=dict(title="threadIdx.x", side="top", constrain="domain"),
+            yaxis=dict(title="threadIdx.y", autorange="reversed", scaleanchor="x"),
+            title=dict(text="warp of each thread (pinned: ★)", font=dict(size=12), x=0.01)))
+        self.fig.add_heatmap(z=[[0]], colorscale="Viridis", showscale=False, name="warps",
+                             hovertemplate="threadIdx=(x=%{x}, y=%{y}) · warp %{z}<extra></extra>")
+        self.fig.add_scatter(x=[0], y=[0], mode="markers+text", text=["★"], name="pinned",
+                             marker=dict(size=1, color="white"), textfont=dict(size=16, color="#ef4444"),
+                             hoverinfo="skip")
+        for w in (self.w_T, self.w_bx, self.w_by, self.w_tx, self.w_ty, self.w_k):
+            w.observe(lambda _: self.update(), names="value")
+        self.update()
+        sync_figure(self.fig)
+        self.widget = W.VBox([
+            runtime(),
+            W.HBox([self.w_T, self.w_bx, self.w_by, self.w_tx, self.w_ty, self.w_k]),
+            self.w_error, W.HBox([self.fig, W.VBox([self.w_info, self.w_table])]), self.w_lanes,
+        ])
+        self.widget.add_class("explainer-warps")
+
+    def update(self):
+        T = self.w_T.value
+        bx, by, tx, ty, k = (w.value for w in (self.w_bx, self.w_by, self.w_tx, self.w_ty, self.w_k))
+        try:
+            launches = {name: Launch(name, self.M, self.N, self.K, T) for name in ("naive", "naive_col", "tiled")}
+            tL = launches["tiled"]
+            tL.check_block(bx, by)
+            tL.check_thread(tx, ty)
+            t = k
+            if not 0 <= t < tL.phases:
+                raise LaunchError(f"phase t must be 0..{tL.phases - 1} for the tiled kernel, got {t}")
+            warp, lane = (int(v) for v in tL.warp_lane(tx, ty))
+            reqs = {name: memory.warp_requests(L, (bx, by), warp, t=t, k=k) for name, L in launches.items()}
+        except LaunchError as e:
+            self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
+            return
+        self.w_error.value = ""
+        self.requests = reqs
+        rows_per_warp = memory.warp_rows(T)
+        lin = tx + ty * T
+        self.w_info.value = (
+            f"<div style='font-size:14px'>thread (x={tx}, y={ty}) of a {T}×{T} block: linear id "
+            f"<code>tx + ty*blockDim.x = {tx} + {ty}*{T} = {lin}</code> → <b>warp {warp}, lane {lane}</b>. "
+            f"A {T}×{T} block has {T * T} threads = {memory.warps_per_block(T)} warp(s); "
+            + (f"each warp covers {rows_per_warp} row(s) of the block." if T * T >= WARP_SIZE else
+               f"its one warp is only {T * T} of 32 lanes full.")
+            + "</div>")
+        rows = []
+        for name, rs in reqs.items():
+            for r in rs:
+                rows.append((name, ("html", f"<code>{html.escape(r.code)}</code>"), r.active, r.distinct_addresses,
+                             r.sectors, r.ideal, verdict(r.sectors, r.ideal)))
+        self.w_table.value = table(
+            ("kernel", "access", "active lanes", "distinct addresses", "32-B sectors", "ideal", ""), rows,
+            f"Warp {warp} of block (x={bx}, y={by}), M={self.M}, N={self.N}, K={self.K}, loop step k={k} "
+            f"(naive) / phase t={k} (tiled). Ideal = ceil(distinct bytes / 32). Computed from explainer.model.")
+        pick = reqs["naive_col"][0], reqs["tiled"][1]
+        parts = []
+        for r in pick:
+            lanes = ", ".join(f"{i}:{r.matrix}[{x['element'][0]}][{x['element'][1]}]" for i, x in enumerate(r.lanes[:8])
+                              if x["element"])
+            parts.append(f"<b>{r.kernel} {html.escape(r.access)}</b>: lanes {lanes} … → sectors "
+                         f"{r.sector_ids[:6]}{' …' if len(r.sector_ids) > 6 else ''} (byte address // 32)")
+        self.w_lanes.value = "<div style='font-size:12px;color:#374151'>" + "<br>".join(parts) + "</div>"
+        z = memory.warp_map(T)
+        with self.fig.batch_update():
+            self.fig.data[0].z = z.tolist()
+            self.fig.data[0].x = list(range(T))
+            self.fig.data[0].y = list(range(T))
+            self.fig.data[1].x, self.fig.data[1].y = [tx], [ty]
+
+
+# --------------------------------------------------------------------------------------
+# Occupancy calculator
+# --------------------------------------------------------------------------------------
+class OccupancyCalculator:
+    """threads per block, shared bytes per block, registers per thread -> blocks per SM, limiter."""
+
+    def __init__(self, arch="hopper", threads=256, smem=2048, regs=32):
+        st = {"description_width": "150px"}
+        lay = W.Layout(width="300px")
+        self.w_arch = W.Dropdown(options=[(a["label"], k) for k, a in hardware.arches().items()], value=arch,
+                                 description="architecture", style=st, layout=W.Layout(width="420px"))
+        self.w_threads = W.BoundedIntText(value=threads, min=1, max=1024, description="threads / block", style=st, layout=lay)
+        self.w_smem = W.BoundedIntText(value=smem, min=0, max=1 << 20, description="shared bytes / block", style=st, layout=lay)
+        self.w_regs = W.BoundedIntText(value=regs, min=0, max=255, description="registers / thread (0: ignore)", style=st, layout=lay)
+        self.w_out = W.HTML()
+        self.w_out.add_class("explainer-occupancy-out")
+        for w in (self.w_arch, self.w_threads, self.w_smem, self.w_regs):
+            w.observe(lambda _: self.update(), names="value")
+        self.update()
+        self.widget = W.VBox([self.w_arch, W.HBox([self.w_threads, self.w_smem, self.w_regs]), self.w_out])
+        self.widget.add_class("explainer-occupancy")
+
+    def update(self):
+        try:
+            o = hardware.occupancy(self.w_arch.value, self.w_threads.value, self.w_smem.value,
+                                   self.w_regs.value or None)
+        except hardware.OccupancyError as e:
+            self.result = None
+            self.w_out.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
+            return
+        self.result = o
+        names = {"threads": "warps (threads) per SM", "blocks": "resident blocks per SM",
+                 "shared": "shared memory per SM", "registers": "registers per SM"}
+        rows = [(names[r], o.limits[r], "◀ limiter" if r == o.limiter else "") for r in hardware.RESOURCES if r in o.limits]
+        self.w_out.value = (
+            f"<div style='font-size:15px;margin:4px 0'><b>{o.blocks_per_sm} block(s) per SM</b> = "
+            f"{o.active_warps} warps = {o.active_threads} threads; occupancy <b>{o.occupancy:.0%}</b>; "
+            f"limited by <b>{html.escape(names[o.limiter])}</b>.</div>"
+            + table(("resource", "blocks it allows", ""), rows,
+                    "Each resource alone allows this many blocks; the SM holds the smallest. "
+                    "Rules of the CUDA Occupancy Calculator, limits from explainer/data/arches.json."))
+
+
+# --------------------------------------------------------------------------------------
+# Roofline
+# --------------------------------------------------------------------------------------
+KERNEL_COLORS = {"naive": "#f59e0b", "naive_col": "#ef4444", "tiled": "#3b82f6", "tiled_register_copy": "#10b981",
+                 "tiled_dynamic": "#6366f1"}
+
+
+def roofline_points(timing: dict | None, n: int = 4096, device: dict | None = None) -> list[dict]:
+    """One point per kernel/tile at M=N=K=n: the model's intensity, the recorded GFLOP/s, and where
+    Nsight Compute measured the DRAM bytes, the intensity against the bytes DRAM really moved."""
+    if not timing:
+        return []
+    from . import bench
+
+    ncu = {}
+    for run in (device or {}).get("ncu", {}).get("runs", []):
+        m = run["metrics"]
+        ncu[(run["kernel"], run["tile"], run["M"])] = m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+    pts = []
+    for r in bench.recorded_rows(timing, size=n):
+        if r["kernel"] not in ("naive", "naive_col", "tiled"):
+            continue
+        L = Launch(r["kernel"], n, n, n, r["tile"])
+        s = L.stats()
+        dram = ncu.get((r["kernel"], r["tile"], n))
+        pts.append({"kernel": r["kernel"], "tile": r["tile"], "N": n, "flop_per_byte": s["flop_per_byte"],
+                    "gflops": r["gflops"], "model_bytes": 4 * s["global_loads"], "dram_bytes": dram,
+                    "dram_flop_per_byte": s["flops"] / dram if dram else None})
+    return pts
+
+
+def roofline_figure(roofs: dict, points: list[dict], title: str = "") -> Figure:
+    peak, bw = roofs["peak_gflops"], roofs["bandwidth_gbs"]
+    xs = np.logspace(-2, 3, 200)
+    fig = Figure(layout=dict(
+        height=460, width=780, font=FONT, plot_bgcolor="white", margin=dict(l=70, r=10, t=50, b=50),
+        xaxis=dict(type="log", title="arithmetic intensity, FLOP per byte of DRAM traffic", gridcolor="#e5e7eb"),
+        yaxis=dict(type="log", title="GFLOP/s", gridcolor="#e5e7eb"),
+        legend=dict(font=dict(size=11)), title=dict(text=html.escape(title), font=dict(size=12), x=0.01)))
+    fig.add_scatter(x=xs.tolist(), y=[min(peak, x * bw) for x in xs], mode="lines", name="roofline",
+                    line=dict(color="#111827", width=2),
+                    hovertemplate="%{x:.3g} FLOP/B → bound %{y:,.0f} GFLOP/s<extra></extra>")
+    for p in points:
+        name = f"{p['kernel']} T={p['tile']}"
+        color = KERNEL_COLORS.get(p["kernel"], "#6b7280")
+        fig.add_scatter(x=[p["flop_per_byte"]], y=[p["gflops"]], mode="markers", name=f"{name} (model bytes)",
+                        marker=dict(size=11, color=color, symbol="circle"),
+                        hovertemplate=f"{name}: %{{x:.3g}} FLOP/B (model), %{{y:,.0f}} GFLOP/s measured<extra></extra>")
+        if p.get("dram_flop_per_byte"):
+            fig.add_scatter(x=[p["flop_per_byte"], p["dram_flop_per_byte"]], y=[p["gflops"], p["gflops"]],
+                            mode="lines+markers", name=f"{name} (DRAM bytes, ncu)", showlegend=True,
+                            line=dict(color=color, dash="dot", width=1),
+                            marker=dict(size=[0, 10], color=color, symbol="diamond-open"),
+                            hovertemplate=f"{name}: %{{x:.3g}} FLOP/B against the bytes DRAM moved<extra></extra>")
+    fig.add_annotation(x=math.log10(roofline.ridge(bw, peak)), y=math.log10(peak), text=f"ridge {roofline.ridge(bw, peak):.1f} FLOP/B",
+                       showarrow=True, arrowhead=2, ay=-30, font=dict(size=11))
+    sync_figure(fig)
+    return fig
