@@ -90,8 +90,21 @@ _SPECS = (
                TEMPLATE_TILES, "static", "tiled",
                "tiled, each shared element copied to a local first (seed 004)"),
 )
-KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS}
-KERNEL_NAMES = tuple(KERNELS)
+#: Deliberately broken teaching variants (pages 03, 04): registered so that check / trace /
+#: benchmark run them by name, but not in KERNEL_NAMES (the "every kernel is correct" set).
+_BROKEN_SPECS = (
+    KernelSpec("tiled_unguarded", "06_tiled_unguarded.cu", "tiled_unguarded_gemm", TEMPLATE_TILES,
+               "static", "tiled_unguarded", "PMPP fig. 5.9 as printed: no boundary checks, K/T phases"),
+    KernelSpec("tiled_no_barrier1", "07_tiled_no_barrier1.cu", "tiled_no_barrier1_gemm",
+               TEMPLATE_TILES, "static", "tiled_no_barrier1", "tiled without barrier 1 (a race)"),
+    KernelSpec("tiled_no_barrier2", "08_tiled_no_barrier2.cu", "tiled_no_barrier2_gemm",
+               TEMPLATE_TILES, "static", "tiled_no_barrier2", "tiled without barrier 2 (a race)"),
+    KernelSpec("tiled_no_barriers", "09_tiled_no_barriers.cu", "tiled_no_barriers_gemm",
+               TEMPLATE_TILES, "static", "tiled_no_barriers", "tiled without both barriers (a race)"),
+)
+KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS}
+KERNEL_NAMES = tuple(s.name for s in _SPECS)
+BROKEN_KERNEL_NAMES = tuple(s.name for s in _BROKEN_SPECS)
 
 
 def _spec(kernel: str) -> KernelSpec:
@@ -157,7 +170,7 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16) -> Launch
         kernel=kernel, M=M, N=N, K=K, tile=T, grid=grid, block=(T, T, 1),
         shared_bytes=shared,
         dynamic_shared_bytes=shared if spec.shared == "dynamic" else 0,
-        phases=-(-K // T) if spec.shared != "none" else 0,
+        phases=(K // T if spec.name == "tiled_unguarded" else -(-K // T)) if spec.shared != "none" else 0,
         file=spec.file, expression=spec.expression(T),
     )
 
@@ -183,6 +196,12 @@ def refusal(cfg: LaunchConfig, limits: dict) -> str | None:
                     ("C (M*N)", cfg.M * cfg.N)):
         if n > MAX_INDEX:
             reasons.append(f"{what} has {n} elements; the kernels index with 32-bit int")
+    if cfg.kernel == "tiled_unguarded" and (cfg.M % T or cfg.N % T):
+        reasons.append(
+            f"tiled_unguarded has no boundary checks: with tile {T} not dividing M={cfg.M} and "
+            f"N={cfg.N} its edge threads read past A / B and store past C (undefined behaviour); "
+            "it runs here only when T divides M and N; explainer.gpu_edges.run_unguarded pads "
+            "the buffers so that every access stays inside them")
     if not reasons:
         return None
     return f"refused: {cfg.kernel} {cfg.M}x{cfg.N}x{cfg.K} tile {T}: " + "; ".join(reasons)

@@ -32,6 +32,19 @@ KERNELS = {
     "naive": "01_naive.cu",
     "naive_col": "02_naive_col.cu",
     "tiled": "03_tiled.cu",
+    # Teaching variants (pages 03 and 04): the tiled kernel with something removed.
+    "tiled_unguarded": "06_tiled_unguarded.cu",  # PMPP fig. 5.9 as printed: no boundary checks
+    "tiled_no_barrier1": "07_tiled_no_barrier1.cu",
+    "tiled_no_barrier2": "08_tiled_no_barrier2.cu",
+    "tiled_no_barriers": "09_tiled_no_barriers.cu",
+}
+#: The tiled kernels and which of the two ``__syncthreads()`` per phase each one keeps.
+TILED_BARRIERS = {
+    "tiled": (True, True),
+    "tiled_unguarded": (True, True),
+    "tiled_no_barrier1": (False, True),
+    "tiled_no_barrier2": (True, False),
+    "tiled_no_barriers": (False, False),
 }
 MAX_TILE = 32  # T*T <= 1024 threads per block on every CUDA GPU
 WARP_SIZE = 32
@@ -114,16 +127,30 @@ class Launch:
 
     @property
     def is_tiled(self) -> bool:
-        return self.kernel == "tiled"
+        return self.kernel in TILED_BARRIERS
+
+    @property
+    def guarded(self) -> bool:
+        """False for ``tiled_unguarded``: no boundary checks, ``K / T`` phases (rounded down)."""
+        return self.kernel != "tiled_unguarded"
+
+    @property
+    def barriers(self) -> tuple[bool, bool]:
+        """(barrier 1 present, barrier 2 present) in every phase; (False, False) for naive."""
+        return TILED_BARRIERS.get(self.kernel, (False, False))
 
     @property
     def phases(self) -> int:
-        """Phases of the tiled kernel's K loop, ``ceil(K / T)``; 0 for the naive kernels."""
-        return ceil_div(self.K, self.T) if self.is_tiled else 0
+        """Phases of the tiled kernel's K loop, ``ceil(K / T)``; 0 for the naive kernels.
+        The unguarded kernel runs ``K / T`` phases (integer division, PMPP fig. 5.9)."""
+        if not self.is_tiled:
+            return 0
+        return ceil_div(self.K, self.T) if self.guarded else self.K // self.T
 
     @property
     def barriers_per_block(self) -> int:
-        return 2 * self.phases  # one after the loads, one after the compute loop
+        # one after the loads, one after the compute loop (where the variant keeps them)
+        return sum(self.barriers) * self.phases
 
     @property
     def shared_bytes_per_block(self) -> int:
@@ -179,6 +206,8 @@ class Launch:
         T = self.T
         r = by * T + ty  # (row of C this thread's block row covers)
         c = t * T + tx  # (column of A inside phase t's K slice)
+        if not self.guarded:  # no check: (r, c) may lie outside A (see unguarded_report)
+            return np.broadcast_arrays(r, c)
         ok = (r < self.M) & (c < self.K)
         return np.where(ok, r, PAD), np.where(ok, c, PAD)
 
@@ -187,6 +216,8 @@ class Launch:
         T = self.T
         r = t * T + ty  # (row of B inside phase t's K slice)
         c = bx * T + tx  # (column of C this thread's block column covers)
+        if not self.guarded:
+            return np.broadcast_arrays(r, c)
         ok = (r < self.K) & (c < self.N)
         return np.where(ok, r, PAD), np.where(ok, c, PAD)
 
@@ -205,11 +236,15 @@ class Launch:
             stores_into_shared = launched * self.phases  # per matrix, padding included
             a_pad, b_pad = stores_into_shared - a_loads, stores_into_shared - b_loads
             fmas = launched * self.phases * T  # padding and ghost threads still multiply
+            if not self.guarded:  # no padding: every store into As/Bs reads memory
+                a_loads = b_loads = stores_into_shared
+                a_pad = b_pad = 0
         else:
             a_loads = b_loads = M * N * K  # only threads inside C run the dot product
             a_pad = b_pad = 0
             fmas = M * N * K
         loads = a_loads + b_loads
+        useful = M * N * K if self.guarded else M * N * min(K, self.phases * T)
         return {
             "kernel": self.kernel,
             "M": M,
@@ -231,7 +266,13 @@ class Launch:
             "global_stores": M * N,
             "flops": flops,
             "fmas_executed": fmas,
-            "flop_per_byte": flops / (FLOAT_BYTES * loads),
+            # tile quantization: multiply-adds on padding zeros or by ghost threads
+            "useful_fmas": useful,
+            "wasted_fmas": fmas - useful,
+            "wasted_fraction": (fmas - useful) / fmas if fmas else 0.0,
+            "padding_loads_a": a_pad,
+            "padding_loads_b": b_pad,
+            "flop_per_byte": flops / (FLOAT_BYTES * loads) if loads else float("inf"),
             "shared_bytes_per_block": self.shared_bytes_per_block,
         }
 
@@ -359,13 +400,15 @@ def steps(launch: Launch, per_k: bool = True) -> list[Step]:
     if not launch.is_tiled:
         return [Step("compute"), Step("store")]
     out: list[Step] = []
+    b1, b2 = launch.barriers
     for t in range(launch.phases):
-        out += [Step("load_a", t), Step("load_b", t), Step("barrier1", t)]
+        out += [Step("load_a", t), Step("load_b", t)] + ([Step("barrier1", t)] if b1 else [])
         if per_k:
             out += [Step("compute", t, k) for k in range(launch.T)]
         else:
             out.append(Step("compute", t))
-        out.append(Step("barrier2", t))
+        if b2:
+            out.append(Step("barrier2", t))
     out.append(Step("store"))
     return out
 
@@ -461,6 +504,8 @@ def replay(sched: Schedule, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     stores stays NaN, so a gap in the model shows up as a wrong answer, never as a zero.
     """
     L = sched.launch
+    if not L.guarded:
+        return unguarded_values(L, A, B)["C"]
     T = L.T
     gx, gy = L.grid
     # float64 holds small-integer products exactly, and NaN marks an unwritten element.
@@ -487,3 +532,127 @@ def replay(sched: Schedule, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     w = sched.writes_c
     C[sched.c_row[w], sched.c_col[w]] = acc[w]
     return C
+
+
+# ---- the kernel without boundary checks (kernels/06_tiled_unguarded.cu) -----------------
+def unguarded_extents(launch: Launch) -> dict:
+    """How many elements of A, B and C the unguarded kernel touches, counted from element 0:
+    the allocation each buffer needs so that every read and store stays inside it."""
+    L = launch
+    T, P = L.T, L.phases
+    gx, gy = L.grid
+    a = (gy * T - 1) * L.K + P * T if P else 0  # last A element read, + 1
+    b = (P * T - 1) * L.N + gx * T if P else 0
+    c = (gy * T - 1) * L.N + gx * T  # every thread stores, ghost or not
+    return {"a": max(a, L.M * L.K), "b": max(b, L.K * L.N), "c": max(c, L.M * L.N)}
+
+
+def _where(name: str, lin: int, rows: int, cols: int) -> str:
+    if lin >= rows * cols:
+        return f"past the end of {name} ({name} has {rows * cols} elements; this is element {lin})"
+    return f"{name}[{lin // cols}][{lin % cols}]"
+
+
+def unguarded_report(launch: Launch, examples: int = 6) -> dict:
+    """What PMPP fig. 5.9 as printed (no guards, ``K / T`` phases) does on this launch.
+
+    * reads that fall outside A or B: their linear address, and where it lands (another row
+      of B, or past the end of the allocation);
+    * stores of ghost threads: into another row of C (a race with that element's owner) or past
+      the end;
+    * the C elements whose value is wrong: every element misses the terms k = (K/T)*T .. K-1
+      when T does not divide K (all of C stays 0 when K < T), plus the contested ones.
+    """
+    L = launch
+    if L.guarded:
+        raise LaunchError(f"{L.kernel} checks its bounds; the report is for tiled_unguarded")
+    M, N, K, T, P = L.M, L.N, L.K, L.T, L.phases
+    gx, gy = L.grid
+    R = np.arange(gy * T)  # every row of C a thread covers (ghosts included)
+    Cc = np.arange(gx * T)
+    kk = np.arange(P * T)
+    # A: thread rows R read A[R][kk] (kk < K always); a row >= M is past the end.
+    a_lin = R[:, None] * K + kk[None, :]
+    a_out = R >= M  # whole rows of reads
+    # B: B[kk][Cc]; a column >= N reads the next row of B, or past the end.
+    b_lin = kk[:, None] * N + Cc[None, :]
+    b_out = np.broadcast_to(Cc[None, :] >= N, b_lin.shape)
+    # Each (row, k) of A is read by one thread in each of the gx block columns; each (k, col)
+    # of B by one thread in each of the gy block rows.
+    a_reads_out = int(a_out.sum()) * len(kk) * gx
+    b_reads_out = int(b_out.sum()) * gy
+    c_lin = R[:, None] * N + Cc[None, :]
+    ghost = (R[:, None] >= M) | (Cc[None, :] >= N)
+    owner = ~ghost
+    in_c = c_lin < M * N
+    contested = ghost & in_c
+    past_c = ghost & ~in_c
+    wrong = np.zeros((M, N), bool)
+    hit = c_lin[contested]
+    wrong.flat[hit] = True
+    missing = list(range(P * T, K))
+    if missing:
+        wrong[:] = True
+
+    def ex(mask, lin, name, rows, cols, who):
+        out = []
+        for idx in zip(*np.nonzero(mask)):
+            if len(out) >= examples:
+                break
+            out.append({**who(idx), "linear": int(lin[idx]), "lands": _where(name, int(lin[idx]), rows, cols)})
+        return out
+
+    def thread_of(r, c):
+        return {"block": [int(c) // T, int(r) // T], "thread": [int(c) % T, int(r) % T]}
+
+    a_ex = ex(np.broadcast_to(a_out[:, None], a_lin.shape), a_lin, "A", M, K,
+              lambda i: {**thread_of(i[0], 0), "phase": int(i[1]) // T, "wants": f"A[{int(R[i[0]])}][{int(kk[i[1]])}]"})
+    b_ex = ex(b_out & (Cc[None, :] >= N), b_lin, "B", K, N,
+              lambda i: {**thread_of(0, i[1]), "phase": int(i[0]) // T, "wants": f"B[{int(kk[i[0]])}][{int(Cc[i[1]])}]"})
+    c_ex = ex(ghost, c_lin, "C", M, N, lambda i: {**thread_of(*i), "wants": f"C[{int(R[i[0]])}][{int(Cc[i[1]])}]"})
+    return {
+        "kernel": L.kernel, "M": M, "N": N, "K": K, "tile": T, "phases": P,
+        "phases_needed": ceil_div(K, T),
+        "missing_k": [missing[0], missing[-1]] if missing else None,
+        "reads_out_of_range_a": a_reads_out,
+        "reads_out_of_range_b": b_reads_out,
+        "b_reads_in_other_rows": int(((b_lin < K * N) & b_out).sum()) * gy,
+        "reads_past_end_b": int(((b_lin >= K * N) & b_out).sum()) * gy,
+        "stores_into_other_c_elements": int(contested.sum()),
+        "stores_past_end_c": int(past_c.sum()),
+        "contested_c": sorted({(int(v) // N, int(v) % N) for v in hit}),
+        "wrong_c": int(wrong.sum()),
+        "correct_c": int(M * N - wrong.sum()),
+        "extents": unguarded_extents(L),
+        "examples": {"a": a_ex, "b": b_ex, "c": c_ex},
+        "_wrong_mask": wrong,
+        "_owner": owner,
+    }
+
+
+def unguarded_values(launch: Launch, A, B, fill: float = 0.0) -> dict:
+    """What the unguarded kernel computes when A, B sit at the start of buffers padded with
+    ``fill`` up to :func:`unguarded_extents` (what ``explainer.gpu_edges`` launches).
+
+    ``C``: each element as its owner thread stores it; ``candidates``: for each element a ghost
+    thread also stores into, every value that may end up there (block order decides)."""
+    L = launch
+    M, N, K, T, P = L.M, L.N, L.K, L.T, L.phases
+    gx, gy = L.grid
+    ext = unguarded_extents(L)
+    a = np.full(ext["a"], fill, np.float64)
+    a[: M * K] = np.asarray(A, np.float64).ravel()
+    b = np.full(ext["b"], fill, np.float64)
+    b[: K * N] = np.asarray(B, np.float64).ravel()
+    R, Cc, kk = np.arange(gy * T), np.arange(gx * T), np.arange(P * T)
+    rows = a[R[:, None] * K + kk[None, :]] if P else np.zeros((gy * T, 0))
+    cols = b[kk[:, None] * N + Cc[None, :]] if P else np.zeros((0, gx * T))
+    sums = rows @ cols  # (gy*T, gx*T): every thread's sum, ghosts included
+    C = sums[:M, :N].copy()
+    c_lin = R[:, None] * N + Cc[None, :]
+    ghost = (R[:, None] >= M) | (Cc[None, :] >= N)
+    cand: dict[tuple[int, int], list[float]] = {}
+    for lin, v in zip(c_lin[ghost & (c_lin < M * N)], sums[ghost & (c_lin < M * N)]):
+        key = (int(lin) // N, int(lin) % N)
+        cand.setdefault(key, [float(C[key])]).append(float(v))
+    return {"C": C, "sums": sums, "candidates": cand, "extents": ext}

@@ -1,0 +1,66 @@
+// kernels/08_tiled_no_barrier2.cu -- 03_tiled.cu with barrier 2 removed: the false dependence
+// (write-after-read) is no longer enforced. PMPP 4th ed. 5.4 (seed 002): the second barrier makes
+// sure all threads have finished using the tiles before any of them loads the next ones.
+// Instantiated for TILE = 2, 4, 8, 16, 32.
+//
+// What it teaches
+//   A thread that finishes its T multiply-adds of phase t loops around and stores phase t+1's
+//   elements into As[ty][tx] and Bs[ty][tx] while slower threads of the block may still read phase
+//   t's. explainer.hazards flags every such (cell, phase) as write-before-read. With one phase
+//   (K <= T) there is no next store and the kernel is correct.
+//   Why it can still pass: barrier 1 of phase t+1 still holds everyone back, so only the window
+//   between a fast warp's stores and a slow warp's last reads is at risk; within one warp (a block
+//   of <= 32 threads) the reads finish before the stores. The page shows how often it fails.
+//
+// Launch (explainer/gpu.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
+// shared memory 2 * T * T * 4 bytes. Boundary checks as 03. WRONG in general: a data race.
+// Run it:  python -m explainer.gpu_edges --out flaky.json   (how often it differs from numpy)
+#include "common.cuh"
+
+template <int TILE>
+__global__ void tiled_no_barrier2_gemm(const float* A, const float* B, float* C, int M, int N, int K)
+{
+    __shared__ float As[TILE][TILE];  // (T, T) window of A: rows of this block, columns t*T ..
+    __shared__ float Bs[TILE][TILE];  // (T, T) window of B: rows t*T .., columns of this block
+
+    const int ty = threadIdx.y;
+    const int tx = threadIdx.x;
+    const int row = blockIdx.y * TILE + ty;  // @step:index
+    const int col = blockIdx.x * TILE + tx;  // @step:index
+    const int phases = CEIL_DIV(K, TILE);
+    float sum = 0.0f;
+
+    for (int t = 0; t < phases; ++t) {  // @step:phase
+        // A element (row, t*T + tx): one row of A per thread row, coalesced along tx
+        const int a_col = t * TILE + tx;
+        const bool a_in = row < M && a_col < K;
+        As[ty][tx] = a_in ? A[row * K + a_col] : 0.0f;  // @step:load_a
+        TRACE_A(TILE, phases, t, a_in ? row * K + a_col : -1);
+
+        // B element (t*T + ty, col): row t*T + ty of B, coalesced along tx
+        const int b_row = t * TILE + ty;
+        const bool b_in = b_row < K && col < N;
+        Bs[ty][tx] = b_in ? B[b_row * N + col] : 0.0f;  // @step:load_b
+        TRACE_B(TILE, phases, t, b_in ? b_row * N + col : -1);
+
+        __syncthreads();  // @step:barrier1
+
+#pragma unroll
+        for (int k = 0; k < TILE; ++k) {
+            sum += As[ty][k] * Bs[k][tx];  // @step:compute
+        }
+
+        // __syncthreads() removed: a fast thread may start the next phase's stores now  // @step:barrier2
+    }
+
+    if (row < M && col < N) {
+        C[row * N + col] = sum;  // @step:store
+        TRACE_C(row * N + col);
+    }
+}
+
+template __global__ void tiled_no_barrier2_gemm<2>(const float*, const float*, float*, int, int, int);
+template __global__ void tiled_no_barrier2_gemm<4>(const float*, const float*, float*, int, int, int);
+template __global__ void tiled_no_barrier2_gemm<8>(const float*, const float*, float*, int, int, int);
+template __global__ void tiled_no_barrier2_gemm<16>(const float*, const float*, float*, int, int, int);
+template __global__ void tiled_no_barrier2_gemm<32>(const float*, const float*, float*, int, int, int);
