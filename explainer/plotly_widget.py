@@ -14,6 +14,7 @@ hands its model to plotly's own widget code when the bundle is ready. Python-sid
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -75,7 +76,25 @@ def runtime() -> PlotlyRuntime:
     return PlotlyRuntime(bundle=_BUNDLE.read_text(encoding="utf-8"))
 
 
-class Figure(go.FigureWidget):
+def _figure_widget_class():
+    """``go.FigureWidget``, imported without jsonschema's optional IRI checker.
+
+    The import chain plotly.basewidget -> nbformat -> jsonschema tries ``rfc3987_syntax``, which
+    compiles a grammar at import: 0.86 s of a page's 1.0 s start on a 2-core machine. Nothing
+    here validates IRIs, so that one optional import is refused while plotly loads (jsonschema
+    then skips the checker) and allowed again afterwards.
+    """
+    blocked = "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # makes `import rfc3987_syntax` raise ImportError
+    try:
+        return go.FigureWidget
+    finally:
+        if blocked and sys.modules.get("rfc3987_syntax", 0) is None:
+            del sys.modules["rfc3987_syntax"]
+
+
+class Figure(_figure_widget_class()):
     """``go.FigureWidget`` whose front end comes from :func:`runtime` (display that too)."""
 
     _esm = _FIGURE_ESM

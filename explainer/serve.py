@@ -8,11 +8,14 @@ students on one server are explained next to each flag in :func:`voila_command`.
 from __future__ import annotations
 
 import argparse
+import json
 import errno
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import sys
 import time
 import urllib.request
@@ -48,6 +51,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "on the network connect)")
     parser.add_argument("--no-browser", action="store_true",
                         help="do not open a web browser")
+
+
+#: Notebooks not pre-run at start-up (a regular expression on the notebook's file name).
+#: Voila pre-runs every notebook at start-up, all at once; on a 2-core laptop that made the
+#: first page wait ~9 s, so only the pages a lecture opens first (index, 01, 02) are pre-run and
+#: the later ones start their kernel when first opened (a few seconds, with Voila's spinner).
+NOT_PREHEATED = r"(.*/)?0[3-9]_"  # Voila matches it against the path it globbed
+
+
+def voila_env(config_dir: Path) -> dict:
+    """The environment for Voila, with a config folder holding what the command line cannot
+    set: Voila's kernel manager class is created at run time, so ``--VoilaKernelManager.*``
+    flags never reach it, but a ``voila.json`` on the Jupyter config path does."""
+    (config_dir / "voila.json").write_text(json.dumps(
+        {"VoilaKernelManager": {"preheat_denylist": [NOT_PREHEATED]}}))
+    env = dict(os.environ)
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(config_dir), env.get("JUPYTER_CONFIG_PATH")]))
+    return env
 
 
 def voila_command(root: Path, port: int, ip: str) -> list[str]:
@@ -138,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
               f"serving the notebook list at {url}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)
 
-    proc = subprocess.Popen(voila_command(root, args.port, args.ip))
+    config_dir = Path(tempfile.mkdtemp(prefix="tiled-explainer-voila-"))
+    proc = subprocess.Popen(voila_command(root, args.port, args.ip), env=voila_env(config_dir))
     # Ctrl-C reaches Voila directly (same process group); a SIGTERM sent to us is passed on so
     # Voila can shut its kernels down instead of leaving them behind.
     signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGTERM))
@@ -152,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
         except subprocess.TimeoutExpired:
             proc.kill()
             return 130
+    finally:
+        shutil.rmtree(config_dir, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
