@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import model
+
 #: The ``kernels/`` folder of this checkout (the package's sibling).
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
 #: Set to 1 to make every entry point answer "no GPU" (e.g. a lecture server on a GPU box).
@@ -164,13 +166,13 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16) -> Launch
             f"{kernel} is compiled for tiles {', '.join(map(str, spec.tiles))} only "
             f"(template<int TILE>); tiled_dynamic takes any tile at run time, got {T}"
         )
-    grid = (-(-N // T), -(-M // T), 1)
-    shared = 2 * T * T * FLOAT_BYTES if spec.shared != "none" else 0
+    # Geometry from the model (the kernel it mirrors), so the pictures and the launch agree.
+    shared = model.tile_bytes(spec.model, T)
     return LaunchConfig(
-        kernel=kernel, M=M, N=N, K=K, tile=T, grid=grid, block=(T, T, 1),
+        kernel=kernel, M=M, N=N, K=K, tile=T, grid=(*model.grid_dims(M, N, T), 1), block=(T, T, 1),
         shared_bytes=shared,
         dynamic_shared_bytes=shared if spec.shared == "dynamic" else 0,
-        phases=(K // T if spec.name == "tiled_unguarded" else -(-K // T)) if spec.shared != "none" else 0,
+        phases=model.phase_count(spec.model, K, T),
         file=spec.file, expression=spec.expression(T),
     )
 

@@ -63,6 +63,25 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+# ---- launch geometry: the one place it is computed (Launch and gpu.launch_config use it) ----
+def grid_dims(M: int, N: int, T: int) -> tuple[int, int]:
+    """``gridDim = (x, y)`` for T x T blocks: x covers the N columns of C, y its M rows."""
+    return ceil_div(N, T), ceil_div(M, T)
+
+
+def phase_count(kernel: str, K: int, T: int) -> int:
+    """Phases of a tiled kernel's K loop: ``ceil(K / T)``, or ``K / T`` rounded down for
+    ``tiled_unguarded`` (PMPP fig. 5.9 as printed); 0 for the naive kernels."""
+    if kernel not in TILED_BARRIERS:
+        return 0
+    return K // T if kernel == "tiled_unguarded" else ceil_div(K, T)
+
+
+def tile_bytes(kernel: str, T: int) -> int:
+    """Shared memory per block: As and Bs, T x T floats each (0 for the naive kernels)."""
+    return 2 * T * T * FLOAT_BYTES if kernel in TILED_BARRIERS else 0
+
+
 def _as_int(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise LaunchError(f"{name} must be a whole number, got {value!r}")
@@ -110,7 +129,7 @@ class Launch:
     @property
     def grid(self) -> tuple[int, int]:
         """``gridDim = (x, y)``: x covers the N columns of C, y its M rows."""
-        return ceil_div(self.N, self.T), ceil_div(self.M, self.T)
+        return grid_dims(self.M, self.N, self.T)
 
     @property
     def block(self) -> tuple[int, int]:
@@ -143,9 +162,7 @@ class Launch:
     def phases(self) -> int:
         """Phases of the tiled kernel's K loop, ``ceil(K / T)``; 0 for the naive kernels.
         The unguarded kernel runs ``K / T`` phases (integer division, PMPP fig. 5.9)."""
-        if not self.is_tiled:
-            return 0
-        return ceil_div(self.K, self.T) if self.guarded else self.K // self.T
+        return phase_count(self.kernel, self.K, self.T)
 
     @property
     def barriers_per_block(self) -> int:
@@ -154,7 +171,7 @@ class Launch:
 
     @property
     def shared_bytes_per_block(self) -> int:
-        return 2 * self.T * self.T * FLOAT_BYTES if self.is_tiled else 0
+        return tile_bytes(self.kernel, self.T)
 
     # ---- validation of coordinates ------------------------------------------------
     def check_block(self, bx: int, by: int) -> None:

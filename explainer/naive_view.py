@@ -11,7 +11,7 @@ import numpy as np
 from .model import WARP_SIZE, Launch, LaunchError
 from .plotly_widget import runtime
 from .stepper import (
-    ACTIVE, IDLE, LEGEND, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, abc_domains, abc_figure, demo_matrices, sync_figure, window,
+    ACTIVE, IDLE, LEGEND, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, abc_figure, demo_matrices, draw_abc_window, guard, sync_figure, window,
 )
 
 FORMULAS = {
@@ -90,12 +90,7 @@ class NaiveExplorer:
             self._busy = False
 
     def _guard(self, fn):
-        try:
-            fn()
-            self.w_error.value = ""
-        except (LaunchError, ValueError) as e:
-            self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
-            self._sync()
+        guard(fn, self.w_error, self._sync)
 
     def _on_launch(self, change):
         if self._busy:
@@ -168,29 +163,15 @@ class NaiveExplorer:
                 zb[:, col - n0] = ACTIVE
             if m0 <= row < m1 and n0 <= col < n1:
                 zc[row - m0, col - n0] = PINNED
-        d = abc_domains(m1 - m0, n1 - n0, k1 - k0)
         small = max(m1 - m0, n1 - n0, k1 - k0) <= TEXT_MAX
         g = self.fig
         with g.batch_update():
             ta, tb, tc = g.data
-            ta.x, ta.y, ta.z = np.arange(k0, k1), np.arange(m0, m1), za
-            tb.x, tb.y, tb.z = np.arange(n0, n1), np.arange(k0, k1), zb
-            tc.x, tc.y, tc.z = np.arange(n0, n1), np.arange(m0, m1), zc
+            draw_abc_window(g, L, ((m0, m1), (n0, n1), (k0, k1)),
+                            f"{L.kernel}: grid {L.grid[0]}×{L.grid[1]} blocks of {T}×{T} threads")
+            ta.z, tb.z, tc.z = za, zb, zc
             ta.text = A[m0:m1, k0:k1].astype(str) if small else None
             tb.text = B[k0:k1, n0:n1].astype(str) if small else None
-            ta.hovertemplate = "A[%{y}][%{x}]<extra></extra>"
-            tb.hovertemplate = "B[%{y}][%{x}]<extra></extra>"
-            gap = 1 if max(m1 - m0, n1 - n0, k1 - k0) <= 32 else 0
-            for tr in (ta, tb, tc):
-                tr.xgap = tr.ygap = gap
-            g.layout.xaxis.domain, g.layout.yaxis.domain = d["x_a"], d["y_c"]
-            g.layout.xaxis2.domain, g.layout.yaxis2.domain = d["x_c"], d["y_b"]
-            g.layout.xaxis3.domain, g.layout.yaxis3.domain = d["x_c"], d["y_c"]
-            clip = lambda lo, hi, n: "" if (lo == 0 and hi == n) else f" (showing {lo}..{hi - 1} of {n})"  # noqa: E731
-            g.layout.xaxis.title.text = f"A: column k{clip(k0, k1, L.K)}"
-            g.layout.yaxis.title.text = f"A / C: row{clip(m0, m1, L.M)}"
-            g.layout.xaxis3.title.text = f"B / C: column{clip(n0, n1, L.N)}"
-            g.layout.title = dict(text=f"{L.kernel}: grid {L.grid[0]}×{L.grid[1]} blocks of {T}×{T} threads", font=dict(size=13), x=0.01)
         self.w_text.value = self._text(v)
 
     def _text(self, v) -> str:

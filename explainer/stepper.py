@@ -214,6 +214,45 @@ def abc_figure(height=560, width=760) -> Figure:
     return g
 
 
+def draw_abc_window(g: Figure, L: Launch, win, title: str) -> None:
+    """Point an :func:`abc_figure` at a window ``((m0, m1), (n0, n1), (k0, k1))`` of ``L``:
+    cell coordinates, panel sizes, axis titles that say what is cut off. Call it inside
+    ``g.batch_update()``; the caller sets the cells' colours and labels."""
+    (m0, m1), (n0, n1), (k0, k1) = win
+    d = abc_domains(m1 - m0, n1 - n0, k1 - k0)
+    ta, tb, tc = g.data
+    ta.x, ta.y = np.arange(k0, k1), np.arange(m0, m1)
+    tb.x, tb.y = np.arange(n0, n1), np.arange(k0, k1)
+    tc.x, tc.y = np.arange(n0, n1), np.arange(m0, m1)
+    ta.hovertemplate = "A[%{y}][%{x}]<extra></extra>"
+    tb.hovertemplate = "B[%{y}][%{x}]<extra></extra>"
+    gap = 1 if max(m1 - m0, n1 - n0, k1 - k0) <= 32 else 0  # hairlines would wash out tiny cells
+    for tr in (ta, tb, tc):
+        tr.xgap = tr.ygap = gap
+    g.layout.xaxis.domain, g.layout.yaxis.domain = d["x_a"], d["y_c"]
+    g.layout.xaxis2.domain, g.layout.yaxis2.domain = d["x_c"], d["y_b"]
+    g.layout.xaxis3.domain, g.layout.yaxis3.domain = d["x_c"], d["y_c"]
+
+    def clip(lo, hi, n):
+        return "" if (lo == 0 and hi == n) else f" (showing {lo}..{hi - 1} of {n})"
+
+    g.layout.xaxis.title.text = f"A: column k{clip(k0, k1, L.K)}"
+    g.layout.yaxis.title.text = f"A / C: row{clip(m0, m1, L.M)}"
+    g.layout.xaxis3.title.text = f"B / C: column{clip(n0, n1, L.N)}"
+    g.layout.title = dict(text=title, font=dict(size=13), x=0.01)
+
+
+def guard(fn, error: W.HTML, restore) -> None:
+    """Run a state change; on bad input show one line in ``error`` and call ``restore`` so the
+    controls show the last good state again."""
+    try:
+        fn()
+        error.value = ""
+    except (LaunchError, ValueError) as e:
+        error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
+        restore()
+
+
 def _grid_heatmap(name: str, **kw):
     return go.Heatmap(
         name=name,
@@ -452,33 +491,16 @@ class TiledStepper:
         (m0, m1), (n0, n1), (k0, k1) = self._windows()
         self._win = ((m0, m1), (n0, n1), (k0, k1))
         L = self.L
-        d = abc_domains(m1 - m0, n1 - n0, k1 - k0)
-        rows, cols, ks = np.arange(m0, m1), np.arange(n0, n1), np.arange(k0, k1)
         A, B = self.A, self.B
         small = lambda a, b: (a <= TEXT_MAX and b <= TEXT_MAX)  # noqa: E731
         g = self.fig_global
         with g.batch_update():
             ta, tb, tc = g.data
-            ta.x, ta.y = ks, rows
-            tb.x, tb.y = cols, ks
-            tc.x, tc.y = cols, rows
+            draw_abc_window(g, L, self._win, f"Global memory · A is {L.M}×{L.K}, B is {L.K}×{L.N}, C is {L.M}×{L.N}")
             ta.text = A[m0:m1, k0:k1].astype(str) if small(m1 - m0, k1 - k0) else None
             tb.text = B[k0:k1, n0:n1].astype(str) if small(k1 - k0, n1 - n0) else None
-            ta.hovertemplate = "A[%{y}][%{x}]<extra></extra>"
-            tb.hovertemplate = "B[%{y}][%{x}]<extra></extra>"
             tc.hovertemplate = "C[%{y}][%{x}] · click to pin its thread<extra></extra>"
-            gap = 1 if max(m1 - m0, n1 - n0, k1 - k0) <= 32 else 0  # hairlines would wash out tiny cells
-            for tr in (ta, tb, tc):
-                tr.xgap = tr.ygap = gap
-            g.layout.xaxis.domain, g.layout.yaxis.domain = d["x_a"], d["y_c"]
-            g.layout.xaxis2.domain, g.layout.yaxis2.domain = d["x_c"], d["y_b"]
-            g.layout.xaxis3.domain, g.layout.yaxis3.domain = d["x_c"], d["y_c"]
-            clip = lambda lo, hi, n: "" if (lo == 0 and hi == n) else f" (showing {lo}..{hi - 1} of {n})"  # noqa: E731
-            g.layout.xaxis.title.text = f"A: column k{clip(k0, k1, L.K)}"
-            g.layout.yaxis.title.text = f"A / C: row{clip(m0, m1, L.M)}"
             g.layout.yaxis2.title.text = "B: row k"
-            g.layout.xaxis3.title.text = f"B / C: column{clip(n0, n1, L.N)}"
-            g.layout.title = dict(text=f"Global memory · A is {L.M}×{L.K}, B is {L.K}×{L.N}, C is {L.M}×{L.N}", font=dict(size=13), x=0.01)
             self._shapes_global()
         T = L.T
         s = self.fig_shared
@@ -760,13 +782,7 @@ class TiledStepper:
 
     # ---- callbacks --------------------------------------------------------------------
     def _guard(self, fn):
-        """Run a state change; on bad input show one line and keep the last good state."""
-        try:
-            fn()
-            self.w_error.value = ""
-        except (LaunchError, ValueError) as e:
-            self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
-            self._sync_controls()
+        guard(fn, self.w_error, self._sync_controls)
 
     def go(self, index: int):
         index = max(0, min(len(self.steps) - 1, int(index)))
