@@ -154,6 +154,28 @@ def format_error(e: dict) -> str:
     return f"{e['kernel']} {_fmt_size(e)}{tile}: {e['message']}"
 
 
+def best_rows(data: dict) -> list[dict]:
+    """Per size (in the order measured): the fastest correct kernel of that size's run, with
+    its share of the cuBLAS median timed on the same inputs in the same run."""
+    out = []
+    for cub in data.get("cublas", []):
+        same = [r for r in data.get("results", [])
+                if (r["M"], r["N"], r["K"]) == (cub["M"], cub["N"], cub["K"])
+                and r.get("passed", True) and r.get("median_ms")]
+        if same:
+            best = min(same, key=lambda r: r["median_ms"])
+            out.append({**best, "cublas_ms": cub["median_ms"],
+                        "pct_cublas": 100.0 * cub["median_ms"] / best["median_ms"]})
+    return out
+
+
+def format_best(r: dict) -> str:
+    tile = f" T={r['tile']}" if r.get("tile") is not None else ""
+    return (f"best at {_fmt_size(r)}: {r['kernel']}{tile} {r['median_ms']:.3f} ms, "
+            f"{r['gflops'] / 1e3:.2f} TFLOP/s = {r['pct_cublas']:.1f}% of cuBLAS "
+            f"({r['cublas_ms']:.3f} ms, same inputs, same run)")
+
+
 def run(args) -> int:
     from . import gpu
 
@@ -198,13 +220,17 @@ def run(args) -> int:
         print(f"saved {path}", file=sys.stderr if as_json else sys.stdout, flush=True)
     if as_json:
         print(json.dumps(data, indent=1))
+    else:
+        for r in best_rows(data):
+            print(format_best(r), flush=True)
     for e in report.errors:
         print(f"{PROG}: {format_error(e)}", file=sys.stderr)
     if not report.results and not report.cublas:
         return 1
     wrong = [r for r in report.results if not r.get("passed", True)]
     for r in wrong:
-        print(f"{PROG}: WRONG RESULT {r['kernel']} {_fmt_size(r)} tile {r['tile']}: "
+        tile = "" if r.get("tile") is None else f" tile {r['tile']}"
+        print(f"{PROG}: WRONG RESULT {r['kernel']} {_fmt_size(r)}{tile}: "
               f"rel. error {r['rel_error']:.2e}, all written: {r['all_written']}",
               file=sys.stderr)
     return 3 if (report.errors or wrong) else 0

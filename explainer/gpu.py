@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import model
+from . import ladder, model
 
 #: The ``kernels/`` folder of this checkout (the package's sibling).
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
@@ -63,15 +63,25 @@ class KernelSpec:
     symbol: str
     tiles: tuple[int, ...] | None
     shared: str  # "none" | "static" | "dynamic"
-    model: str  # the explainer.model kernel that describes it
+    model: str  # the explainer.model kernel that describes it ("ladder": explainer.ladder)
     summary: str
+    rung: str | None = None  # the ladder kernels (10-14): their entry in explainer.ladder.RUNGS
 
-    def expression(self, tile: int) -> str:
-        """The name ``RawModule.get_function`` takes (``tiled_gemm<16>`` for a template)."""
+    @property
+    def ladder(self) -> "ladder.Rung | None":
+        return ladder.BY_NAME[self.rung] if self.rung else None
+
+    def expression(self, tile: int | None, guard: bool = False) -> str:
+        """The name ``RawModule.get_function`` takes (``tiled_gemm<16>`` for a template; for a
+        ladder kernel its tuned instantiation, fast or guarded)."""
+        if self.rung:
+            return self.ladder.expression(guard)
         return f"{self.symbol}<{int(tile)}>" if self.tiles else self.symbol
 
     @property
     def name_expressions(self) -> list[str] | None:
+        if self.rung:
+            return self.ladder.expressions
         return [self.expression(t) for t in self.tiles] if self.tiles else None
 
     @property
@@ -91,6 +101,10 @@ _SPECS = (
     KernelSpec("tiled_register_copy", "05_tiled_register_copy.cu", "tiled_register_copy_gemm",
                TEMPLATE_TILES, "static", "tiled",
                "tiled, each shared element copied to a local first (seed 004)"),
+) + tuple(
+    # The ladder beyond tiling (page 08): one thread, many outputs. Parameters: explainer.ladder.
+    KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name)
+    for r in ladder.RUNGS
 )
 #: Deliberately broken teaching variants (pages 03, 04): registered so that check / trace /
 #: benchmark run them by name, but not in KERNEL_NAMES (the "every kernel is correct" set).
@@ -131,9 +145,9 @@ class LaunchConfig:
     M: int
     N: int
     K: int
-    tile: int
+    tile: int | None  # T of the tiled / naive kernels; None for the ladder kernels
     grid: tuple[int, int, int]  # (x over the N columns of C, y over its M rows, 1)
-    block: tuple[int, int, int]  # (T, T, 1)
+    block: tuple[int, int, int]  # (T, T, 1); (threads, 1, 1) for the ladder kernels
     shared_bytes: int  # shared memory per block, static or dynamic
     dynamic_shared_bytes: int  # what the launch passes as shared_mem (0 unless dynamic)
     phases: int  # ceil(K / T) for the tiled kernels, 0 for the naive ones
@@ -160,6 +174,8 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16) -> Launch
     kernel was not compiled for. Device limits are checked at launch (see :func:`refusal`).
     """
     spec = _spec(kernel)
+    if spec.rung:
+        return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))))
     M, N, K, T = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("tile", tile)))
     if spec.tiles and T not in spec.tiles:
         raise ValueError(
@@ -177,21 +193,37 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16) -> Launch
     )
 
 
+def _ladder_config(spec: KernelSpec, M: int, N: int, K: int) -> LaunchConfig:
+    """A ladder kernel: 1D blocks, one per BM x BN tile of C; the fast instantiation when the
+    block tile divides the problem, the guarded one otherwise (explainer.ladder)."""
+    r = spec.ladder
+    return LaunchConfig(
+        kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*r.grid(M, N), 1),
+        block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
+        phases=r.phases(K), file=spec.file, expression=r.expression(not r.fast(M, N, K)),
+    )
+
+
 def refusal(cfg: LaunchConfig, limits: dict) -> str | None:
     """Why the device described by ``limits`` (see :class:`DeviceInfo`) cannot run ``cfg``,
     or ``None``. Every reason is spelled out, joined by '; '."""
     reasons = []
     T = cfg.tile
     smem_limit = limits.get("shared_per_block")
-    if smem_limit and cfg.shared_bytes > smem_limit:
+    if T is None:  # a ladder kernel
+        if smem_limit and cfg.shared_bytes > smem_limit:
+            reasons.append(f"{cfg.expression} needs {cfg.shared_bytes} bytes of shared memory "
+                           f"per block; the device allows {smem_limit} (sharedMemPerBlock)")
+    elif smem_limit and cfg.shared_bytes > smem_limit:
         reasons.append(
             f"tile {T} needs 2*{T}*{T}*4 = {cfg.shared_bytes} bytes of shared memory per block; "
             f"the device allows {smem_limit} bytes per block (sharedMemPerBlock)"
         )
     max_threads = limits.get("max_threads_per_block")
     if max_threads and cfg.threads_per_block > max_threads:
+        shape = f"{T}x{T}" if T is not None else f"{cfg.block[0]}-thread"
         reasons.append(
-            f"a {T}x{T} block has {cfg.threads_per_block} threads; the device allows at most "
+            f"a {shape} block has {cfg.threads_per_block} threads; the device allows at most "
             f"{max_threads} threads per block (maxThreadsPerBlock)"
         )
     for what, n in (("A (M*K)", cfg.M * cfg.K), ("B (K*N)", cfg.K * cfg.N),
@@ -206,7 +238,8 @@ def refusal(cfg: LaunchConfig, limits: dict) -> str | None:
             "the buffers so that every access stays inside them")
     if not reasons:
         return None
-    return f"refused: {cfg.kernel} {cfg.M}x{cfg.N}x{cfg.K} tile {T}: " + "; ".join(reasons)
+    tile = "" if T is None else f" tile {T}"
+    return f"refused: {cfg.kernel} {cfg.M}x{cfg.N}x{cfg.K}{tile}: " + "; ".join(reasons)
 
 
 # --------------------------------------------------------------------------------------
@@ -544,7 +577,10 @@ def _kernel_info(rt: _Runtime, cfg: LaunchConfig) -> KernelInfo:
 @_public
 def kernel_info(rt: _Runtime, kernel: str, tile: int = 16) -> KernelInfo:
     """Registers, shared bytes, local bytes of ``kernel`` at ``tile`` and its live occupancy."""
-    cfg = launch_config(kernel, tile, tile, tile, tile)
+    spec = _spec(kernel)
+    r = spec.ladder
+    cfg = (launch_config(kernel, r.BM, r.BN, r.BK) if r
+           else launch_config(kernel, tile, tile, tile, tile))
     why = refusal(cfg, rt.limits)
     if why:
         raise _Refused(why)
@@ -683,7 +719,9 @@ class KernelTrace:
     """What the kernel itself recorded (layout in kernels/common.cuh).
 
     Without ``blocks``: ``a``, ``b`` have shape (gy, gx, phases, T, T) indexed
-    [by, bx, t, ty, tx] and ``c`` (gy, gx, T, T). With ``blocks=[(bx, by), ...]`` the first two
+    [by, bx, t, ty, tx] and ``c`` (gy, gx, T, T). For a ladder kernel ``a``/``b`` are
+    (gy, gx, phases, slots) indexed by shared slot and ``c`` (gy, gx, threads, outputs per
+    thread), as :func:`explainer.ladder.predict_trace` predicts them. With ``blocks=[(bx, by), ...]`` the first two
     axes become one axis over the listed blocks. ``a``/``b`` hold ``r*K + c`` / ``r*N + c`` or -1
     (padding zero); ``c`` holds ``row*N + col`` or -2 (never written). The naive kernels record
     ``c`` only (``a`` and ``b`` are ``None``).
@@ -719,9 +757,17 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
     cp = rt.cp
     gx, gy, _ = cfg.grid
     T, P = cfg.tile, cfg.phases
-    n_tile = gx * gy * P * T * T if spec.traces_tiles else 0
-    n_c = gx * gy * T * T
-    rt.check_fits(cfg, extra_bytes=4 * (2 * n_tile + n_c))
+    if spec.rung:  # by shared slot and by output (explainer.ladder.predict_trace's layout)
+        r = spec.ladder
+        shape_a, shape_b = (gy, gx, P, r.slots_a), (gy, gx, P, r.slots_b)
+        shape_c = (gy, gx, r.threads, r.outputs_per_thread)
+    else:
+        shape_a = shape_b = (gy, gx, P, T, T) if spec.traces_tiles else None
+        shape_c = (gy, gx, T, T)
+    n_a = int(np.prod(shape_a)) if shape_a else 0
+    n_b = int(np.prod(shape_b)) if shape_b else 0
+    n_c = int(np.prod(shape_c))
+    rt.check_fits(cfg, extra_bytes=4 * (n_a + n_b + n_c))
     if blocks is not None:
         blocks = tuple((int(bx), int(by)) for bx, by in blocks)
         for bx, by in blocks:
@@ -731,11 +777,11 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
     mod = rt.module(spec, trace=True)
     kern = mod.get_function(cfg.expression)
     buf_c = cp.full(n_c, NEVER_WRITTEN, dtype=cp.int32)
-    buf_a = cp.full(n_tile, NEVER_WRITTEN, dtype=cp.int32) if n_tile else None
-    buf_b = cp.full(n_tile, NEVER_WRITTEN, dtype=cp.int32) if n_tile else None
+    buf_a = cp.full(n_a, NEVER_WRITTEN, dtype=cp.int32) if n_a else None
+    buf_b = cp.full(n_b, NEVER_WRITTEN, dtype=cp.int32) if n_b else None
     _set_pointer(rt, mod, "g_trace_c", buf_c.data.ptr)
-    _set_pointer(rt, mod, "g_trace_a", buf_a.data.ptr if n_tile else 0)
-    _set_pointer(rt, mod, "g_trace_b", buf_b.data.ptr if n_tile else 0)
+    _set_pointer(rt, mod, "g_trace_a", buf_a.data.ptr if n_a else 0)
+    _set_pointer(rt, mod, "g_trace_b", buf_b.data.ptr if n_b else 0)
     prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
     try:
         r = _check_on(rt, cfg, prob, kern=kern)
@@ -754,9 +800,9 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
 
     out = KernelTrace(
         config=cfg,
-        a=pick(buf_a, (gy, gx, P, T, T)),
-        b=pick(buf_b, (gy, gx, P, T, T)),
-        c=pick(buf_c, (gy, gx, T, T)),
+        a=pick(buf_a, shape_a),
+        b=pick(buf_b, shape_b),
+        c=pick(buf_c, shape_c),
         blocks=blocks, rel_error=r["rel_error"], all_written=r["all_written"],
     )
     _set_pointer(rt, mod, "g_trace_a", 0)
@@ -861,6 +907,25 @@ def _time_loop(rt: _Runtime, fn, *, repeats: int, warmup: int, budget_s: float,
     affordable = int(budget_s / per_launch_s)
     n = max(MIN_REPEATS, min(int(repeats), affordable))
     return [once() for _ in range(n)], n < repeats
+
+
+#: Seconds of cuBLAS work before a benchmark's first timing: an idle H100 sits at ~350 MHz and
+#: needs a moment to reach its boost clock (seen 2026-11-22: cuBLAS 2.75 ms cold, 2.66 ms warm).
+SPIN_UP_S = 1.0
+
+
+def _spin_up(rt: _Runtime, prob, seconds: float = SPIN_UP_S) -> float:
+    """Keep the GPU busy with cuBLAS for ``seconds`` (wall clock), so that the timings that
+    follow run at the clock the GPU holds under load. Returns the seconds spent."""
+    import time
+
+    cp = rt.cp
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(4):
+            cp.matmul(prob.A, prob.B, out=prob.C)
+        cp.cuda.Device().synchronize()
+    return time.perf_counter() - t0
 
 
 def _time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cublas_ms=None):
@@ -983,7 +1048,8 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         settings={"repeats": repeats, "warmup": warmup, "budget_s": budget_s,
                   "flush_l2": flush_l2, "seed": seed, "inputs": "uniform [-1, 1) float32",
                   "reference": "numpy float64", "timer": "CUDA events, one launch per event pair",
-                  "cublas": "cupy.matmul float32", "tf32": rt.tf32_off()},
+                  "cublas": "cupy.matmul float32", "tf32": rt.tf32_off(),
+                  "spin_up_s": SPIN_UP_S},
     )
     note = progress or (lambda kind, row: None)
 
@@ -999,6 +1065,8 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         try:
             rt.check_fits(launch_config("naive", M, N, K, 1))
             prob = _Problem(rt, M, N, K, seed)
+            if shape == shapes[0] and SPIN_UP_S > 0:
+                _spin_up(rt, prob)
             cub = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup, budget_s=budget_s,
                                   flush_l2=flush_l2)
             report.cublas.append(cub.to_dict())
@@ -1012,7 +1080,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                 return report
             continue
         for kernel in kernels:
-            for tile in tiles:
+            for tile in ((None,) if KERNELS[kernel].rung else tiles):
                 try:
                     cfg = launch_config(kernel, M, N, K, tile)
                     rt.check_fits(cfg)

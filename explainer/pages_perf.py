@@ -13,6 +13,7 @@ import statistics
 import ipywidgets as W
 
 from .plotly_widget import runtime
+from .stepper import sync_figure
 
 from . import bench, gpu, hardware, memory, roofline
 from .model import Launch
@@ -367,26 +368,85 @@ def device_roofs_html():
         f"Ridge point: {r['ridge']:.1f} FLOP/B.</div>"), "explainer-roofs")
 
 
-def roofline_page(n: int = 4096):
-    """The roofline with the recorded kernels as points, and the table behind it."""
+LADDER_COLOR = "#7c3aed"
+
+
+class RooflineChart:
+    """Page 07's roofline: the recorded kernels as circles (:func:`roofline_points`), the ladder
+    kernels of page 08 as squares at their block-tile intensity (:func:`roofline.ladder_points`),
+    and the table behind it. Pages 07 and 08 both show it; :meth:`show_ladder` moves the ladder's
+    points in place (live rows from a measurement on page 08)."""
+
+    def __init__(self, n: int = 4096, dev: dict | None = None, data: dict | None = None):
+        self.n, self.dev, self.data = n, dev, data
+        self.roofs = roofline.device_roofs(dev)
+        self.pts = roofline_points(data, n, dev)
+        self.fig = roofline_figure(self.roofs, self.pts, f"{dev['label']}; kernels at M=N=K={n}")
+        self.fig.add_scatter(
+            x=[], y=[], mode="markers+text", name="ladder kernels 10-14 (page 08)",
+            marker=dict(size=11, color=LADDER_COLOR, symbol="square"), textposition="middle right",
+            textfont=dict(size=10, color=LADDER_COLOR), cliponaxis=False,
+            hovertemplate="%{customdata}: %{x:.3g} FLOP/B (block tile), %{y:,.0f} GFLOP/s<extra></extra>")
+        self.ladder_trace = len(self.fig.data) - 1
+        self.w_table = _html("", "explainer-roofline-table")
+        self.w_note = _html("", "explainer-roofline-ladder-note")
+        self.show_ladder(bench.recorded_rows(data) if data else [], "recorded")
+        sync_figure(self.fig)
+        self.widget = W.VBox([self.fig, self.w_table, self.w_note, runtime()])
+        self.widget.add_class("explainer-roofline")
+
+    def show_ladder(self, rows: list[dict], source: str) -> None:
+        """Place the ladder's points from ``rows`` (recorded or live) and redraw the table."""
+        self.ladder = roofline.ladder_points(rows, self.n)
+        have = [p for p in self.ladder if p["gflops"] is not None]
+        with self.fig.batch_update():
+            tr = self.fig.data[self.ladder_trace]
+            tr.x = [p["flop_per_byte"] for p in have]
+            tr.y = [p["gflops"] for p in have]
+            tr.text = [p["file"].split("_")[0] for p in have]
+            tr.customdata = [p["kernel"] for p in have]
+        missing = [p["kernel"] for p in self.ladder if p["gflops"] is None]
+        self.w_note.value = (
+            f"<div style='{NOTE}'>Squares: the ladder kernels of page 08 (labelled by file number), "
+            f"{html.escape(source)}, at the block-tile intensity BM·BN / (2·(BM + BN)) FLOP/B: each block loads "
+            "its BM×BK and BK×BN windows once per phase."
+            + (f" Not {'measured' if source.startswith('measured') else 'recorded'} at {self.n}³: "
+               f"{html.escape(', '.join(missing))}." if missing else "") + "</div>")
+        self.w_table.value = self._table()
+
+    def _table(self) -> str:
+        roofs, rows = self.roofs, []
+        for p in self.pts:
+            bound = roofline.bound_gflops(p["flop_per_byte"], roofs["bandwidth_gbs"], roofs["peak_gflops"])
+            rows.append((f"{p['kernel']} T={p['tile']}", f"{p['flop_per_byte']:.2f}", f"{bound:,.0f}", f"{p['gflops']:,.0f}",
+                         f"{p['gflops'] / bound:.1f}×", f"{p['model_bytes'] / 1e9:,.1f}",
+                         f"{p['dram_bytes'] / 1e9:,.1f}" if p["dram_bytes"] else "—",
+                         f"{p['dram_flop_per_byte']:.1f}" if p["dram_flop_per_byte"] else "—"))
+        for p in self.ladder:
+            bound = roofline.bound_gflops(p["flop_per_byte"], roofs["bandwidth_gbs"], roofs["peak_gflops"])
+            got = p["gflops"]
+            rows.append((p["kernel"], f"{p['flop_per_byte']:.2f}", f"{bound:,.0f}",
+                         f"{got:,.0f}" if got is not None else "not recorded",
+                         f"{got / bound:.2f}×" if got is not None else "—", f"{p['model_bytes'] / 1e9:,.1f}", "—", "—"))
+        return table(("kernel", "FLOP/B (model)", "DRAM bound GFLOP/s", "measured GFLOP/s", "measured / bound",
+                      "model GB loaded", "DRAM GB (ncu)", "FLOP/B (DRAM, ncu)"), rows,
+                     "The bound charges every global load to DRAM. Nsight Compute counted what DRAM really moved: "
+                     "L1 and L2 serve most repeated loads, so the naive kernels run far above their bound. The ladder "
+                     "kernels' intensities count one load per element per block and phase (block tile dividing N).")
+
+
+def roofline_chart(n: int = 4096) -> RooflineChart | None:
+    """The roofline from the recorded device and timing files; ``None`` if either is missing."""
     dev = roofline.load_device_record()
     data = bench.load_recorded()
     if not dev or not data:
+        return None
+    return RooflineChart(n, dev, data)
+
+
+def roofline_page(n: int = 4096):
+    """The roofline with the recorded kernels (pages 01-08) as points, and the table behind it."""
+    chart = roofline_chart(n)
+    if chart is None:
         return _html("<b>No recorded device or timing file: nothing to plot.</b>")
-    roofs = roofline.device_roofs(dev)
-    pts = roofline_points(data, n, dev)
-    fig = roofline_figure(roofs, pts, f"{dev['label']}; kernels at M=N=K={n}")
-    rows = []
-    for p in pts:
-        bound = roofline.bound_gflops(p["flop_per_byte"], roofs["bandwidth_gbs"], roofs["peak_gflops"])
-        rows.append((f"{p['kernel']} T={p['tile']}", f"{p['flop_per_byte']:.2f}", f"{bound:,.0f}", f"{p['gflops']:,.0f}",
-                     f"{p['gflops'] / bound:.1f}×", f"{p['model_bytes'] / 1e9:,.1f}",
-                     f"{p['dram_bytes'] / 1e9:,.1f}" if p["dram_bytes"] else "—",
-                     f"{p['dram_flop_per_byte']:.1f}" if p["dram_flop_per_byte"] else "—"))
-    tab = table(("kernel", "FLOP/B (model)", "DRAM bound GFLOP/s", "measured GFLOP/s", "measured / bound",
-                 "model GB loaded", "DRAM GB (ncu)", "FLOP/B (DRAM, ncu)"), rows,
-                "The bound charges every global load to DRAM. Nsight Compute counted what DRAM really moved: "
-                "L1 and L2 serve most repeated loads, so the naive kernels run far above their bound.")
-    w = W.VBox([fig, _html(tab, "explainer-roofline-table"), runtime()])
-    w.add_class("explainer-roofline")
-    return w
+    return chart.widget

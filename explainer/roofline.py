@@ -65,6 +65,25 @@ def ridge(bandwidth_gbs: float, peak_gflops: float) -> float:
     return peak_gflops / bandwidth_gbs
 
 
+def ladder_points(rows: list[dict], n: int = 4096) -> list[dict]:
+    """One point per ladder kernel (kernels 10-14, :data:`explainer.ladder.RUNGS`) at
+    M = N = K = ``n``: the block-tile intensity :meth:`Rung.intensity` (every element of a BM x BK
+    and BK x BN window loaded once per block and phase, exact when the block tile divides ``n``),
+    and the GFLOP/s of the matching row of ``rows`` (recorded or live; ``None`` when absent)."""
+    from .ladder import RUNGS
+
+    pts = []
+    for r in RUNGS:
+        row = next((x for x in rows if x.get("kernel") == r.name and x.get("M") == x.get("N") == x.get("K") == n),
+                   None)
+        fpb = r.intensity()
+        flops = 2.0 * n ** 3
+        pts.append({"kernel": r.name, "title": r.title, "file": r.file, "N": n, "flop_per_byte": fpb,
+                    "gflops": row["gflops"] if row else None, "model_bytes": flops / fpb,
+                    "divides": n % r.BM == 0 and n % r.BN == 0 and n % r.BK == 0})
+    return pts
+
+
 def pmpp_a100() -> dict:
     """Seed 002 / PMPP's A100 example, computed: 1555 GB/s x (T/4 FLOP/B) and x 0.25."""
     bw, T = PMPP_A100["bandwidth_gbs"], PMPP_A100["tile"]

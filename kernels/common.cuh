@@ -18,6 +18,14 @@
 //             = row * N + col when this thread stores C (left at -2 otherwise).
 //   The naive kernels have no shared tiles: they record trace_c only.
 //
+// The ladder kernels (10-14: one thread, many outputs; 1D blocks of blockDim.x threads) record
+// by shared-memory slot and by output instead (their layouts: explainer/ladder.py):
+//   trace_a[(block * phases + t) * SLOTS_A + slot] = r * K + c (or -1), the A element that the
+//             shared slot As[slot] held in phase t (slot in the kernel's own layout, transposed
+//             or padded); padding slots nobody writes stay -2. trace_b likewise with Bs.
+//   trace_c[(block * blockDim.x + threadIdx.x) * OUTS + j] = row * N + col: the j-th output
+//             this thread stores, in the order of its store loop (-2 when outside C).
+//
 // Step markers. A comment "// @step:NAME" ends each line that a stepper step highlights; the
 // widgets find code lines by these markers (a marker may end several lines: all are highlighted).
 //   @step:index     row / col of the C element this thread owns (blockIdx, blockDim, threadIdx)
@@ -46,11 +54,66 @@ __device__ int* g_trace_c;
 #define TRACE_B(T, phases, t, src) (g_trace_b[EXPLAINER_TILE_SLOT(T, phases, t)] = (src))
 #define TRACE_C(dst) \
     (g_trace_c[(EXPLAINER_BLOCK_ID * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x] = (dst))
+#define TRACE_SLOT_A(phases, t, slots, slot, src) \
+    (g_trace_a[(EXPLAINER_BLOCK_ID * (phases) + (t)) * (slots) + (slot)] = (src))
+#define TRACE_SLOT_B(phases, t, slots, slot, src) \
+    (g_trace_b[(EXPLAINER_BLOCK_ID * (phases) + (t)) * (slots) + (slot)] = (src))
+#define TRACE_OUT(outs, j, dst) \
+    (g_trace_c[(EXPLAINER_BLOCK_ID * blockDim.x + threadIdx.x) * (outs) + (j)] = (dst))
 
 #else
 
 #define TRACE_A(T, phases, t, src) ((void)0)
 #define TRACE_B(T, phases, t, src) ((void)0)
 #define TRACE_C(dst) ((void)0)
+#define TRACE_SLOT_A(phases, t, slots, slot, src) ((void)0)
+#define TRACE_SLOT_B(phases, t, slots, slot, src) ((void)0)
+#define TRACE_OUT(outs, j, dst) ((void)0)
 
 #endif
+
+// Guarded element access for the ladder kernels' edge path (GUARD = true): element (r, c) of a
+// row-major rows x cols matrix, or a padding zero outside it; and its trace value.
+__device__ __forceinline__ float load_or_zero(const float* X, int r, int c, int rows, int cols)
+{
+    return (r < rows && c < cols) ? X[r * cols + c] : 0.0f;
+}
+__device__ __forceinline__ int src_or_pad(int r, int c, int rows, int cols)
+{
+    return (r < rows && c < cols) ? r * cols + c : -1;
+}
+
+// 16-byte accesses (one LDG.128 / LDS.128 / STG.128): the address must be a multiple of 16 bytes,
+// which the fast path (GUARD = false) guarantees: K and N are multiples of the block tile, so of 4.
+__device__ __forceinline__ float4 load4(const float* p)
+{
+    return *reinterpret_cast<const float4*>(p);
+}
+__device__ __forceinline__ void store4(float* p, float4 v)
+{
+    *reinterpret_cast<float4*>(p) = v;
+}
+// Four consecutive elements (r, c .. c+3) of a row-major rows x cols matrix: one 16-byte load on
+// the fast path, four guarded loads (padding zeros outside) on the edge path.
+template <bool GUARD>
+__device__ __forceinline__ float4 load4_at(const float* X, int r, int c, int rows, int cols)
+{
+    if (!GUARD) return load4(X + r * cols + c);
+    return make_float4(load_or_zero(X, r, c, rows, cols), load_or_zero(X, r, c + 1, rows, cols),
+                       load_or_zero(X, r, c + 2, rows, cols), load_or_zero(X, r, c + 3, rows, cols));
+}
+// Stores TN consecutive outputs C[row][col .. col+TN-1]: 16-byte stores on the fast path, only the
+// elements inside C on the edge path.
+template <int TN, bool GUARD>
+__device__ __forceinline__ void store_row(float* C, int row, int col, int M, int N, const float* v)
+{
+    if (!GUARD) {
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) store4(C + row * N + col + j, make_float4(v[j], v[j + 1], v[j + 2], v[j + 3]));
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+        if (row < M && col + j < N) C[row * N + col + j] = v[j];
+    }
+}

@@ -1,0 +1,146 @@
+"""The ladder kernels' model (explainer.ladder) on the CPU: who owns which output, what each
+shared slot holds, and a replay that must reproduce A @ B exactly; plus the launch geometry
+that explainer.gpu takes from it. The GPU side (tests/test_gpu_ladder.py) compares the same
+functions with what the kernels recorded."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from explainer import gpu, ladder
+
+RUNGS = ladder.RUNGS
+ODD = [(1, 1, 1), (35, 79, 19), (130, 260, 17), (257, 129, 9)]
+
+
+def _ints(rng, shape):
+    return rng.integers(-4, 5, size=shape).astype(np.float64)
+
+
+@pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
+def test_every_output_of_the_block_tile_has_exactly_one_owner(r):
+    om = ladder.owner_map(r)
+    assert om.shape == (r.BM, r.BN) and (om >= 0).all()
+    counts = np.bincount(om.ravel(), minlength=r.threads)
+    assert len(counts) == r.threads and (counts == r.outputs_per_thread).all()
+
+
+@pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
+@pytest.mark.parametrize("shape", ODD, ids=lambda s: "x".join(map(str, s)))
+def test_replay_reproduces_the_product_exactly(r, shape):
+    M, N, K = shape
+    rng = np.random.default_rng(M * 7 + N * 3 + K)
+    A, B = _ints(rng, (M, K)), _ints(rng, (K, N))
+    np.testing.assert_array_equal(ladder.replay(r, A, B), A @ B)
+
+
+def test_replay_can_fail(monkeypatch):
+    """A compute loop that reads As untransposed while the copy stored it transposed (the bug
+    kernel 12 invites) gives a wrong replay; so does a copy that skips a slot."""
+    r = ladder.BY_NAME["vectorized"]
+    rng = np.random.default_rng(1)
+    A, B = _ints(rng, (40, 50)), _ints(rng, (50, 60))
+    monkeypatch.setattr(ladder, "read_slot_a", lambda rr, m, k: np.asarray(m) * rr.BK + k)
+    assert not np.array_equal(ladder.replay(r, A, B), A @ B)
+    monkeypatch.undo()
+    real = ladder.predict_trace
+
+    def lossy(*a):
+        tr = real(*a)
+        tr.b[..., 0] = ladder.NEVER  # Bs[0][0]: read by the owners of column 0
+        return tr
+
+    monkeypatch.setattr(ladder, "predict_trace", lossy)
+    assert np.isnan(ladder.replay(r, A, B)).any()
+
+
+def test_seed_numbers_of_the_first_rungs():
+    """Thread 0 of blocktile_1d owns rows 0..7 of column 0; thread 1 column 1 (threadCol is the
+    consecutive index: coalesced C stores). 2D: thread 17 owns rows 8..15, columns 8..15."""
+    r = ladder.BY_NAME["blocktile_1d"]
+    rows, cols = ladder.thread_outputs(r, np.array([0, 1]))
+    assert rows[0].tolist() == list(range(8)) and set(cols[0]) == {0} and set(cols[1]) == {1}
+    r = ladder.BY_NAME["blocktile_2d"]
+    rows, cols = ladder.thread_outputs(r, 17)
+    assert sorted(set(rows)) == list(range(8, 16)) and sorted(set(cols)) == list(range(8, 16))
+
+
+def test_warptile_lanes_of_a_warp_read_adjacent_float4s():
+    """The point of warp tiling: at one k, the 32 lanes of a warp read float4s of Bs that are
+    adjacent (no two lanes in the same bank unless they read the same word)."""
+    r = ladder.BY_NAME["warptile"]
+    w = r.warp_dims
+    rows, cols = ladder.thread_outputs(r, np.arange(32))
+    first_cols = cols[:, 0]  # the first float4 column each lane reads of sub-tile 0
+    distinct = np.unique(first_cols)
+    assert len(distinct) == w["WSUBN"] // r["TN"]
+    assert np.array_equal(np.diff(distinct), np.full(len(distinct) - 1, r["TN"]))
+    banks = (distinct % 32) // 4
+    assert len(set(banks)) == len(distinct)  # different 16-byte bank groups
+    # the warp's outputs form one WM x WN rectangle
+    assert rows.max() - rows.min() + 1 == w["WM"] and cols.max() - cols.min() + 1 == w["WN"]
+
+
+@pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
+def test_loaders_cover_each_window_once_per_instruction(r):
+    la, lb = ladder.loader_a(r), ladder.loader_b(r)
+    assert la.shape == (r.BM, r.BK) and lb.shape == (r.BK, r.BN)
+    assert la.min() >= 0 and la.max() < r.threads and lb.max() < r.threads
+    v = r.vector
+    # with float4 loads, 4 neighbours along k (A) / n (B) come from one thread
+    assert (la.reshape(r.BM, r.BK // v, v) == la.reshape(r.BM, r.BK // v, v)[..., :1]).all()
+    assert (lb.reshape(r.BK, r.BN // v, v) == lb.reshape(r.BK, r.BN // v, v)[..., :1]).all()
+
+
+@pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
+def test_predicted_trace_layout(r):
+    M, N, K = 35, 79, 19
+    tr = ladder.predict_trace(r, M, N, K)
+    gx, gy = r.grid(M, N)
+    P = r.phases(K)
+    assert tr.a.shape == (gy, gx, P, r.slots_a) and tr.b.shape == (gy, gx, P, r.slots_b)
+    assert tr.c.shape == (gy, gx, r.threads, r.outputs_per_thread)
+    stored = tr.c[tr.c >= 0]
+    assert len(stored) == M * N and len(np.unique(stored)) == M * N
+    pad_slots = (tr.a == ladder.NEVER).sum(axis=-1)
+    assert (pad_slots == r.BK * r["PAD"]).all()  # only the padding columns of As stay unwritten
+
+
+@pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
+def test_launch_config_comes_from_the_ladder(r):
+    for M, N, K in ODD + [(4096, 4096, 4096), (r.BM * 2, r.BN * 3, r.BK * 5)]:
+        cfg = gpu.launch_config(r.name, M, N, K)
+        assert cfg.tile is None and cfg.block == (r.threads, 1, 1)
+        gx, gy, _ = cfg.grid
+        assert gx * r.BN >= N > (gx - 1) * r.BN and gy * r.BM >= M > (gy - 1) * r.BM
+        assert cfg.phases == -(-K // r.BK) and cfg.shared_bytes == r.shared_bytes
+        fast = M % r.BM == 0 and N % r.BN == 0 and K % r.BK == 0
+        assert cfg.expression.endswith("false>" if fast else "true>")
+
+
+@pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
+def test_table_matches_the_template(r):
+    """The template parameter list in the .cu file names the same parameters, in the same
+    order, as the table (plus the trailing GUARD)."""
+    text = (gpu.KERNELS_DIR / r.file).read_text()
+    m = re.search(r"template <([^>]*)>\s*__global__.*?\b" + r.symbol + r"\(", text, flags=re.S)
+    assert m, f"{r.file}: no template for {r.symbol}"
+    names = [p.split()[-1] for p in m.group(1).split(",")]
+    assert names == [k for k, _ in r.params] + ["GUARD"]
+    assert gpu.KERNELS[r.name].name_expressions == r.expressions
+
+
+def test_unknown_rung_is_one_line():
+    with pytest.raises(ValueError, match="unknown ladder kernel 'warp'; choose one of"):
+        ladder.rung("warp")
+
+
+def test_reuse_grows_up_the_ladder():
+    """FMAs per shared load and FLOP per DRAM byte never fall from one rung to the next."""
+    f = [r.fma_per_lds for r in RUNGS]
+    i = [r.intensity() for r in RUNGS]
+    assert all(b >= a for a, b in zip(f, f[1:])) and f[-1] > 10 * f[0]
+    assert all(b >= a for a, b in zip(i, i[1:]))
