@@ -22,6 +22,7 @@ PAGES = [
     ("05_warps_and_coalescing.ipynb", "Warps and coalescing", "which addresses a warp touches; memory sectors; shared-memory banks"),
     ("06_tile_size_and_occupancy.ipynb", "Tile size and occupancy", "threads, shared memory and registers per SM; the limiting resource"),
     ("07_arithmetic_intensity_and_roofline.ipynb", "Arithmetic intensity and the roofline", "FLOP per byte, and what bounds each kernel"),
+    ("08_beyond_tiling.ipynb", "Beyond tiling: the ladder to cuBLAS", "register blocking, float4, double buffering, warp tiling: five kernels from the tiled one to cuBLAS"),
 ]
 
 

@@ -404,6 +404,9 @@ class RooflineChart:
             tr.x = [p["flop_per_byte"] for p in have]
             tr.y = [p["gflops"] for p in have]
             tr.text = [p["file"].split("_")[0] for p in have]
+            # points of equal intensity (kernels 11-13) take their labels right, left, right, ...
+            tr.textposition = ["middle left" if sum(q["flop_per_byte"] == p["flop_per_byte"] for q in have[:i]) % 2
+                               else "middle right" for i, p in enumerate(have)]
             tr.customdata = [p["kernel"] for p in have]
         missing = [p["kernel"] for p in self.ladder if p["gflops"] is None]
         self.w_note.value = (

@@ -1,0 +1,386 @@
+"""Page 08, beyond tiling: the ladder of kernels 10-14 from the seeds' tiled kernel to cuBLAS.
+
+One call per notebook cell. Every figure is measured (live on a GPU through
+:func:`explainer.gpu.benchmark`, else the recorded file of :func:`explainer.bench.load_recorded`,
+labelled with its device and date) or computed by :mod:`explainer.ladder`; rows a recorded file
+lacks show as "not recorded".
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+
+from . import bench, gpu, ladder, pages_perf
+from .ladder import RUNGS
+from .ladder_view import LadderExplorer, rung_facts, rung_label, shared_loads_per_k
+from .perf_views import table
+from .plotly_widget import Figure, runtime
+from .stepper import sync_figure
+from .timing import LIVE_HINT, _parse_sizes
+
+NOTE = "font-size:12px;color:#4b5563"
+SIZES = (1024, 2048, 4096)
+BASELINE_TILE = 32
+NOT_RECORDED = "not recorded"
+
+#: The chart's rungs in order: the seeds' best (the tiled kernel of page 02 at T=32), the
+#: ladder (explainer.ladder.RUNGS), and cuBLAS, the reference.
+LADDER = (
+    {"kernel": "tiled", "tile": BASELINE_TILE, "label": f"03 · tiled T={BASELINE_TILE}",
+     "idea": f"the seeds' shared-memory tile (page 02) at T = {BASELINE_TILE}, their best: every "
+             "multiply-add reads both operands from shared memory"},
+    *({"kernel": r.name, "tile": None, "label": rung_label(r), "idea": r.idea} for r in RUNGS),
+    {"kernel": "cublas", "tile": None, "label": "cuBLAS",
+     "idea": "NVIDIA's library (cupy.matmul, FP32, TF32 off), measured in the same run: the reference"},
+)
+SIZE_COLORS = {512: "#cbd5e1", 1024: "#93c5fd", 2048: "#3b82f6", 4096: "#1e3a8a"}
+
+
+# --------------------------------------------------------------------------------------
+# Pure: the ladder's numbers from recorded or live rows
+# --------------------------------------------------------------------------------------
+def find_row(rows: list[dict], kernel: str, tile: int | None, n: int) -> dict | None:
+    """The row of ``kernel`` at M = N = K = ``n`` (``tile`` matters for the tiled kernels only:
+    ladder kernels and cuBLAS have none)."""
+    for r in rows:
+        if r.get("kernel") != kernel or not r.get("M") == r.get("N") == r.get("K") == n:
+            continue
+        if tile is not None and r.get("tile") != tile:
+            continue
+        return r
+    return None
+
+
+def ladder_cells(rows: list[dict], sizes=SIZES) -> list[dict]:
+    """One entry per rung of :data:`LADDER`: its label, reason, and per size either ``None`` (not
+    in ``rows``) or ``{"gflops", "median_ms", "min_ms", "max_ms", "pct_cublas", "speedup"}``.
+    ``pct_cublas`` is the row's own (same run), else computed from the cuBLAS row of that size;
+    ``speedup`` is the previous rung's median time over this one's (``None`` when either is
+    missing)."""
+    out = []
+    prev: dict = {}
+    for rung in LADDER:
+        cells = {}
+        for n in sizes:
+            row = find_row(rows, rung["kernel"], rung["tile"], n)
+            if row is None:
+                cells[n] = None
+                continue
+            pct = 100.0 if rung["kernel"] == "cublas" else row.get("pct_cublas")
+            if pct is None:
+                cub = find_row(rows, "cublas", None, n)
+                pct = 100.0 * cub["median_ms"] / row["median_ms"] if cub else None
+            before = prev.get(n)
+            cells[n] = {"gflops": row["gflops"], "median_ms": row["median_ms"], "min_ms": row.get("min_ms"),
+                        "max_ms": row.get("max_ms"), "pct_cublas": pct,
+                        "speedup": before["median_ms"] / row["median_ms"] if before else None}
+        prev = {n: c for n, c in cells.items()}
+        out.append({**rung, "cells": cells})
+    return out
+
+
+def blocks(kernel: str, tile: int | None, n: int) -> int | None:
+    """Thread blocks of one n³ launch (None for cuBLAS)."""
+    if kernel in ladder.BY_NAME:
+        gx, gy = ladder.rung(kernel).grid(n, n)
+        return gx * gy
+    return (-(-n // tile)) ** 2 if tile else None
+
+
+def _fmt_cell(c: dict | None, first: bool, nblocks: int | None = None) -> str:
+    if c is None:
+        return f"<span style='color:#9ca3af'>{NOT_RECORDED}</span>"
+    pct = f"{c['pct_cublas']:.1f}% of cuBLAS" if c["pct_cublas"] is not None else "— of cuBLAS"
+    if first:
+        sp = ""
+    elif c["speedup"]:
+        slower = c["speedup"] < 1
+        sp = (f"<br><b style='color:{'#b91c1c' if slower else '#111827'}'>×{c['speedup']:.2f}</b> "
+              f"{'(slower) ' if slower else ''}over the rung above")
+    else:
+        sp = "<br>× — (rung above not recorded)"
+    spread = (f" ({c['min_ms']:.3g}–{c['max_ms']:.3g})" if c.get("min_ms") is not None and c.get("max_ms") is not None
+              else "")
+    nb = f" · {nblocks:,} blocks" if nblocks else ""
+    return (f"<b>{c['gflops']:,.0f}</b> GFLOP/s · {pct}<br><span style='{NOTE}'>{c['median_ms']:.4g} ms"
+            f"{spread}{nb}</span>{sp}")
+
+
+def ladder_table_html(cells: list[dict], sizes=SIZES, sms: int | None = None) -> str:
+    rows = []
+    for i, rung in enumerate(cells):
+        rows.append((("html", f"<b>{html.escape(rung['label'])}</b>"),
+                     *(("html", _fmt_cell(rung["cells"][n], i == 0, blocks(rung["kernel"], rung["tile"], n)))
+                       for n in sizes),
+                     ("html", f"<div style='text-align:left;max-width:360px'>{html.escape(rung['idea'])}</div>")))
+    sm_note = (f" A launch of fewer blocks than the GPU's {sms} SMs leaves SMs idle: the big block tiles pay for "
+               "their reuse at small sizes." if sms else "")
+    return table(("rung", *(f"{n}³" for n in sizes), "what changed, and why it is faster"), rows,
+                 "Median time of each configuration (min–max in brackets) and the blocks of its launch; % of cuBLAS "
+                 "against cuBLAS in the same run; × is the rung above's median time over this rung's." + sm_note,
+                 "explainer-ladder-table")
+
+
+# --------------------------------------------------------------------------------------
+# Live results, shared with the other views of page 08 in this kernel
+# --------------------------------------------------------------------------------------
+class _Live:
+    """The ladder rows measured last in this Python kernel, and the views that follow them."""
+
+    def __init__(self):
+        self.rows: list[dict] | None = None
+        self.source = ""
+        self.views: list = []
+
+    def publish(self, rows: list[dict], source: str) -> None:
+        self.rows, self.source = list(rows), source
+        for fn in self.views:
+            try:
+                fn(self.rows, source)
+            except Exception:  # noqa: BLE001  a view that fails must not break the measurement
+                pass
+
+    def follow(self, fn) -> None:
+        self.views = self.views[-7:] + [fn]
+
+
+LIVE = _Live()
+
+
+# --------------------------------------------------------------------------------------
+# The chart
+# --------------------------------------------------------------------------------------
+METRICS = {"GFLOP/s": ("gflops", "GFLOP/s (higher is faster)"), "% of cuBLAS": ("pct_cublas", "% of cuBLAS (same run)")}
+
+
+class LadderChart:
+    """GFLOP/s and % of cuBLAS of every rung at each size: measured here (button) or recorded."""
+
+    def __init__(self, sizes=SIZES, title="The ladder, measured: from the tiled kernel to cuBLAS", data=None):
+        self.sizes = tuple(sizes)
+        self.rows: list[dict] = []
+        self.source = ""
+        self.sms = None
+        self.w_title = W.HTML(f"<h3 style='margin:8px 0 4px'>{html.escape(title)}</h3>")
+        self.w_sizes = W.Text(value=" ".join(map(str, self.sizes)), description="sizes N",
+                              tooltip="M = N = K for each size", layout=W.Layout(width="300px"))
+        self.w_button = W.Button(description="Measure on this GPU", icon="play", button_style="primary",
+                                 layout=W.Layout(width="200px"))
+        self.w_button.add_class("explainer-measure")
+        self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="300px", visibility="hidden"))
+        self.w_metric = W.ToggleButtons(options=list(METRICS), value="GFLOP/s", style={"button_width": "110px"})
+        self.w_status = W.HTML()
+        self.w_status.add_class("explainer-ladder-status")
+        self.w_table = W.HTML()
+        self.fig = Figure(layout=dict(
+            height=400, width=900, barmode="group", margin=dict(l=60, r=10, t=60, b=90), plot_bgcolor="white",
+            xaxis=dict(type="category", tickangle=-20), yaxis=dict(title=METRICS["GFLOP/s"][1], gridcolor="#e5e7eb"),
+            legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"),
+            font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif")))
+        self.w_button.on_click(self._on_measure)
+        self.w_metric.observe(lambda _: self._draw(), names="value")
+        self.st = gpu.status()
+        if self.st.available:
+            self.w_status.value = (f"GPU: <b>{html.escape(self.st.device or '')}</b>. Press the button to measure "
+                                   "every rung and cuBLAS here; until then the figures are recorded.")
+        else:
+            self.w_button.disabled = True
+            self.w_button.tooltip = "no GPU on this machine"
+        self._show_recorded(data, keep_status=self.st.available)
+        sync_figure(self.fig)
+        self.widget = W.VBox([
+            runtime(), self.w_title,
+            W.HBox([self.w_sizes, self.w_button, self.w_progress]),
+            self.w_status, self.w_metric, self.fig, self.w_table,
+        ])
+        self.widget.add_class("explainer-ladder-chart")
+
+    # ---- recorded / live ---------------------------------------------------------------------
+    def _show_recorded(self, data=None, keep_status=False):
+        data = data if data is not None else bench.load_recorded()
+        if not data:
+            self.w_status.value = f"<b>No recorded timings were found.</b> {LIVE_HINT}"
+            self.rows, self.source = [], "nothing recorded"
+            self._draw()
+            return
+        self.rows = bench.recorded_rows(data)
+        self.sms = (data.get("device") or {}).get("sm_count")
+        self.source = data.get("label") or f"recorded on {data.get('device', {}).get('name', '?')}"
+        if not keep_status:
+            reason = html.escape(self.st.reason or "no GPU")
+            self.w_status.value = (pages_perf.recorded_label(data)
+                                   + f"<div style='{NOTE}'>This machine has no GPU ({reason}). {LIVE_HINT}</div>")
+        self._draw()
+
+    def kernels(self) -> list[str]:
+        return [r["kernel"] for r in LADDER if r["kernel"] != "cublas"]
+
+    def _on_measure(self, _):
+        try:
+            sizes = _parse_sizes(self.w_sizes.value)
+        except ValueError as e:
+            self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
+            return
+        kernels = self.kernels()
+        total = len(sizes) * (1 + len(kernels))
+        self.w_button.disabled = True
+        self.w_progress.max, self.w_progress.value = total, 0
+        self.w_progress.layout.visibility = "visible"
+        self.w_status.value = "Compiling the kernels and measuring… (each size: cuBLAS, then every rung)"
+        measured: list[dict] = []
+
+        def progress(kind, row):
+            self.w_progress.value = min(total, self.w_progress.value + 1)
+            if kind == "error":
+                self.w_status.value = (f'<span style="color:#b91c1c">⚠ {html.escape(str(row.get("kernel")))} at '
+                                       f'{row.get("M")}: {html.escape(str(row.get("message", "")).splitlines()[0] if row.get("message") else "")}</span>')
+            else:
+                measured.append(row)
+                self.w_status.value = f"measured {html.escape(row['kernel'])} at {row['M']}³ ({self.w_progress.value} of {total})…"
+
+        try:
+            rep = gpu.benchmark(kernels=kernels, sizes=sizes, tiles=[BASELINE_TILE], progress=progress)
+            if isinstance(rep, gpu.GpuStatus):
+                self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(rep.reason))}</span>'
+                return
+            self.sizes = tuple(sizes)
+            self.rows = list(rep.cublas) + list(rep.results)
+            self.sms = (getattr(rep, "device", None) or {}).get("sm_count", self.sms)
+            self.source = f"measured just now on {self.st.device}"
+            errs = f"; {len(rep.errors)} refused or failed" if rep.errors else ""
+            self.w_status.value = (f"<b>Measured on this GPU</b> ({html.escape(self.st.device or '')}), "
+                                   f"{html.escape(rep.date)}{errs}.")
+            self._draw()
+            LIVE.publish(self.rows, self.source)
+        except Exception as e:  # noqa: BLE001  nothing raises into the page
+            self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(f"{type(e).__name__}: {e}".splitlines()[0])}</span>'
+        finally:
+            self.w_button.disabled = False
+            self.w_progress.layout.visibility = "hidden"
+
+    # ---- drawing -----------------------------------------------------------------------------
+    def _draw(self):
+        key, title = METRICS[self.w_metric.value]
+        self.cells = ladder_cells(self.rows, self.sizes)
+        labels = [c["label"] for c in self.cells if not (key == "pct_cublas" and c["kernel"] == "cublas")]
+        names = [f"{n}³" for n in self.sizes]
+        if [t.name for t in self.fig.data] != names:  # new sizes: new bars (rare); else in place
+            self.fig.data = []
+            for n in self.sizes:
+                self.fig.add_bar(name=f"{n}³", x=[], y=[], marker_color=SIZE_COLORS.get(n, "#6b7280"),
+                                 textposition="outside", textfont=dict(size=9), cliponaxis=False)
+        with self.fig.batch_update():
+            for tr, n in zip(self.fig.data, self.sizes):
+                cs = [c["cells"][n] for c in self.cells if c["label"] in labels]
+                tr.x = labels
+                tr.y = [c[key] if c else None for c in cs]
+                tr.text = [f"{c['pct_cublas']:.0f}%" if c and c["pct_cublas"] is not None else "" for c in cs]
+                tr.customdata = [[c["median_ms"], c["speedup"] or 0] if c else [None, 0] for c in cs]
+                tr.hovertemplate = (f"%{{x}} at {n}³: %{{y:,.4g}} · %{{customdata[0]:.4g}} ms"
+                                    " · ×%{customdata[1]:.2f} over the rung above<extra></extra>")
+            self.fig.layout.yaxis.title.text = title
+            self.fig.layout.title = dict(text=html.escape(self.source) + " · bar labels: % of cuBLAS",
+                                         font=dict(size=12), x=0.01, y=0.98, yanchor="top")
+        self.w_table.value = ladder_table_html(self.cells, self.sizes, self.sms)
+
+
+# --------------------------------------------------------------------------------------
+# Page functions
+# --------------------------------------------------------------------------------------
+def _html(text: str, cls: str = "") -> W.HTML:
+    w = W.HTML(text)
+    if cls:
+        w.add_class(cls)
+    return w
+
+
+def ladder_chart(**kw):
+    """The ladder as a chart and a table: GFLOP/s, % of cuBLAS and the speed-up of every rung at
+    1024, 2048, 4096, with the reason for each step. Live on a GPU (button), recorded otherwise."""
+    return LadderChart(**kw).widget
+
+
+def rung_table():
+    """Each rung's shape, computed by explainer.ladder: block tile, threads, outputs per thread,
+    FMAs per shared load, shared memory, barriers, DRAM intensity."""
+    from . import roofline
+
+    tiled_i = roofline.intensity("tiled", 4096, 4096, 4096, BASELINE_TILE)
+    rows = [(f"03 · tiled T={BASELINE_TILE}", f"{BASELINE_TILE}×{BASELINE_TILE}", BASELINE_TILE,
+             f"{BASELINE_TILE * BASELINE_TILE:,}", "1×1 = 1", "1 / 2 = 0.50", f"{2 * BASELINE_TILE ** 2 * 4:,}", 2,
+             f"{tiled_i:.1f}")]
+    for r in RUNGS:
+        f = rung_facts(r)
+        lds = shared_loads_per_k(r)
+        tm, tn = f["thread_tile"]
+        rows.append((rung_label(r), f"{r.BM}×{r.BN}", r.BK, f"{r.threads:,}", f"{tm}×{tn} = {f['outputs']}",
+                     f"{lds['fmas']} / {lds['lds']} = {f['fma_per_lds']:.2f}", f"{f['shared_bytes']:,}", f["barriers"],
+                     f"{f['intensity']:.1f}"))
+    return _html(table(
+        ("kernel", "block tile BM×BN", "BK", "threads / block", "outputs / thread", "FMAs / shared loads per k",
+         "shared B / block", "barriers / phase", "FLOP/B (DRAM, block tile)"), rows,
+        "Computed from explainer.ladder.RUNGS (the instantiations the GPU runs). Tiled: one output per thread, two "
+        "shared loads per multiply-add, T/4 FLOP/B. Ladder intensity: BM·BN / (2·(BM + BN)), each window loaded once "
+        "per block and phase."), "explainer-rung-table")
+
+
+def mapping(**kw):
+    """The mapping views: pick a rung and a thread; its outputs, As / Bs reads, warp tile,
+    registers and float4 copies."""
+    return LadderExplorer(**kw).widget
+
+
+def rung_card(name: str, n: int = 4096):
+    """One rung in numbers: the model's (explainer.ladder) and the recorded or measured speed at
+    n³ next to the rung before it."""
+    r = ladder.rung(name)
+    f = rung_facts(r)
+    i = next(j for j, x in enumerate(LADDER) if x["kernel"] == name)
+    prev = LADDER[i - 1]
+    data = bench.load_recorded()
+    rows = LIVE.rows if LIVE.rows is not None else (bench.recorded_rows(data) if data else [])
+    source = LIVE.source if LIVE.rows is not None else (data or {}).get("label", "no recorded file")
+    cells = ladder_cells(rows, (n,))
+    c, cp = cells[i]["cells"][n], cells[i - 1]["cells"][n]
+    if c is None:
+        speed = f"{html.escape(rung_label(r))} at {n}³: <i>{NOT_RECORDED}</i> ({html.escape(source)})."
+    else:
+        if c["speedup"] and cp:
+            how = "faster than" if c["speedup"] >= 1 else "the speed of (slower than)"
+            versus = (f"; <b>×{c['speedup']:.2f}</b> {how} {html.escape(prev['label'])} "
+                      f"({cp['gflops']:,.0f} GFLOP/s)")
+        else:
+            versus = f"; {html.escape(prev['label'])}: {NOT_RECORDED}"
+        pct = f", {c['pct_cublas']:.1f}% of cuBLAS" if c["pct_cublas"] is not None else ""
+        speed = (f"At {n}³: <b>{c['gflops']:,.0f} GFLOP/s</b>{pct}{versus}. "
+                 f"<span style='{NOTE}'>({html.escape(source)})</span>")
+    tm, tn = f["thread_tile"]
+    lds = shared_loads_per_k(r)
+    reg = f["registers"]
+    regs = (f"acc {reg['acc']}, b {reg['regN']}" if r.layout == "1d" else
+            f"acc {reg['acc']}, regM {reg['regM']}, regN {reg['regN']}")
+    regs += f", staging {reg['staging']}" if reg["staging"] else ""
+    body = (
+        f"<div style='border-left:4px solid #7c3aed;padding:4px 10px;font-size:14px;line-height:1.5'>"
+        f"<b>{html.escape(rung_label(r))}</b> · <code>kernels/{html.escape(r.file)}</code> · "
+        f"<code>{html.escape(r.expression(False))}</code><br>"
+        f"{r.threads} threads per block, {tm}×{tn} = {f['outputs']} outputs per thread; per step k {lds['fmas']} FMAs for "
+        f"{lds['lds']} shared loads = <b>{f['fma_per_lds']:.2f} FMAs per shared load</b>; "
+        f"{reg['total']} floats in registers ({regs}); "
+        f"shared memory {f['shared_bytes']:,} B; {f['barriers']} barrier{'s' if f['barriers'] > 1 else ''} per phase; "
+        f"{f['intensity']:.1f} FLOP/B.<br>{speed}</div>")
+    return _html(body, "explainer-rung-card")
+
+
+def roofline(n: int = 4096):
+    """Page 07's roofline with the ladder's points (recorded; moved to the live figures when the
+    chart above measures on this GPU)."""
+    chart = pages_perf.roofline_chart(n)
+    if chart is None:
+        return _html("<b>No recorded device or timing file: nothing to plot.</b>")
+    if LIVE.rows is not None:
+        chart.show_ladder(LIVE.rows, LIVE.source)
+    LIVE.follow(chart.show_ladder)
+    return chart.widget

@@ -1,0 +1,385 @@
+"""Page 08 without a GPU: the ladder chart's numbers are the recorded file's (or "not recorded"),
+the speed-ups and shares are computed from them, the mapping views draw what explainer.ladder
+says, bad input keeps the last good state, and the notebook is thin and up to date.
+
+The chart is tested on the recorded file as it is, on rows filtered from it (the ladder kernels
+removed: the state before they were recorded) and on rows built from it (ladder rows made from
+the tiled kernel's, with known times), so the tests hold whichever rows the file carries."""
+
+import copy
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import ipywidgets as W
+import numpy as np
+import pytest
+
+from explainer import bench, gpu, ladder, pages, pages_ladder, pages_perf, roofline
+from explainer.ladder_view import (NOW_C, THREAD_C, WARP_C, LadderExplorer, as_store_conflict, check_thread,
+                                   copies, copies_z, ranges, reads_z, register_counts, shared_loads_per_k,
+                                   thread_reads, warp_region, warp_subtiles)
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOK = REPO / "notebooks" / "08_beyond_tiling.ipynb"
+
+
+@pytest.fixture(autouse=True)
+def no_gpu(monkeypatch):
+    monkeypatch.setenv("EXPLAINER_NO_GPU", "1")
+    monkeypatch.setattr(pages_ladder, "LIVE", pages_ladder._Live())
+
+
+def text(w) -> str:
+    if isinstance(w, W.HTML):
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", w.value))
+    return " | ".join(text(c) for c in getattr(w, "children", ()))
+
+
+def recorded():
+    data = bench.load_recorded()
+    assert data, "the package ships a recorded-timings file"
+    return data
+
+
+def without_ladder(data):
+    d = copy.deepcopy(data)
+    d["results"] = [r for r in d["results"] if r["kernel"] not in ladder.NAMES]
+    return d
+
+
+def with_made_up_ladder(data, factors=(2.0, 1.5, 0.5, 4.0, 1.25)):
+    """The tiled T=32 rows, renamed to each ladder kernel in turn, each rung ``factor`` times
+    faster than the one before (0.5: slower); pct_cublas left out, to be computed."""
+    d = without_ladder(data)
+    base = {r["M"]: r for r in d["results"] if r["kernel"] == "tiled" and r["tile"] == 32 and r["M"] == r["N"] == r["K"]}
+    ms = {n: r["median_ms"] for n, r in base.items()}
+    for name, f in zip(ladder.NAMES, factors):
+        for n, r in base.items():
+            ms[n] /= f
+            row = {k: v for k, v in r.items() if k != "pct_cublas"}
+            row.update(kernel=name, tile=None, median_ms=ms[n], min_ms=ms[n], max_ms=ms[n],
+                       gflops=gpu.gflops(n, n, n, ms[n]))
+            d["results"].append(row)
+    return d
+
+
+# ---- the chart's numbers ------------------------------------------------------------------
+def test_cells_are_the_recorded_rows():
+    data = recorded()
+    rows = bench.recorded_rows(data)
+    cells = pages_ladder.ladder_cells(rows)
+    assert [c["kernel"] for c in cells] == ["tiled", *ladder.NAMES, "cublas"]
+    for i, rung in enumerate(cells):
+        for n in pages_ladder.SIZES:
+            row = pages_ladder.find_row(rows, rung["kernel"], rung["tile"], n)
+            c = rung["cells"][n]
+            if row is None:
+                assert c is None
+                continue
+            assert c["gflops"] == row["gflops"] and c["median_ms"] == row["median_ms"]
+            if rung["kernel"] == "cublas":
+                assert c["pct_cublas"] == 100.0
+            else:
+                assert c["pct_cublas"] == pytest.approx(row.get("pct_cublas") or
+                                                        100 * bench.recorded_rows(data, "cublas", n)[0]["median_ms"] / row["median_ms"])
+            prev = cells[i - 1]["cells"][n] if i else None
+            assert c["speedup"] == (pytest.approx(prev["median_ms"] / c["median_ms"]) if prev else None)
+    # the seeds' tiled kernel at T=32 is recorded at every size the chart shows
+    assert all(cells[0]["cells"][n] for n in pages_ladder.SIZES)
+
+
+def test_missing_ladder_rows_show_not_recorded():
+    data = without_ladder(recorded())
+    cells = pages_ladder.ladder_cells(bench.recorded_rows(data))
+    for rung in cells[1:-1]:
+        assert all(c is None for c in rung["cells"].values())
+    assert all(c["speedup"] is None for c in cells[-1]["cells"].values())  # cuBLAS: the rung above is missing
+    chart = pages_ladder.LadderChart(data=data)
+    t = text(chart.widget)
+    assert chart.w_table.value.count(">not recorded<") == 5 * len(pages_ladder.SIZES)
+    assert "⚠" not in t and "Recorded, not measured here" in t
+    for tr in chart.fig.data:
+        assert list(tr.y[1:6]) == [None] * 5 and tr.y[0] is not None
+
+
+def test_speedups_and_shares_from_made_up_rows():
+    factors = (2.0, 1.5, 0.5, 4.0, 1.25)
+    data = with_made_up_ladder(recorded(), factors)
+    rows = bench.recorded_rows(data)
+    cells = pages_ladder.ladder_cells(rows)
+    for n in pages_ladder.SIZES:
+        cub = bench.recorded_rows(data, "cublas", n)[0]["median_ms"]
+        for rung, f in zip(cells[1:6], factors):
+            c = rung["cells"][n]
+            assert c["speedup"] == pytest.approx(f)
+            assert c["pct_cublas"] == pytest.approx(100 * cub / c["median_ms"])  # computed: the rows have none
+    t = pages_ladder.ladder_table_html(cells)
+    assert "×2.00" in t and "×0.50</b> (slower)" in t and "not recorded" not in t
+
+
+def test_chart_without_gpu_shows_the_file():
+    data = recorded()
+    chart = pages_ladder.LadderChart()
+    assert chart.w_button.disabled
+    st = chart.w_status.value
+    assert "Recorded, not measured here" in st and data["label"] in st and data["source"] in st
+    assert [tr.name for tr in chart.fig.data] == [f"{n}³" for n in pages_ladder.SIZES]
+    fig_before = chart.fig
+    labels = [c["label"] for c in pages_ladder.LADDER]
+    for tr, n in zip(chart.fig.data, pages_ladder.SIZES):
+        assert list(tr.x) == labels
+        for label, y in zip(labels, tr.y):
+            rung = next(r for r in pages_ladder.LADDER if r["label"] == label)
+            row = pages_ladder.find_row(bench.recorded_rows(data), rung["kernel"], rung["tile"], n)
+            assert y == (row["gflops"] if row else None)
+    chart.w_metric.value = "% of cuBLAS"  # updated in place, cuBLAS (100%) left out
+    assert chart.fig is fig_before and "cuBLAS" not in chart.fig.data[0].x
+    tiled = bench.recorded_rows(data, "tiled", 4096, 32)[0]
+    assert chart.fig.data[-1].y[0] == pytest.approx(tiled["pct_cublas"])
+    assert f"{tiled['gflops']:,.0f}" in text(chart.widget)
+    for r in ladder.RUNGS:  # the reason for each rung, in a sentence
+        assert r.idea.split(",")[0] in chart.w_table.value.replace("&#x27;", "'")
+
+
+class FakeReport:
+    def __init__(self, rows, date="2026-11-22T07:00:00+00:00"):
+        self.cublas = [r for r in rows if r["kernel"] == "cublas"]
+        self.results = [r for r in rows if r["kernel"] != "cublas"]
+        self.errors, self.date, self.device = [], date, {"name": "Fake GPU", "sm_count": 7}
+
+
+def test_live_measurement_updates_chart_and_roofline(monkeypatch):
+    data = with_made_up_ladder(recorded())
+    rows = [r for r in bench.recorded_rows(data) if r["M"] == r["N"] == r["K"] and r["M"] in (1024, 4096)
+            and (r["kernel"] != "tiled" or r["tile"] == 32) and r["kernel"] in ("cublas", "tiled", *ladder.NAMES)]
+    calls = {}
+
+    def benchmark(kernels, sizes, tiles, progress):
+        calls.update(kernels=kernels, sizes=sizes, tiles=tiles)
+        for r in rows:
+            progress("cublas" if r["kernel"] == "cublas" else "result", r)
+        return FakeReport(rows)
+
+    monkeypatch.setattr(gpu, "status", lambda: gpu.GpuStatus(True, "GPU: Fake", None, "Fake GPU"))
+    monkeypatch.setattr(gpu, "benchmark", benchmark)
+    chart = pages_ladder.LadderChart()
+    roof = pages_ladder.roofline()
+    assert not chart.w_button.disabled
+    chart.w_sizes.value = "1024 4096"
+    chart.w_button.click()
+    assert calls == {"kernels": ["tiled", *ladder.NAMES], "sizes": [1024, 4096], "tiles": [32]}
+    assert "Measured on this GPU" in chart.w_status.value and chart.w_progress.value == len(rows)
+    assert [tr.name for tr in chart.fig.data] == ["1024³", "4096³"]
+    warptile = next(r for r in rows if r["kernel"] == "warptile" and r["M"] == 4096)
+    assert chart.fig.data[1].y[5] == warptile["gflops"]
+    assert "7 SMs" in chart.w_table.value
+    # the roofline of page 08 follows the live rows
+    fig = roof.children[0]
+    ladder_tr = next(tr for tr in fig.data if tr.name.startswith("ladder kernels"))
+    assert warptile["gflops"] in ladder_tr.y and "measured just now" in text(roof)
+
+
+def test_bad_sizes_and_failing_benchmark_give_one_line(monkeypatch):
+    monkeypatch.setattr(gpu, "status", lambda: gpu.GpuStatus(True, "GPU: Fake", None, "Fake GPU"))
+
+    def boom(**kw):
+        raise RuntimeError("driver went away\nsecond line")
+
+    monkeypatch.setattr(gpu, "benchmark", boom)
+    chart = pages_ladder.LadderChart()
+    before = [tuple(tr.y) for tr in chart.fig.data]
+    chart.w_sizes.value = "1024 x"
+    chart.w_button.click()
+    assert "⚠ sizes must be whole numbers" in chart.w_status.value
+    chart.w_sizes.value = "1024"
+    chart.w_button.click()
+    assert "⚠ RuntimeError: driver went away" in chart.w_status.value and "second line" not in chart.w_status.value
+    assert [tuple(tr.y) for tr in chart.fig.data] == before and not chart.w_button.disabled
+
+
+def test_rung_cards_and_table():
+    data = recorded()
+    for r in ladder.RUNGS:
+        t = text(pages_ladder.rung_card(r.name))
+        assert f"{r.fma_per_lds:.2f} FMAs per shared load" in t and f"{r.shared_bytes:,} B" in t
+        assert r.expression(False).replace("<", "&lt;").replace(">", "&gt;") in t
+        row = bench.recorded_rows(data, r.name, 4096)
+        assert (f"{row[0]['gflops']:,.0f} GFLOP/s" in t) if row else ("not recorded" in t)
+    t = text(pages_ladder.rung_table())
+    for r in ladder.RUNGS:
+        tm, tn = r.thread_tile
+        assert f"{tm}×{tn} = {r.outputs_per_thread}" in t and f"{r.intensity():.1f}" in t
+
+
+def test_rung_card_without_ladder_rows(monkeypatch):
+    data = without_ladder(recorded())
+    monkeypatch.setattr(bench, "load_recorded", lambda *a, **k: data)
+    assert "not recorded" in text(pages_ladder.rung_card("warptile"))
+
+
+# ---- the roofline (pages 07 and 08) ----------------------------------------------------------
+def test_ladder_points_on_the_roofline():
+    data = recorded()
+    rows = bench.recorded_rows(data)
+    pts = roofline.ladder_points(rows, 4096)
+    assert [p["kernel"] for p in pts] == list(ladder.NAMES)
+    for p, r in zip(pts, ladder.RUNGS):
+        assert p["flop_per_byte"] == r.intensity() == r.BM * r.BN / (2 * (r.BM + r.BN))
+        row = bench.recorded_rows(data, r.name, 4096)
+        assert p["gflops"] == (row[0]["gflops"] if row else None)
+        # a block loads BM*BK + BK*BN floats per phase for 2*BM*BN*BK FLOP
+        blocks, phases = (4096 // r.BM) * (4096 // r.BN), 4096 // r.BK
+        assert p["model_bytes"] == pytest.approx(4 * blocks * phases * (r.BM * r.BK + r.BK * r.BN))
+    assert all(p["gflops"] is None for p in roofline.ladder_points(bench.recorded_rows(without_ladder(data)), 4096))
+
+
+@pytest.mark.parametrize("state", ["as recorded", "without ladder rows"])
+def test_roofline_chart_has_the_ladder(state):
+    data = recorded() if state == "as recorded" else without_ladder(recorded())
+    chart = pages_perf.RooflineChart(4096, roofline.load_device_record(), data)
+    tr = chart.fig.data[chart.ladder_trace]
+    have = [p for p in roofline.ladder_points(bench.recorded_rows(data), 4096) if p["gflops"] is not None]
+    assert list(tr.x) == [p["flop_per_byte"] for p in have] and list(tr.y) == [p["gflops"] for p in have]
+    t = text(chart.widget)
+    for name in ladder.NAMES:
+        assert name in t
+    if not have:
+        assert "not recorded" in t
+    w = pages_perf.roofline_page()  # page 07 draws the same chart
+    assert any(t.name.startswith("ladder kernels") for t in w.children[0].data)
+
+
+# ---- the mapping views ------------------------------------------------------------------------
+@pytest.mark.parametrize("r", ladder.RUNGS, ids=lambda r: r.name)
+def test_reads_and_copies_from_the_model(r):
+    own = ladder.owner_map(r)
+    la, lb = ladder.loader_a(r), ladder.loader_b(r)
+    for tid in (0, 1, 31, 32, r.threads - 1):
+        rows, cols = thread_reads(r, tid)
+        mine = np.argwhere(own == tid)
+        assert sorted(set(rows)) == sorted(set(mine[:, 0])) and sorted(set(cols)) == sorted(set(mine[:, 1]))
+        assert len(rows) * len(cols) == r.outputs_per_thread
+        cp = copies(r, tid)
+        got_a = {(m, k + c) for m, k in cp["a"] for c in range(r.vector)}
+        got_b = {(k, n + c) for k, n in cp["b"] for c in range(r.vector)}
+        assert got_a == {tuple(x) for x in np.argwhere(la == tid)}
+        assert got_b == {tuple(x) for x in np.argwhere(lb == tid)}
+        assert all(k % r.vector == 0 for _, k in cp["a"]) and all(n % r.vector == 0 for _, n in cp["b"])
+        za, zb = reads_z(r, tid, 3)
+        assert {tuple(x) for x in np.argwhere(za == NOW_C)} == {(m, 3) for m in rows}
+        assert {tuple(x) for x in np.argwhere(zb == NOW_C)} == {(3, n) for n in cols}
+        assert (za == THREAD_C).sum() == len(rows) * (r.BK - 1)
+        za, zb = copies_z(r, tid)
+        assert {tuple(x) for x in np.argwhere(za == NOW_C)} == got_a
+    lds = shared_loads_per_k(r)
+    assert lds["fma_per_lds"] == pytest.approx(r.fma_per_lds) and lds["fmas"] == r.outputs_per_thread
+    reg = register_counts(r)
+    assert reg["acc"] == r.outputs_per_thread
+
+
+def test_warp_regions():
+    two_d, warp = ladder.rung("blocktile_2d"), ladder.rung("warptile")
+    box = warp_region(two_d, 0)
+    assert (box["rows"], box["cols"], box["compact"]) == (2 * two_d["TM"], two_d.BN, True)
+    w = warp.warp_dims
+    for k in range(warp.threads // 32):
+        box = warp_region(warp, k)
+        assert (box["rows"], box["cols"], box["compact"]) == (w["WM"], w["WN"], True)
+        subs = warp_subtiles(warp, k)
+        assert len(subs) == w["WMITER"] * w["WNITER"]
+        assert sum(s["rows"] * s["cols"] for s in subs) == w["WM"] * w["WN"]
+    assert warp_subtiles(two_d, 0) == []
+
+
+def test_as_store_bank_conflicts():
+    # transposed As with rows of 128 floats: the two lanes that copy one row of A store 4*128
+    # words apart, the same bank; kernel 14's padding (rows of BM + 4) separates them
+    assert [as_store_conflict(r) for r in ladder.RUNGS] == [1, 1, 2, 2, 1]
+
+
+def test_check_thread_and_ranges():
+    r = ladder.rung("warptile")
+    assert check_thread(r, "5") == 5
+    for bad in (-1, 256, "x", None):
+        with pytest.raises(ValueError):
+            check_thread(r, bad)
+    assert ranges([0, 1, 2, 3, 32, 33, 7]) == "0–3, 7, 32–33"
+
+
+def test_explorer_updates_in_place_and_keeps_state_on_bad_input():
+    e = LadderExplorer()
+    fig = e.fig
+    r = ladder.rung("blocktile_1d")
+    assert np.array(fig.data[2].z).shape == (r.BM, r.BN)
+    z = np.array(fig.data[2].z)
+    assert {tuple(x) for x in np.argwhere(z == NOW_C)} == set(zip(*ladder.thread_outputs(r, 0)))
+    assert (z == WARP_C).sum() == 31 * r.outputs_per_thread
+    e.w_rung.value = "warptile"
+    w = ladder.rung("warptile")
+    assert e.fig is fig and np.array(fig.data[2].z).shape == (w.BM, w.BN)
+    assert len(fig.layout.shapes) == 1 + w.warp_dims["WMITER"] * w.warp_dims["WNITER"]
+    assert "warp tiling" in e.w_info.value and fig.layout.height > fig.layout.width
+    e.w_thread.value = 37
+    assert "thread 37</b> = warp 1, lane 5" in e.w_info.value
+    assert e.w_registers.value.count("<td") == w.outputs_per_thread
+    good = (e.w_info.value, [list(map(tuple, t.z)) for t in fig.data])
+    e.w_thread.value = 999
+    assert "⚠ thread must be 0..255" in e.w_error.value
+    assert e.tid == 37 and e.w_thread.value == 37  # the box shows the last good thread again
+    assert (e.w_info.value, [list(map(tuple, t.z)) for t in fig.data]) == good
+    assert not e.select(k=99) and "step k must be 0..7" in e.w_error.value
+    assert e.select(k=2) and e.w_error.value == ""
+    e.w_mode.value = "copies"
+    assert "LDG.128" in e.w_copies.value
+    e.w_rung.value = "blocktile_1d"  # 512 threads: thread 37 exists there too
+    assert e.tid == 37 and "LDG.32" in e.w_copies.value
+
+
+def test_click_on_c_picks_the_owner():
+    e = LadderExplorer(rung="blocktile_2d")
+    r = ladder.rung("blocktile_2d")
+
+    class P:
+        xs, ys = [37], [100]
+
+    e._on_click_c(None, P, None)
+    assert e.tid == ladder.owner_map(r)[100, 37] == e.w_thread.value
+
+
+def test_rung_switch_resets_a_thread_that_does_not_exist():
+    e = LadderExplorer(rung="blocktile_1d", thread=400)
+    e.w_rung.value = "blocktile_2d"  # 256 threads
+    assert e.tid == 0 and e.w_thread.value == 0 and e.w_error.value == ""
+
+
+# ---- the notebook -------------------------------------------------------------------------------
+def test_notebook_is_generated_from_the_model_and_up_to_date():
+    spec = importlib.util.spec_from_file_location("nb_ladder", REPO / "tools" / "nb_ladder.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    want = mod.PAGES["08_beyond_tiling.ipynb"]
+    nb = json.loads(NOTEBOOK.read_text())
+    got = [("md" if c["cell_type"] == "markdown" else "code", "".join(c["source"])) for c in nb["cells"]]
+    assert got == want, "run python tools/make_notebooks.py"
+    src = "\n".join(s for _, s in want)
+    for r in ladder.RUNGS:  # the prose quotes the model
+        assert f"rung_card(\"{r.name}\")" in src
+        assert f"{r.shared_bytes:,} B" in src or f"{r.shared_bytes:,}" in src
+
+
+def test_notebook_calls_exist():
+    src = NOTEBOOK.read_text()
+    called = set(re.findall(r"pages_ladder\.(\w+)\(", src))
+    assert called == {"ladder_chart", "rung_table", "mapping", "rung_card", "roofline"}
+    for name in called:
+        assert callable(getattr(pages_ladder, name))
+
+
+def test_page_is_listed_and_not_preheated():
+    from explainer import serve
+
+    assert ("08_beyond_tiling.ipynb" in [p[0] for p in pages.PAGES])
+    assert 'href="08_beyond_tiling.ipynb"' in pages.index().value
+    assert re.match(serve.NOT_PREHEATED, "notebooks/08_beyond_tiling.ipynb")
