@@ -98,7 +98,12 @@ where the kernel really sits once the bytes DRAM moved (Nsight Compute) replace 
 serve most of the naive kernels' repeated loads: the row-mapped naive kernel runs several times
 *above* its 0.25 FLOP/B roof. The tiled kernels sit below theirs, limited by other things (shared-
 memory loads and instruction issue per FMA). The roofline says which resource a kernel could at
-most be limited by, not how fast it will run."""),
+most be limited by, not how fast it will run.
+
+The squares are the kernels of page 08, which climb past the tiled kernel by reusing every loaded
+value more often: in DRAM (bigger block tiles move them right) and in shared memory and registers
+(which the DRAM roofline does not see: they move up, towards the compute roof, at a similar
+intensity)."""),
         ("code", "pages_perf.roofline_page()"),
     ],
 }
