@@ -25,6 +25,7 @@ import inspect
 import os
 import statistics
 import subprocess
+import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -71,11 +72,9 @@ class KernelSpec:
     def ladder(self) -> "ladder.Rung | None":
         return ladder.BY_NAME[self.rung] if self.rung else None
 
-    def expression(self, tile: int | None, guard: bool = False) -> str:
-        """The name ``RawModule.get_function`` takes (``tiled_gemm<16>`` for a template; for a
-        ladder kernel its tuned instantiation, fast or guarded)."""
-        if self.rung:
-            return self.ladder.expression(guard)
+    def expression(self, tile: int) -> str:
+        """The name ``RawModule.get_function`` takes (``tiled_gemm<16>`` for a template). A ladder
+        kernel's names come from its rung (``Rung.expression``)."""
         return f"{self.symbol}<{int(tile)}>" if self.tiles else self.symbol
 
     @property
@@ -917,8 +916,6 @@ SPIN_UP_S = 1.0
 def _spin_up(rt: _Runtime, prob, seconds: float = SPIN_UP_S) -> float:
     """Keep the GPU busy with cuBLAS for ``seconds`` (wall clock), so that the timings that
     follow run at the clock the GPU holds under load. Returns the seconds spent."""
-    import time
-
     cp = rt.cp
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:

@@ -29,14 +29,10 @@ from functools import cached_property
 
 import numpy as np
 
-WARP = 32
-FLOAT_BYTES = 4
-NEVER = -2  # a slot or output nobody writes (trace convention)
-PAD = -1  # a padding zero
+from .model import FLOAT_BYTES, PAD, ceil_div
+from .model import WARP_SIZE as WARP
 
-
-def ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
+NEVER = -2  # a slot or output nobody writes (the trace's "never written", gpu.NEVER_WRITTEN)
 
 
 @dataclass(frozen=True)

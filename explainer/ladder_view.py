@@ -97,14 +97,10 @@ def warp_subtiles(r: Rung, warp: int) -> list[dict]:
                  rows=w["WSUBM"], cols=w["WSUBN"]) for i in range(w["WMITER"]) for j in range(w["WNITER"])]
 
 
-def as_slot(r: Rung, m, k):
-    """The As slot (float index into one buffer) that holds element (m, k) of the A window."""
-    m, k = np.asarray(m), np.asarray(k)
-    return k * r.lda + m if r.transposed else m * r.BK + k
-
-
-def bs_slot(r: Rung, k, n):
-    return np.asarray(k) * r.BN + np.asarray(n)
+# The As / Bs slot (float index into one buffer) that holds element (m, k) of the A window /
+# (k, n) of the B window: the kernels store where their compute loop reads.
+as_slot = ladder.read_slot_a
+bs_slot = ladder.read_slot_b
 
 
 def copies(r: Rung, tid: int) -> dict:
