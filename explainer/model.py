@@ -430,6 +430,39 @@ def steps(launch: Launch, per_k: bool = True) -> list[Step]:
     return out
 
 
+def steps_per_phase(launch: Launch, per_k: bool = True) -> int:
+    """How many steps one phase of :func:`steps` has (tiled kernels)."""
+    b1, b2 = launch.barriers
+    return 2 + b1 + (launch.T if per_k else 1) + b2
+
+
+def step_count(launch: Launch, per_k: bool = True) -> int:
+    """``len(steps(launch, per_k))`` without building the list."""
+    if not launch.is_tiled:
+        return 2
+    return launch.phases * steps_per_phase(launch, per_k) + 1
+
+
+def steps_of_phases(launch: Launch, p0: int, p1: int, per_k: bool = True) -> tuple[int, list[Step]]:
+    """``(s0, steps(launch, per_k)[s0:s1])`` for the steps of phases ``p0 .. p1 - 1`` (the final
+    store is included when ``p1`` is the last phase), without building the whole list."""
+    n = steps_per_phase(launch, per_k)
+    b1, b2 = launch.barriers
+    out: list[Step] = []
+    for t in range(p0, p1):
+        out += [Step("load_a", t), Step("load_b", t)] + ([Step("barrier1", t)] if b1 else [])
+        out += [Step("compute", t, k) for k in range(launch.T)] if per_k else [Step("compute", t)]
+        out += [Step("barrier2", t)] if b2 else []
+    if p1 >= launch.phases:
+        out.append(Step("store"))
+    return p0 * n, out
+
+
+def phase_of_step(launch: Launch, index: int, per_k: bool = True) -> int:
+    """The phase step ``index`` of :func:`steps` belongs to (the store: the last phase)."""
+    return min(index // steps_per_phase(launch, per_k), launch.phases - 1)
+
+
 @dataclass
 class Schedule:
     """The complete schedule of a launch as dense arrays.

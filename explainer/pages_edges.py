@@ -198,11 +198,10 @@ def barriers(**kw):
                            style={"button_width": "140px"})
 
     def on_pick(change):
-        st.kernel = change["new"]
-        if hasattr(st, "_src"):
-            del st._src
-        L = st.L
-        st._guard(lambda: st.set_launch(L.M, L.N, L.K, L.T, st.block, st.thread))
+        try:
+            st.set_kernel(change["new"])
+        except ValueError as e:  # LaunchError: one line in the stepper, last good state kept
+            st._fail(e)
 
     pick.observe(on_pick, names="value")
     legend = W.HTML(f'<div style="font-size:12px">{_swatch(HAZARD, "in a race at this step: a cell another thread may read too early / overwrite too soon, or the thread whose store the pinned thread may miss")}</div>')

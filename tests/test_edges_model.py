@@ -149,28 +149,30 @@ def test_steps_drop_the_missing_barriers():
 
 
 # ---- widgets -----------------------------------------------------------------------------
-def test_stepper_draws_hazards_and_ghosts():
-    from explainer.stepper import HAZARD, PADDING, TiledStepper
+def test_stepper_sends_hazards_and_ghosts():
+    from explainer.stepper import TiledStepper
 
     st = TiledStepper(8, 8, 8, 4, (1, 0), (1, 2), kernel="tiled_no_barrier1")
+    meta, a = st.data()
     i = next(i for i, s in enumerate(st.steps) if s.kind == "compute" and s.phase == 0 and s.k == 3)
-    st.go(i)
-    zt = np.asarray(st.fig_shared.data[2].z)
-    assert zt[2, 3] == HAZARD and zt[3, 1] == HAZARD  # writers of As[2][3] and Bs[3][1]
-    assert (np.asarray(st.fig_shared.data[0].z) == HAZARD).any()
+    h = a["k_hz"][i]
+    assert h >= 0 and a["k_hz_threads"][i] == 1
+    p = int(a["thread_grid"][2, 1])  # the pinned thread (x=1, y=2) reads As[2][3] and Bs[3][1]
+    ca, cb = a["read_as"][3, p], a["read_bs"][3, p]
+    assert a["haz_as"][h, ca] and a["haz_bs"][h, cb]
+    assert tuple(a["thread_xy"][a["writer"][ca]]) == (3, 2) and tuple(a["thread_xy"][a["writer"][cb]]) == (1, 3)
     ok = TiledStepper(8, 8, 8, 4, (1, 0), (1, 2))
-    ok.go(i + 1)
-    assert not (np.asarray(ok.fig_shared.data[2].z) == HAZARD).any()
+    assert (ok.data()[1]["k_hz"] == -1).all()
     g = TiledStepper(3, 3, 3, 2, (1, 1), (0, 0), mark_ghosts=True)
-    assert np.asarray(g.fig_shared.data[2].text)[1, 1] == "ghost"
-    assert np.asarray(g.fig_shared.data[2].z)[1, 1] == PADDING
+    ga = g.data()[1]
+    assert ga["ghost"][ga["thread_grid"][1, 1]] == 1 and ga["ghost"][ga["thread_grid"][0, 0]] == 0
 
 
 def test_seed_003_preset_walks_four_windows():
     from explainer.stepper import TiledStepper
 
     st = TiledStepper(3, 3, 3, 2, (1, 0), (1, 0))
-    st.w_preset.value = next(p for p in st.PRESETS if p.startswith("seed 003"))
+    st.set_preset(next(p for p in st.PRESETS if p.startswith("seed 003")))
     assert (st.L.M, st.L.N, st.L.K, st.L.T) == (4, 4, 8, 2) and st.L.phases == 4
 
 

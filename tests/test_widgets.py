@@ -2,20 +2,23 @@
 model, bad input keeps the last good state, clicks and keys pin and step, and the timing panel
 labels recorded figures as recorded."""
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
 from explainer.model import Launch
 from explainer.naive_view import NaiveExplorer
-from explainer.stepper import PADDING, PINNED, TiledStepper, source_lines
+from explainer.stepper import TiledStepper, source_lines
 
 
 def small(**kw):
     args = dict(M=8, N=8, K=8, tile=4, block=(1, 0), thread=(1, 2))
     args.update(kw)
     return TiledStepper(**args)
+
+
+def ask(st, **msg):
+    """What the browser sends when a control needs Python."""
+    st._on_msg(st.view, msg, [])
 
 
 def test_labels_walk_the_program():
@@ -28,82 +31,109 @@ def test_labels_walk_the_program():
     assert "loading the B tile" in labels[1] and "barrier 1" in labels[2]
     assert "(k = 0 of 0..3)" in labels[3] and "barrier 2" in labels[7]
     assert "phase 2 of 2" in labels[8] and labels[-1].endswith("storing C")
-    assert st.w_step.max == len(st.steps) - 1 == 2 * 8
+    assert st.view.meta["steps"]["k"]["total"] == len(st.steps) == 2 * 8 + 1
+
+
+def test_stepping_sends_no_new_arrays():
+    """Steps inside the payload are the browser's business: go() only tells it where to go."""
+    st = small()
+    rev, buf = st.view.rev, st.view.buf
+    sent = []
+    st.view.send = lambda msg, buffers=None: sent.append(msg)
+    for i in (3, 4, 16, 0):
+        st.go(i)
+    assert (st.view.rev, st.view.buf) == (rev, buf)
+    assert sent == [{"go": 3}, {"go": 4}, {"go": 16}, {"go": 0}]
 
 
 def test_running_sum_reaches_the_product():
     st = small(M=7, N=9, K=11, tile=4, block=(1, 1), thread=(2, 1))
-    st.go(len(st.steps) - 1)
+    meta, a = st.data()
+    p = int(a["thread_grid"][1, 2])
     row, col = 1 * 4 + 1, 1 * 4 + 2
     want = int(st.A[row].astype(np.int64) @ st.B[:, col].astype(np.int64))
-    assert f"sum = <b>{want}</b>" in st.w_sum.value
-
-
-def test_shared_tiles_show_what_the_model_loads():
-    st = small(M=3, N=3, K=3, tile=2, block=(1, 0), thread=(1, 0))  # seed 000's example
-    # phase 2, step "load_a": thread (x=1, y=0) stores a padding zero (column 3 of A).
-    i = next(i for i, s in enumerate(st.steps) if s.kind == "load_a" and s.phase == 1)
-    st.go(i)
-    z = np.asarray(st.fig_shared.data[0].z)
-    text = np.asarray(st.fig_shared.data[0].text)
-    for ty in range(2):
-        for tx in range(2):
-            r, c = st.L.a_load(0, 1, ty, tx)
-            if r < 0:
-                assert z[ty, tx] in (PADDING,) or (z[ty, tx] == PINNED and (tx, ty) == (1, 0))
-                assert text[ty, tx].startswith("0")
-            else:
-                assert text[ty, tx] == f"A[{r}][{c}]"
-
-
-def test_compute_step_highlights_row_and_column_of_pinned_thread():
-    st = small()
-    i = next(i for i, s in enumerate(st.steps) if s.kind == "compute" and s.k == 3)
-    st.go(i)
-    za, zb = np.asarray(st.fig_shared.data[0].z), np.asarray(st.fig_shared.data[1].z)
-    tx, ty = st.thread
-    assert za[ty, 3] == PINNED and zb[3, tx] == PINNED
-    assert (za == PINNED).sum() == 1 and (zb == PINNED).sum() == 1
-    assert "As[2][3] × Bs[3][1]" in st.w_sum.value
-
-
-def test_figures_are_updated_in_place():
-    st = small()
-    ids = (id(st.fig_global), id(st.fig_shared))
-    st.w_preset.value = next(p for p in st.PRESETS if p.startswith("rectangular"))
-    st.go(5)
-    st.w_T.value = 8
-    assert (id(st.fig_global), id(st.fig_shared)) == ids
-    assert st.L == Launch("tiled", 35, 79, 19, 8)
+    last = int(a["k_sum"][-1])
+    assert int(a["sums"].reshape(-1, 16)[last, p]) == want == int(a["numpy_c"][p])
 
 
 def test_bad_input_keeps_the_last_good_state():
     st = small()
-    st.w_M.value = 1 << 20  # valid: a new launch, back to step 1
+    ask(st, cmd="launch", M=str(1 << 20), N="8", K="8", T="4")  # valid: a new launch
     st.go(3)
-    before = (st.L, st.index, st.label(), st.fig_shared.data[0].z)
-    st.w_K.value = 1 << 20  # A would have 2^40 elements: refused
-    assert "32-bit" in st.w_error.value and "\n" not in st.w_error.value
-    assert st.w_K.value == before[0].K  # the control snaps back
-    assert (st.L, st.index, st.label()) == before[:3]
-    assert np.array_equal(st.fig_shared.data[0].z, before[3])
-    for name, bad, needle in (("w_T", 40, "tile must be between 1 and 32"), ("w_T", 0, "tile must be"), ("w_M", 0, "M must be at least 1")):
-        getattr(st, name).value = bad
-        assert needle in st.w_error.value
-        assert (st.L, st.index, st.label()) == before[:3]
-        assert getattr(st, name).value == getattr(before[0], "tile" if name == "w_T" else "M")
-    st.w_N.value = 5  # a good change clears the message
-    assert st.w_error.value == "" and st.L.N == 5
+    before = (st.L, st.index, st.label(), st.view.rev, st.view.buf)
+    sent = []
+    st.view.send = lambda msg, buffers=None: sent.append(msg)
+    ask(st, cmd="launch", M=str(1 << 20), N="8", K=str(1 << 20), T="4")  # A: 2^40 elements
+    assert "32-bit" in st.error and "\n" not in st.error and sent[-1] == {"error": st.error}
+    assert (st.L, st.index, st.label(), st.view.rev, st.view.buf) == before
+    for (field, bad), needle in (((("T", "40")), "tile must be between 1 and 32"), (("T", "0"), "tile must be"),
+                                 (("M", "0"), "M must be at least 1"), (("K", "x"), "K must be a whole number")):
+        msg = dict(cmd="launch", M=str(1 << 20), N="8", K="8", T="4")
+        msg[field] = bad
+        ask(st, **msg)
+        assert needle in st.error and "\n" not in st.error
+        assert (st.L, st.index, st.label(), st.view.rev, st.view.buf) == before
+    ask(st, cmd="block", block=["9", "0"], thread=0, step=0, mode="k")
+    assert "outside the grid" in st.error and st.view.rev == before[3]
+    ask(st, cmd="launch", M="5", N="8", K="8", T="4")  # a good change clears the message
+    assert st.error == "" and st.L.M == 5
 
 
 def test_huge_launch_does_not_materialise_matrices():
     st = small()
-    st.w_M.value = 1 << 20
-    st.w_K.value = 2047  # A has 2^31 - 2^20 elements: allowed, never allocated
+    ask(st, cmd="launch", M=str(1 << 20), N="8", K="2047", T="4")  # A: 2^31 - 2^20 elements
     assert st.L.M == 1 << 20 and st.L.K == 2047
-    st.go(len(st.steps) - 1)
-    row = st.L.c_index(*st.block, *st.thread)[0]
-    assert "sum = <b>" in st.w_sum.value and f"C[{row}]" in st.w_sum.value
+    st.go(st.view.meta["steps"]["k"]["total"] - 1)
+    meta, a = st.data()
+    assert st.label().endswith("storing C") and meta["p1"] == st.L.phases
+
+
+def test_long_k_loop_asks_for_the_next_chunk():
+    st = TiledStepper(5, 6, 40_000, 8, (0, 0), (1, 2))
+    s1 = st.view.meta["steps"]["k"]["s1"]
+    assert s1 < st.view.meta["steps"]["k"]["total"]
+    ask(st, cmd="chunk", mode="k", step=s1 + 7, thread=int(st.data()[1]["thread_grid"][2, 1]))
+    meta = st.view.meta
+    assert meta["steps"]["k"]["s0"] <= s1 + 7 < meta["steps"]["k"]["s1"]
+    assert meta["start"] == {"index": s1 + 7, "mode": "k", "thread": 1 + 2 * 8} and st.thread == (1, 2)
+
+
+def test_click_on_another_block_moves_there():
+    st = small(M=16, N=16, K=8, tile=4)
+    meta, a = st.data()
+    obx, oby, q = (int(v) for v in a["c_owner"][6 - meta["mwin"][0], 13 - meta["nwin"][0]])
+    assert (obx, oby) == (3, 1)  # C[6][13] belongs to another block: the browser asks Python
+    ask(st, cmd="block", block=[obx, oby], thread=q, step=5, mode="k")
+    assert st.block == (3, 1) and st.thread == (1, 2) and st.index == 5
+    assert st.view.meta["block"] == [3, 1] and st.view.meta["start"]["thread"] == q
+    st.pin((3, 1), (0, 3))
+    assert st.thread == (0, 3)
+
+
+def test_presets_and_whole_loop_mode():
+    st = small()
+    name = next(p for p in st.PRESETS if p.startswith("rectangular"))
+    ask(st, cmd="preset", name=name, mode="loop")
+    assert st.L == Launch("tiled", 35, 79, 19, 8) and st.view.meta["preset"] == name
+    assert st.view.meta["start"]["mode"] == "loop" and len(st.steps) == 3 * 5 + 1
+    ask(st, cmd="preset", name="no such preset")
+    assert "unknown preset" in st.error
+
+
+def test_big_launch_is_windowed():
+    st = TiledStepper()  # seed 001: 1024^3, T=16
+    meta, a = st.data()
+    assert meta["mwin"][1] - meta["mwin"][0] <= 64 and meta["mwin"][0] <= 19 < meta["mwin"][1]
+    assert a["kwin"][-1][1] == 1024 and a["kwin"][0][0] == 0  # the K window follows the phase
+
+
+def test_code_panel_highlights_the_real_source():
+    lines = source_lines()
+    kinds = {k for _, _, k in lines if k}
+    assert {"load_a", "load_b", "barrier1", "compute", "barrier2", "store"} <= kinds
+    st = small()
+    marked = [text for _, text, kind in st.view.meta["code"] if kind == "barrier1"]
+    assert len(marked) == 1 and "__syncthreads()" in marked[0]
 
 
 def test_demo_matrix_indexing_is_consistent():
@@ -117,53 +147,6 @@ def test_demo_matrix_indexing_is_consistent():
     r, c = np.array([[1, 2], [3, 4]]), np.array([[5, 6], [7, 8]])
     assert np.array_equal(A[r, c], full[r, c])
     assert not np.array_equal(full[:50, :50], full[:50, :50].T)  # not symmetric
-
-
-def test_click_on_c_pins_its_thread_and_block():
-    st = small(M=16, N=16, K=8, tile=4)
-    st._on_click_c(None, SimpleNamespace(xs=[13], ys=[6]), None)  # C[6][13]
-    assert st.block == (3, 1) and st.thread == (1, 2)
-    assert (st.w_bx.value, st.w_by.value, st.w_tx.value, st.w_ty.value) == (3, 1, 1, 2)
-    st._on_click_thread(None, SimpleNamespace(xs=[0], ys=[3]), None)
-    assert st.thread == (0, 3)
-
-
-def test_arrow_keys_step():
-    st = small()
-    st._on_key(st.w_keys, {"key": "ArrowRight"}, [])
-    st._on_key(st.w_keys, {"key": "ArrowRight"}, [])
-    st._on_key(st.w_keys, {"key": "ArrowLeft"}, [])
-    assert st.index == 1 and st.w_step.value == 1
-    st._on_key(st.w_keys, {"key": "ArrowLeft"}, [])
-    st._on_key(st.w_keys, {"key": "ArrowLeft"}, [])
-    assert st.index == 0
-
-
-def test_whole_loop_toggle_keeps_the_place():
-    st = small()
-    i = next(i for i, s in enumerate(st.steps) if s.kind == "compute" and s.phase == 1 and s.k == 2)
-    st.go(i)
-    st.w_perk.value = "whole loop"
-    assert st.step.kind == "compute" and st.step.phase == 1 and st.step.k is None
-    assert len(st.steps) == 2 * 5 + 1
-
-
-def test_big_launch_is_windowed():
-    st = TiledStepper()  # seed 001: 1024^3, T=16
-    xs = np.asarray(st.fig_global.data[0].x)
-    assert len(xs) <= 64 and 19 in np.asarray(st.fig_global.data[0].y)
-    st.go(len(st.steps) - 1)  # last phase: the K window has moved to the end
-    assert np.asarray(st.fig_global.data[0].x)[-1] == 1023
-
-
-def test_code_panel_highlights_the_real_source():
-    lines = source_lines()
-    kinds = {k for _, _, k in lines if k}
-    assert {"load_a", "load_b", "barrier1", "compute", "barrier2", "store"} <= kinds
-    st = small()
-    st.go(2)  # barrier 1
-    hl = [l for l in st.w_code.value.split("</span></span>") if "background:#fde68a" in l]
-    assert len(hl) == 1 and "__syncthreads()" in hl[0]
 
 
 @pytest.mark.parametrize("kernel", ["naive", "naive_col"])

@@ -1,0 +1,34 @@
+"""Where the project's files are: the one place that knows (issue 12 moves them into the wheel).
+
+``kernels/`` and ``notebooks/`` sit at the top of a source checkout; the views' front-end
+modules (``*.js``) sit beside their Python side in ``explainer/views/``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+ROOT = PACKAGE_DIR.parent
+
+
+def kernels_dir() -> Path:
+    return ROOT / "kernels"
+
+
+def notebooks_dir() -> Path:
+    return ROOT / "notebooks"
+
+
+@lru_cache(maxsize=None)
+def kernel_source(name: str) -> str:
+    """The text of ``kernels/<name>``."""
+    return (kernels_dir() / name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=None)
+def front_end(*names: str) -> str:
+    """The front-end modules ``explainer/views/<name>`` joined into one ES module (shared
+    helpers first, the view's own module with its ``export default`` last)."""
+    return "\n".join((PACKAGE_DIR / "views" / n).read_text(encoding="utf-8") for n in names)

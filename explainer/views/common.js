@@ -1,0 +1,213 @@
+// Shared front-end helpers of the explainer's views (joined before each view's own module).
+// They draw; they compute nothing about the kernels: every index, owner and value a view shows
+// arrives from Python (explainer.views.*) as arrays.
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const TYPED = { int8: Int8Array, uint8: Uint8Array, int16: Int16Array, int32: Int32Array,
+                float32: Float32Array, float64: Float64Array };
+
+// The arrays Python packed (explainer/views/payload.py): {name: {data, shape}}. The bytes are
+// copied once so that every typed array is aligned whatever the transport's offset.
+function unpack(index, bytes) {
+  const src = bytes instanceof ArrayBuffer ? new Uint8Array(bytes)
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buf = src.slice().buffer;
+  const out = {};
+  for (const [name, [dtype, offset, shape]] of Object.entries(index)) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    out[name] = { data: new TYPED[dtype](buf, offset, n), shape };
+  }
+  return out;
+}
+
+// Element [i][j] (or [i][j][k]) of an unpacked array: addressing only.
+function at(a, ...idx) {
+  let off = 0;
+  for (let d = 0; d < idx.length; d++) off = off * a.shape[d] + idx[d];
+  for (let d = idx.length; d < a.shape.length; d++) off *= a.shape[d];
+  return a.data[off];
+}
+
+function el(tag, attrs = {}, parent = null, text = null) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k === "style") e.style.cssText = v;
+    else e.setAttribute(k, v);
+  }
+  if (text != null) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function svg(tag, attrs = {}, parent = null, text = null) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text != null) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+// A rows x cols grid of cells drawn on a canvas placed at (x, y) in ``parent`` (a positioned
+// box): paint() takes one palette index per cell and redraws only the cells that changed;
+// label() the same for texts. (A canvas, not one SVG rect per cell: a step then costs the
+// browser one small bitmap update instead of re-recording thousands of elements.)
+class Grid {
+  constructor(parent, name, rows, cols, x, y, size, palette) {
+    this.name = name;
+    this.rows = rows;
+    this.cols = cols;
+    this.size = size;
+    this.palette = palette;
+    this.gap = size >= 6 ? 1 : 0;
+    const dpr = Math.max(1, Math.min(2, window.devicePixelRatio || 1));
+    this.canvas = el("canvas", { class: "explainer-grid", "data-grid": name,
+      style: `position:absolute;left:${x}px;top:${y}px;width:${cols * size}px;height:${rows * size}px` }, parent);
+    this.canvas.width = Math.ceil(cols * size * dpr);
+    this.canvas.height = Math.ceil(rows * size * dpr);
+    this.ctx = this.canvas.getContext("2d");
+    this.ctx.scale(dpr, dpr);
+    this.colour = new Int16Array(rows * cols).fill(-1);
+    this.text = new Array(rows * cols).fill("");
+    this.fontSize = Math.max(6, Math.min(11, Math.floor(size * 0.42)));
+    this.ctx.font = `${this.fontSize}px Inter, "Segoe UI", Helvetica, Arial, sans-serif`;
+    this.ctx.textAlign = "center";
+    this.ctx.textBaseline = "middle";
+  }
+
+  cell(i) {
+    const r = Math.floor(i / this.cols), c = i % this.cols; // (cell position on screen)
+    const { ctx, size, gap } = this;
+    ctx.clearRect(c * size, r * size, size, size);
+    ctx.fillStyle = this.palette[this.colour[i]] || "#ffffff";
+    ctx.fillRect(c * size, r * size, size - gap, size - gap);
+    const t = this.text[i];
+    if (t) {
+      ctx.fillStyle = Grid.ink(this.colour[i]);
+      ctx.fillText(t, c * size + (size - gap) / 2, r * size + (size - gap) / 2 + 0.5, size - 1);
+    }
+  }
+
+  paint(colours) {
+    for (let i = 0; i < colours.length; i++) {
+      if (colours[i] !== this.colour[i]) {
+        this.colour[i] = colours[i];
+        this.cell(i);
+      }
+    }
+  }
+
+  label(texts) {
+    for (let i = 0; i < this.colour.length; i++) {
+      const t = texts ? texts[i] || "" : "";
+      if (t !== this.text[i]) {
+        this.text[i] = t;
+        this.cell(i);
+      }
+    }
+  }
+
+  // White text on the dark colours (ACTIVE, HAZARD), dark text elsewhere.
+  static ink(colour) { return colour === 3 || colour === 8 ? "#ffffff" : "#111827"; }
+
+  // The cell under a pointer event, or null.
+  cellOf(event) {
+    if (event.target !== this.canvas) return null;
+    const box = this.canvas.getBoundingClientRect();
+    const r = Math.floor((event.clientY - box.top) / this.size), c = Math.floor((event.clientX - box.left) / this.size);
+    return r >= 0 && r < this.rows && c >= 0 && c < this.cols ? [r, c] : null;
+  }
+
+  // The centre of cell (r, c) in page coordinates (tests click there).
+  centre(r, c) {
+    const box = this.canvas.getBoundingClientRect();
+    return { x: box.left + (c + 0.5) * this.size, y: box.top + (r + 0.5) * this.size };
+  }
+}
+
+// A tooltip that follows the pointer inside a view.
+function tooltip(root) {
+  const tip = el("div", { class: "explainer-tip", style: "position:fixed;pointer-events:none;background:#111827;color:#fff;font:12px/1.3 ui-monospace,monospace;padding:3px 6px;border-radius:4px;display:none;z-index:1000;white-space:nowrap" }, root);
+  return {
+    show(text, event) {
+      tip.textContent = text;
+      tip.style.left = `${event.clientX + 12}px`;
+      tip.style.top = `${event.clientY + 12}px`;
+      tip.style.display = "block";
+    },
+    hide() { tip.style.display = "none"; },
+  };
+}
+
+function swatch(colour, text) {
+  return `<span style="display:inline-block;width:12px;height:12px;background:${colour};border:1px solid #9ca3af;vertical-align:middle"></span> ${escapeHtml(text)}&nbsp;&nbsp;`;
+}
+
+// Arrow keys anywhere on the page (not while typing) call onKey(+1 | -1).
+function arrowKeys(onKey) {
+  const handler = (e) => {
+    const t = e.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      onKey(e.key === "ArrowRight" ? 1 : -1);
+      e.preventDefault();
+    }
+  };
+  document.addEventListener("keydown", handler);
+  return () => document.removeEventListener("keydown", handler);
+}
+
+const VIEW_CSS = `
+.explainer-view { font-family: Inter, "Segoe UI", Helvetica, Arial, sans-serif; color: #111827; }
+.explainer-view .ex-row { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; margin: 4px 0; }
+.explainer-view label.ex-field { display: inline-flex; align-items: center; gap: 4px; font-size: 13px; }
+.explainer-view input[type=number] { width: 64px; padding: 2px 4px; font-size: 13px; }
+.explainer-view select { font-size: 13px; padding: 2px; max-width: 470px; }
+.explainer-view button { font-size: 14px; min-width: 36px; height: 28px; cursor: pointer; border: 1px solid #d1d5db; background: #f9fafb; border-radius: 4px; }
+.explainer-view button:hover { background: #eef2ff; }
+.explainer-view button.on { background: #c7d2fe; border-color: #6366f1; }
+.explainer-view .ex-seg button { border-radius: 0; margin: 0; }
+.explainer-view .ex-error { color: #b91c1c; min-height: 1.4em; font-size: 13px; }
+.explainer-view .ex-note { color: #4b5563; font-size: 12px; }
+.explainer-view pre.explainer-code { font-size: 12px; line-height: 1.35; background: #f9fafb; padding: 8px; border: 1px solid #e5e7eb; overflow-x: auto; }
+.explainer-view pre.explainer-code span.hl { background: #fde68a; font-weight: 600; }
+.explainer-view svg text.ex-axis { font-size: 11px; fill: #374151; }
+.explainer-view .ex-fig { position: relative; contain: layout paint; }
+.explainer-view .ex-fig > svg { position: absolute; left: 0; top: 0; pointer-events: none; z-index: 1; }
+.explainer-view .explainer-step-label, .explainer-view .explainer-sum { contain: layout; }
+.explainer-view svg text.ex-title { font-size: 13px; fill: #111827; }
+`;
+
+function injectCss() {
+  if (document.getElementById("explainer-view-css")) return;
+  const style = el("style", { id: "explainer-view-css" }, document.head);
+  style.textContent = VIEW_CSS;
+}
+
+// A segmented toggle: [a | b]; onPick(value).
+function toggle(parent, title, options, value, onPick) {
+  const wrap = el("span", { class: "ex-field" }, parent);
+  el("span", { style: "font-size:13px" }, wrap, title);
+  const seg = el("span", { class: "ex-seg" }, wrap);
+  const buttons = options.map((o) => {
+    const b = el("button", { type: "button", "data-value": o }, seg, o);
+    b.addEventListener("click", () => { set(o); onPick(o); });
+    return b;
+  });
+  function set(v) { buttons.forEach((b) => b.classList.toggle("on", b.dataset.value === v)); }
+  set(value);
+  return { set, buttons };
+}
+
+function numberField(parent, title, value, onChange, width = null) {
+  const lab = el("label", { class: "ex-field" }, parent);
+  el("span", {}, lab, title);
+  const input = el("input", { type: "number", value: String(value), "data-field": title }, lab);
+  if (width) input.style.width = width;
+  input.addEventListener("change", () => onChange(input.value));
+  return input;
+}

@@ -1,0 +1,543 @@
+// The tiled-kernel stepper (explainer/views/tiled.py computes what it shows).
+//
+// Everything a step shows is looked up in the arrays Python sent for the chosen block: which
+// global element sits in each As / Bs cell in each phase, what the pinned thread copies and
+// reads, its running sum, the hazards of the broken variants. Stepping, playing, hovering and
+// pinning a thread of the block happen here; Python is asked only for a new launch, another
+// block, or the next chunk of phases of a very long K loop (messages {cmd: ...}).
+
+const PIN_NONE = 0, PIN_STORE_A = 1, PIN_STORE_B = 2, PIN_READ_K = 3, PIN_READ_ALL = 4, PIN_C = 5;
+
+function createTiledView({ model, el: host }) {
+  injectCss();
+  const root = el("div", { class: "explainer-stepper explainer-view" }, host);
+  const tip = tooltip(root);
+  const live = () => !!model.get("live");
+
+  // ---- state (the view's own: never sent to Python while stepping) --------------------
+  let meta = null, A = null;     // the payload: meta (JSON) and the arrays
+  let mode = "k";                // "k": one k per step, "loop": the whole loop per step
+  let show = "names";            // As / Bs show "names" or "values"
+  let g = 0;                     // the current step, 0-based, of the whole program
+  let p = 0;                     // the pinned thread of the block (tx + ty*T, from Python)
+  let playing = null, pending = null;
+  let built = null;              // DOM built for this payload's geometry
+
+  // ---- controls -------------------------------------------------------------------------
+  const presetRow = el("div", { class: "ex-row" }, root);
+  const presetSel = el("select", { class: "explainer-preset", "aria-label": "Preset" }, presetRow);
+  const sizeRow = el("div", { class: "ex-row" }, root);
+  const fM = numberField(sizeRow, "M", 0, () => sendLaunch());
+  const fN = numberField(sizeRow, "N", 0, () => sendLaunch());
+  const fK = numberField(sizeRow, "K", 0, () => sendLaunch());
+  const fT = numberField(sizeRow, "tile T", 0, () => sendLaunch());
+  const idRow = el("div", { class: "ex-row" }, root);
+  const fbx = numberField(idRow, "blockIdx.x", 0, () => sendBlock());
+  const fby = numberField(idRow, "blockIdx.y", 0, () => sendBlock());
+  const ftx = numberField(idRow, "threadIdx.x", 0, () => pinTyped());
+  const fty = numberField(idRow, "threadIdx.y", 0, () => pinTyped());
+  const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
+
+  const stepRow = el("div", { class: "ex-row" }, root);
+  const bFirst = el("button", { type: "button", title: "first step", class: "explainer-first" }, stepRow, "|◀");
+  const bPrev = el("button", { type: "button", title: "previous step (←)", class: "explainer-prev" }, stepRow, "◀");
+  const bPlay = el("button", { type: "button", title: "play / pause", class: "explainer-play" }, stepRow, "▶ Play");
+  const bNext = el("button", { type: "button", title: "next step (→)", class: "explainer-next" }, stepRow, "▶");
+  const bLast = el("button", { type: "button", title: "last step", class: "explainer-last" }, stepRow, "▶|");
+  const slider = el("input", { type: "range", min: "0", value: "0", class: "explainer-slider", "aria-label": "step", style: "width:360px" }, stepRow);
+  const speedLab = el("label", { class: "ex-field" }, stepRow);
+  el("span", {}, speedLab, "ms / step");
+  const speed = el("input", { type: "range", min: "33", max: "2000", step: "1", value: "600", class: "explainer-speed", style: "width:140px" }, speedLab);
+  const speedOut = el("span", { style: "font-size:12px;width:3em" }, speedLab, "600");
+  const toggleRow = el("div", { class: "ex-row" }, root);
+  const tMode = toggle(toggleRow, "compute", ["one k per step", "whole loop"], "one k per step", (v) => setMode(v === "whole loop" ? "loop" : "k"));
+  const tShow = toggle(toggleRow, "As / Bs show", ["names", "values"], "names", (v) => { show = v; draw(); });
+
+  const labelBox = el("div", { class: "explainer-step-label" }, root);
+  const labelMain = el("div", { style: "font-size:17px;font-weight:600;padding:6px 0" }, labelBox);
+  const labelStep = el("div", { style: "color:#4b5563" }, labelBox);
+  const legend = el("div", { style: "font-size:12px;margin:4px 0" }, root);
+  const globalBox = el("div", { class: "explainer-global" }, root);
+  const sumLine = el("div", { class: "explainer-sum", style: "font-size:14px;padding:4px 0" }, root);
+  const sharedBox = el("div", { class: "explainer-shared" }, root);
+  const codeNote = el("div", { class: "ex-note" }, root);
+  const code = el("pre", { class: "explainer-code" }, root);
+  const summary = el("div", { class: "explainer-summary" }, root);
+
+  // ---- the payload ----------------------------------------------------------------------
+  function load() {
+    const m = model.get("meta");
+    const buf = model.get("buf");
+    if (!m || !m.arrays || !buf) return;
+    meta = m;
+    A = unpack(meta.arrays, buf);
+    const start = meta.start || {};
+    if (start.mode) mode = start.mode;
+    g = start.index != null ? start.index : 0;
+    p = start.thread != null ? start.thread : 0;
+    pending = null;
+    build();
+    syncControls();
+    draw();
+  }
+
+  function steps() { return meta.steps[mode]; }
+  function S(name) { return A[`${mode}_${name}`]; }
+  function local() { return g - steps().s0; }
+  function T() { return meta.T; }
+
+  // ---- building the figures (once per payload) --------------------------------------------
+  function build() {
+    const geom = JSON.stringify([meta.M, meta.N, meta.K, meta.T, meta.mwin, meta.nwin, meta.kernel, meta.block, meta.pbase, meta.p1]);
+    if (built && built.geom === geom) return;
+    globalBox.textContent = "";
+    sharedBox.textContent = "";
+    const pal = meta.palette;
+    legend.innerHTML = meta.legend.map(([c, t]) => swatch(pal[c], t)).join("");
+    // Global memory: the textbook layout, B above C, A to the left of C.
+    const mw = meta.mwin[1] - meta.mwin[0], nw = meta.nwin[1] - meta.nwin[0];
+    const kw = A.kwin.data[1] - A.kwin.data[0];
+    const size = Math.max(3, Math.min(28, Math.floor(Math.min(700 / (kw + nw), 480 / (kw + mw)))));
+    const left = 58, top = 40, gap = 16;
+    const xC = left + kw * size + gap, yC = top + kw * size + gap;
+    const W = xC + nw * size + 20, H = yC + mw * size + 44;
+    const gfig = el("div", { class: "ex-fig explainer-global-fig", style: `width:${W}px;height:${H}px` }, globalBox);
+    const gs = svg("svg", { width: W, height: H, class: "explainer-global-svg", role: "img" }, gfig);
+    svg("text", { x: 4, y: 16, class: "ex-title" }, gs, meta.title_global);
+    const gA = new Grid(gfig, "A", mw, kw, left, yC, size, pal);
+    const gB = new Grid(gfig, "B", kw, nw, xC, top, size, pal);
+    const gC = new Grid(gfig, "C", mw, nw, xC, yC, size, pal);
+    const lines = svg("g", { stroke: "#6b7280", "stroke-width": 1, "pointer-events": "none" }, gs);
+    const axK = svg("text", { x: left, y: yC + mw * size + 16, class: "ex-axis" }, gs, "");
+    svg("text", { x: 4, y: yC - 4, class: "ex-axis" }, gs, meta.title_m);
+    svg("text", { x: xC, y: yC + mw * size + 32, class: "ex-axis" }, gs, meta.title_n);
+    svg("text", { x: xC - 4, y: top - 6, class: "ex-axis", "text-anchor": "end" }, gs, "B: row k");
+    // Shared memory: As, Bs and the block's threads.
+    const Tn = meta.T;
+    const ss = Math.max(8, Math.min(40, Math.floor(300 / Tn)));
+    const sw = Tn * ss, sgap = 40;
+    const sfig = el("div", { class: "ex-fig explainer-shared-fig", style: `width:${3 * sw + 2 * sgap + 20}px;height:${sw + 64}px` }, sharedBox);
+    const sh = svg("svg", { width: 3 * sw + 2 * sgap + 20, height: sw + 64, class: "explainer-shared-svg", role: "img" }, sfig);
+    const sTitle = svg("text", { x: 4, y: 16, class: "ex-title" }, sh, "");
+    const sAs = new Grid(sfig, "As", Tn, Tn, 10, 34, ss, pal);
+    const sBs = new Grid(sfig, "Bs", Tn, Tn, 10 + sw + sgap, 34, ss, pal);
+    const sTh = new Grid(sfig, "threads", Tn, Tn, 10 + 2 * (sw + sgap), 34, ss, pal);
+    svg("text", { x: 10, y: sw + 52, class: "ex-axis" }, sh, "As[ty][tx]");
+    svg("text", { x: 10 + sw + sgap, y: sw + 52, class: "ex-axis" }, sh, "Bs[ty][tx]");
+    svg("text", { x: 10 + 2 * (sw + sgap), y: sw + 52, class: "ex-axis" }, sh, "threads: threadIdx.x →, threadIdx.y ↓");
+    built = { geom, gA, gB, gC, lines, axK, sTitle, sAs, sBs, sTh, size, left, top, xC, yC, kwShown: null,
+              colA: new Int16Array(mw * kw), colB: new Int16Array(kw * nw), colC: new Int16Array(mw * nw),
+              colAs: new Int16Array(Tn * Tn), colBs: new Int16Array(Tn * Tn), colTh: new Int16Array(Tn * Tn) };
+    // Pointer: hover says what a cell holds; a click on C or on a thread pins a thread.
+    for (const [s, grids] of [[gfig, [gA, gB, gC]], [sfig, [sAs, sBs, sTh]]]) {
+      s.addEventListener("mousemove", (e) => {
+        for (const grid of grids) {
+          const rc = grid.cellOf(e);
+          if (rc) { tip.show(hoverText(grid.name, rc[0], rc[1]), e); return; }
+        }
+        tip.hide();
+      });
+      s.addEventListener("mouseleave", () => tip.hide());
+      s.addEventListener("click", (e) => {
+        const c = gC.cellOf(e);
+        if (c) return clickC(c[0], c[1]);
+        const t = sTh.cellOf(e);
+        if (t) return pin(at(A.thread_grid, t[0], t[1]));
+      });
+    }
+    // The code panel: the kernel's lines; draw() highlights the running one(s).
+    code.textContent = "";
+    built.codeLines = meta.code.map(([no, text, kind]) => {
+      const span = el("span", { style: "display:block", "data-kind": kind || "" }, code);
+      el("span", { style: "color:#9ca3af" }, span, String(no).padStart(3, " ") + "  ");
+      span.appendChild(document.createTextNode(text));
+      return span;
+    });
+    codeNote.textContent = `kernels/${meta.file} (trace-recording lines hidden); highlighted: the line(s) this step runs`;
+    summary.innerHTML = meta.summary;
+  }
+
+  // ---- drawing one step --------------------------------------------------------------------
+  function draw() {
+    if (!meta) return;
+    const i = local();
+    const C = meta.colours, Tn = meta.T;
+    const kind = meta.kinds[at(S("kind"), i)];
+    const tp = at(S("tp"), i), k = at(S("k"), i), pin = at(S("pin"), i);
+    const kw0 = at(A.kwin, tp, 0), kw1 = at(A.kwin, tp, 1);
+    const [m0, m1] = meta.mwin, [n0, n1] = meta.nwin;
+    const mw = m1 - m0, nw = n1 - n0, kw = kw1 - kw0;
+    const [ar0, ar1] = meta.a_panel, [bc0, bc1] = meta.b_panel;
+    const kt0 = at(A.k_tile, tp, 0), kt1 = at(A.k_tile, tp, 1);
+    const ks = pin === PIN_READ_K ? [k] : pin === PIN_READ_ALL ? [...Array(Tn).keys()] : [];
+
+    // Global memory: panels, this phase's tiles, what moves now.
+    const cA = built.colA, cB = built.colB, cC = built.colC;
+    const aTile = at(S("a_tile"), i), bTile = at(S("b_tile"), i), cRect = at(S("c_rect"), i);
+    for (let r = 0; r < mw; r++) {
+      const gr = m0 + r, inRow = gr >= ar0 && gr < ar1;
+      for (let c = 0; c < kw; c++) {
+        const gk = kw0 + c;
+        cA[r * kw + c] = inRow ? (gk >= kt0 && gk < kt1 ? aTile : C.PANEL) : C.IDLE;
+      }
+    }
+    for (let r = 0; r < kw; r++) {
+      const gk = kw0 + r, inTile = gk >= kt0 && gk < kt1;
+      for (let c = 0; c < nw; c++) {
+        const gc = n0 + c, inCol = gc >= bc0 && gc < bc1;
+        cB[r * nw + c] = inCol ? (inTile ? bTile : C.PANEL) : C.IDLE;
+      }
+    }
+    for (let r = 0; r < mw; r++) {
+      const gr = m0 + r, inRow = gr >= ar0 && gr < ar1;
+      for (let c = 0; c < nw; c++) {
+        const gc = n0 + c;
+        cC[r * nw + c] = inRow && gc >= bc0 && gc < bc1 ? cRect : C.IDLE;
+      }
+    }
+    const markA = (src) => {
+      const r = src[0], c = src[1];
+      if (r >= 0 && r >= m0 && r < m1 && c >= kw0 && c < kw1) cA[(r - m0) * kw + (c - kw0)] = C.PINNED;
+    };
+    const markB = (src) => {
+      const r = src[0], c = src[1];
+      if (r >= 0 && r >= kw0 && r < kw1 && c >= n0 && c < n1) cB[(r - kw0) * nw + (c - n0)] = C.PINNED;
+    };
+    const aSrc = (cell) => [at(A.a_src, tp, cell, 0), at(A.a_src, tp, cell, 1)];
+    const bSrc = (cell) => [at(A.b_src, tp, cell, 0), at(A.b_src, tp, cell, 1)];
+    const own = at(A.store_cell, p);
+    if (pin === PIN_STORE_A) markA(aSrc(own));
+    if (pin === PIN_STORE_B) markB(bSrc(own));
+    for (const kk of ks) {
+      markA(aSrc(at(A.read_as, kk, p)));
+      markB(bSrc(at(A.read_bs, kk, p)));
+    }
+    const cr = at(A.c_rc, p, 0), cc = at(A.c_rc, p, 1);
+    if (cr >= m0 && cr < m1 && cc >= n0 && cc < n1) cC[(cr - m0) * nw + (cc - n0)] = C.PINNED;
+    built.gA.paint(cA); built.gB.paint(cB); built.gC.paint(cC);
+    // Values in small windows; C's once stored.
+    if (A.a_text) built.gA.label(Array.from({ length: mw * kw }, (_, j) => String(at(A.a_text, Math.floor(j / kw), kw0 + (j % kw)))));
+    if (A.b_text) built.gB.label(Array.from({ length: kw * nw }, (_, j) => String(at(A.b_text, kw0 + Math.floor(j / nw), j % nw))));
+    if (A.c_text) built.gC.label(Array.from({ length: mw * nw }, (_, j) => (kind === "store" && cC[j] !== C.IDLE ? String(A.c_text.data[j]) : "")));
+    if (built.kwShown !== kw0) drawLines(kw0, kw1);
+
+    // Shared memory: what each cell of As / Bs holds after this step.
+    const cAs = built.colAs, cBs = built.colBs, cTh = built.colTh;
+    const asPh = at(S("as_phase"), i), bsPh = at(S("bs_phase"), i);
+    const asCol = at(S("as_col"), i), bsCol = at(S("bs_col"), i);
+    const tAs = new Array(Tn * Tn).fill(""), tBs = new Array(Tn * Tn).fill("");
+    const full = { As: new Array(Tn * Tn).fill(""), Bs: new Array(Tn * Tn).fill("") };
+    for (let cell = 0; cell < Tn * Tn; cell++) {
+      const pos = at(A.cell_rc, cell, 0) * Tn + at(A.cell_rc, cell, 1);
+      for (const [which, ph, col, out] of [["A", asPh, asCol, cAs], ["B", bsPh, bsCol, cBs]]) {
+        if (ph < 0) { out[pos] = C.IDLE; continue; }
+        const row = ph - meta.pbase;
+        const src = which === "A" ? A.a_src : A.b_src;
+        const r = at(src, row, cell, 0), c = at(src, row, cell, 1);
+        out[pos] = r < 0 ? C.PADDING : col;
+        const v = at(which === "A" ? A.a_val : A.b_val, row, cell);
+        full[which === "A" ? "As" : "Bs"][pos] = show === "values" ? String(v) : r < 0 ? "0 (pad)" : `${which}[${r}][${c}]`;
+      }
+    }
+    const posOf = (cell) => at(A.cell_rc, cell, 0) * Tn + at(A.cell_rc, cell, 1);
+    if (pin === PIN_STORE_A) cAs[posOf(own)] = C.PINNED;
+    if (pin === PIN_STORE_B) cBs[posOf(own)] = C.PINNED;
+    for (const kk of ks) {
+      const pa = posOf(at(A.read_as, kk, p)), pb = posOf(at(A.read_bs, kk, p));
+      if (cAs[pa] !== C.PADDING) cAs[pa] = C.PINNED;
+      if (cBs[pb] !== C.PADDING) cBs[pb] = C.PINNED;
+    }
+    // The block's threads: warp stripes, all arrived at a barrier, ghosts, the pinned one.
+    const barrier = at(S("barrier"), i) === 1;
+    const tTh = new Array(Tn * Tn).fill("");
+    for (let q = 0; q < Tn * Tn; q++) {
+      const pos = at(A.thread_xy, q, 1) * Tn + at(A.thread_xy, q, 0);
+      cTh[pos] = barrier ? C.STORED : at(A.warp_col, q);
+      tTh[pos] = barrier ? "✓" : meta.thread_text ? `w${at(A.warp, q)}` : "";
+      if (at(A.ghost, q)) { cTh[pos] = C.PADDING; tTh[pos] = "ghost"; }
+    }
+    // Hazards of the barrier-less variants.
+    const h = at(S("hz"), i);
+    if (h >= 0) {
+      if (at(S("hz_threads"), i)) {
+        for (const kk of ks) {
+          for (const [tab, read] of [[A.haz_as, A.read_as], [A.haz_bs, A.read_bs]]) {
+            const cell = at(read, kk, p), w = at(A.writer, cell);
+            if (at(tab, h, cell) && w !== p) cTh[at(A.thread_xy, w, 1) * Tn + at(A.thread_xy, w, 0)] = C.HAZARD;
+          }
+        }
+      }
+      for (let cell = 0; cell < Tn * Tn; cell++) {
+        const pos = posOf(cell);
+        if (at(A.haz_as, h, cell) && cAs[pos] !== C.PINNED) cAs[pos] = C.HAZARD;
+        if (at(A.haz_bs, h, cell) && cBs[pos] !== C.PINNED) cBs[pos] = C.HAZARD;
+      }
+    }
+    cTh[at(A.thread_xy, p, 1) * Tn + at(A.thread_xy, p, 0)] = C.PINNED;
+    built.sAs.paint(cAs); built.sBs.paint(cBs); built.sTh.paint(cTh);
+    const labelAll = meta.label_all || show === "values";
+    for (let j = 0; j < Tn * Tn; j++) {
+      tAs[j] = labelAll || cAs[j] === C.PINNED ? full.As[j] : "";
+      tBs[j] = labelAll || cBs[j] === C.PINNED ? full.Bs[j] : "";
+    }
+    built.sAs.label(tAs); built.sBs.label(tBs); built.sTh.label(tTh);
+    built.full = full;
+    built.sTitle.textContent = meta.title_shared.replace(" · its", ` · As and Bs hold ${meta.hold_text[tp]} · its`);
+
+    // Label, running sum, code line, controls.
+    labelMain.textContent = label(i);
+    labelStep.textContent = `step ${g + 1} of ${steps().total}`;
+    sumLine.innerHTML = sumHtml(i, kind, pin, k, tp);
+    for (const line of built.codeLines) line.classList.toggle("hl", line.dataset.kind === kind);
+    slider.value = String(g);
+  }
+
+  function drawLines(kw0, kw1) {
+    const { lines, size, left, top, xC, yC } = built;
+    lines.textContent = "";
+    const [m0, m1] = meta.mwin, [n0, n1] = meta.nwin;
+    const mw = m1 - m0, nw = n1 - n0, kw = kw1 - kw0;
+    const ks = meta.lines.k.filter((v) => v >= kw0 && v <= kw1);
+    const ms = meta.lines.m, ns = meta.lines.n;
+    const seg = (x1, y1, x2, y2) => svg("line", { x1, y1, x2, y2 }, lines);
+    for (const v of ks) {
+      const d = (v - kw0) * size - 0.5;
+      seg(left + d, yC, left + d, yC + mw * size);          // A: column boundaries
+      seg(xC, top + d, xC + nw * size, top + d);            // B: row boundaries
+    }
+    for (const v of ms) {
+      const d = (v - m0) * size - 0.5;
+      seg(left, yC + d, left + kw * size, yC + d);          // A rows
+      seg(xC, yC + d, xC + nw * size, yC + d);              // C rows
+    }
+    for (const v of ns) {
+      const d = (v - n0) * size - 0.5;
+      seg(xC + d, top, xC + d, top + kw * size);            // B columns
+      seg(xC + d, yC, xC + d, yC + mw * size);              // C columns
+    }
+    built.axK.textContent = meta.title_k[at(S("tp"), local())];
+    built.kwShown = kw0;
+  }
+
+  function label(i) {
+    const kind = meta.kinds[at(S("kind"), i)];
+    if (kind === "store") return `${meta.where} · ${meta.store_text}`;
+    const k = at(S("k"), i);
+    let s = `${meta.where} · ${meta.phase_text[at(S("tp"), i)]} · ${meta.words[kind]}`;
+    if (kind === "compute") s += k >= 0 ? meta.k_text[k] : meta.loop_text;
+    return s;
+  }
+
+  function sumHtml(i, kind, pin, k, tp) {
+    const Tn = meta.T, tx = at(A.thread_xy, p, 0), ty = at(A.thread_xy, p, 1);
+    const row = at(A.c_rc, p, 0), col = at(A.c_rc, p, 1);
+    const idx = at(S("sum"), i);
+    const total = idx < 0 ? 0 : A.sums.data[idx * Tn * Tn + p];
+    let who = `thread (x=${tx}, y=${ty}) owns C[${row}][${col}]`;
+    if (!at(A.writes, p)) who += " (outside C: it loads and multiplies but stores nothing)";
+    let detail = "";
+    if (pin === PIN_READ_K) {
+      const ca = at(A.read_as, k, p), cb = at(A.read_bs, k, p);
+      const [ar, ac] = [at(A.a_src, tp, ca, 0), at(A.a_src, tp, ca, 1)];
+      const [br, bc] = [at(A.b_src, tp, cb, 0), at(A.b_src, tp, cb, 1)];
+      const a = ar < 0 ? "0 (padding)" : `A[${ar}][${ac}] = ${at(A.a_val, tp, ca)}`;
+      const b = br < 0 ? "0 (padding)" : `B[${br}][${bc}] = ${at(A.b_val, tp, cb)}`;
+      detail = ` · sum += As[${at(A.cell_rc, ca, 0)}][${at(A.cell_rc, ca, 1)}] × Bs[${at(A.cell_rc, cb, 0)}][${at(A.cell_rc, cb, 1)}] = ${a} × ${b}`;
+    } else if (kind === "store" && at(A.writes, p)) {
+      detail = ` · C[${row}][${col}] = ${total} (numpy says ${at(A.numpy_c, p)})`;
+    }
+    return `<b>Pinned</b> ${escapeHtml(who)} · sum = <b>${total}</b>${escapeHtml(detail)}`;
+  }
+
+  function hoverText(name, r, c) {
+    if (name === "A") return `A[${meta.mwin[0] + r}][${at(A.kwin, at(S("tp"), local()), 0) + c}]`;
+    if (name === "B") return `B[${at(A.kwin, at(S("tp"), local()), 0) + r}][${meta.nwin[0] + c}]`;
+    if (name === "C") return `C[${meta.mwin[0] + r}][${meta.nwin[0] + c}] · click to pin its thread`;
+    const Tn = meta.T;
+    if (name === "threads") {
+      const q = at(A.thread_grid, r, c);
+      return `thread (x=${at(A.thread_xy, q, 0)}, y=${at(A.thread_xy, q, 1)}) · warp ${at(A.warp, q)} · click to pin`;
+    }
+    return `${name}[${r}][${c}] = ${built.full[name][r * Tn + c] || "(empty)"}`;
+  }
+
+  // ---- moving -------------------------------------------------------------------------------
+  function goTo(target) {
+    const st = steps();
+    const t = Math.max(0, Math.min(st.total - 1, Number(target) | 0));
+    if (t < st.s0 || t >= st.s1) return ask({ cmd: "chunk", mode, step: t, thread: p });
+    g = t;
+    draw();
+  }
+
+  function setMode(m) {
+    if (m === mode) return;
+    // Land on the same place in the program: same phase and kind (k 0 / the whole loop).
+    const i = local();
+    const kind = at(S("kind"), i), ph = at(S("phase"), i), k = at(S("k"), i);
+    const other = meta.steps[m];
+    const kinds = A[`${m}_kind`], phs = A[`${m}_phase`], kk = A[`${m}_k`];
+    let target = 0;
+    for (let j = 0; j < kinds.data.length; j++) {
+      if (kinds.data[j] === kind && phs.data[j] === ph && (kk.data[j] <= 0 || kk.data[j] === k)) { target = j; break; }
+    }
+    mode = m;
+    g = other.s0 + target;
+    syncControls();
+    draw();
+  }
+
+  function pin(q) {
+    p = q;
+    setError("");
+    syncThread();
+    draw();
+  }
+
+  function pinTyped() {
+    const x = Number(ftx.value), y = Number(fty.value);
+    for (let q = 0; q < meta.T * meta.T; q++) {
+      if (at(A.thread_xy, q, 0) === x && at(A.thread_xy, q, 1) === y) return pin(q);
+    }
+    setError(`thread (x=${ftx.value}, y=${fty.value}) is outside the ${meta.T}x${meta.T} block: ${meta.thread_range}`);
+    syncThread();
+  }
+
+  function clickC(r, c) {
+    const obx = at(A.c_owner, r, c, 0), oby = at(A.c_owner, r, c, 1), q = at(A.c_owner, r, c, 2);
+    if (q < 0) return;
+    if (obx === meta.block[0] && oby === meta.block[1]) return pin(q);
+    ask({ cmd: "block", block: [obx, oby], thread: q, step: g, mode });
+  }
+
+  function sendBlock() {
+    ask({ cmd: "block", block: [fbx.value, fby.value], thread: p, step: g, mode, typed: true });
+  }
+
+  function sendLaunch() {
+    ask({ cmd: "launch", M: fM.value, N: fN.value, K: fK.value, T: fT.value, mode });
+  }
+
+  // A request only Python can answer (a new launch, block or chunk).
+  function ask(msg) {
+    if (!live()) {
+      const answer = offline(msg);
+      if (answer) return answer;
+      setError(meta.offline_note || "This needs the live app (tiled-explainer serve) or JupyterLab.");
+      syncControls();
+      return null;
+    }
+    pending = msg;
+    labelStep.textContent = "computing…";
+    model.send(msg);
+    return null;
+  }
+
+  // Static pages: presets (and their blocks) embedded in the page answer some requests.
+  function offline(msg) {
+    const store = model.get("store");
+    if (!store || !store.find) return null;
+    const hit = store.find(msg);
+    if (!hit) return null;
+    model.set("meta", hit.meta);
+    model.set("buf", hit.buf);
+    load();
+    return true;
+  }
+
+  function setError(text) {
+    errorLine.textContent = text ? `⚠ ${text}` : "";
+  }
+
+  // ---- controls mirror the state ----------------------------------------------------------
+  function syncThread() {
+    ftx.value = String(at(A.thread_xy, p, 0));
+    fty.value = String(at(A.thread_xy, p, 1));
+  }
+
+  function syncControls() {
+    fM.value = String(meta.M); fN.value = String(meta.N); fK.value = String(meta.K); fT.value = String(meta.T);
+    fbx.value = String(meta.block[0]); fby.value = String(meta.block[1]);
+    syncThread();
+    const st = steps();
+    slider.max = String(st.total - 1);
+    slider.value = String(g);
+    tMode.set(mode === "k" ? "one k per step" : "whole loop");
+    const presets = model.get("presets") || [];
+    const current = meta.preset || "(custom)";
+    if (presetSel.options.length !== presets.length + 1) {
+      presetSel.textContent = "";
+      for (const name of ["(custom)", ...presets]) el("option", { value: name }, presetSel, name);
+    }
+    presetSel.value = presets.includes(current) ? current : "(custom)";
+  }
+
+  // ---- wiring -----------------------------------------------------------------------------
+  bFirst.addEventListener("click", () => goTo(0));
+  bPrev.addEventListener("click", () => goTo(g - 1));
+  bNext.addEventListener("click", () => goTo(g + 1));
+  bLast.addEventListener("click", () => goTo(steps().total - 1));
+  slider.addEventListener("input", () => goTo(slider.value));
+  presetSel.addEventListener("change", () => {
+    if (presetSel.value !== "(custom)") ask({ cmd: "preset", name: presetSel.value, mode });
+  });
+  speed.addEventListener("input", () => { speedOut.textContent = speed.value; });
+  function tick() {
+    if (!playing) return;
+    if (g >= steps().total - 1) return stop();
+    goTo(g + 1);
+    playing = setTimeout(tick, Number(speed.value));
+  }
+  function stop() {
+    clearTimeout(playing);
+    playing = null;
+    bPlay.textContent = "▶ Play";
+    bPlay.classList.remove("on");
+  }
+  bPlay.addEventListener("click", () => {
+    if (playing) return stop();
+    if (g >= steps().total - 1) goTo(0);
+    bPlay.textContent = "❚❚ Pause";
+    bPlay.classList.add("on");
+    playing = setTimeout(tick, Number(speed.value));
+  });
+  const unkey = arrowKeys((d) => goTo(g + d));
+
+  model.on("change:rev", load);
+  model.on("msg:custom", (msg) => {
+    if (msg && msg.error != null) {
+      setError(msg.error);
+      pending = null;
+      if (meta) { syncControls(); labelStep.textContent = `step ${g + 1} of ${steps().total}`; }
+    }
+    if (msg && msg.go != null) goTo(msg.go);
+    if (msg && msg.pin != null) pin(msg.pin);
+  });
+  load();
+  setError(model.get("error"));
+
+  function grids() {
+    return { A: built.gA, B: built.gB, C: built.gC, As: built.sAs, Bs: built.sBs, threads: built.sTh };
+  }
+
+  // For tests and the benchmark: what is drawn, read back from the view itself.
+  root.explainerView = {
+    colours: (name) => {
+      const grid = built && grids()[name];
+      if (!grid) return null;
+      return Array.from({ length: grid.rows }, (_, r) => Array.from(grid.colour.slice(r * grid.cols, (r + 1) * grid.cols)));
+    },
+    hover: (name, r, c) => hoverText(name, r, c),
+    centre: (name, r, c) => grids()[name].centre(r, c),
+    state: () => ({ step: g, mode, thread: p, block: meta && meta.block, kernel: meta && meta.kernel }),
+    // Mean milliseconds of script per drawn step over n steps (benchmarks/bench_browser.py).
+    drawMs: (n = 50) => {
+      const t0 = performance.now();
+      for (let j = 0; j < n; j++) { g = steps().s0 + (j % (steps().s1 - steps().s0)); draw(); }
+      return (performance.now() - t0) / n;
+    },
+  };
+  return () => { stop(); unkey(); };
+}
+
+export default { render: createTiledView };
