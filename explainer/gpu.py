@@ -28,14 +28,13 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 
-from . import ladder, model
+from . import ladder, model, resources
 
 #: The ``kernels/`` folder of this checkout (the package's sibling).
-KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
+KERNELS_DIR = resources.kernels_dir()
 #: Set to 1 to make every entry point answer "no GPU" (e.g. a lecture server on a GPU box).
 NO_GPU_ENV = "EXPLAINER_NO_GPU"
 COMPILE_OPTIONS = ("-std=c++17",)

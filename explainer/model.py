@@ -416,18 +416,7 @@ def steps(launch: Launch, per_k: bool = True) -> list[Step]:
     """The stepper's step list for one block (every block runs the same program)."""
     if not launch.is_tiled:
         return [Step("compute"), Step("store")]
-    out: list[Step] = []
-    b1, b2 = launch.barriers
-    for t in range(launch.phases):
-        out += [Step("load_a", t), Step("load_b", t)] + ([Step("barrier1", t)] if b1 else [])
-        if per_k:
-            out += [Step("compute", t, k) for k in range(launch.T)]
-        else:
-            out.append(Step("compute", t))
-        if b2:
-            out.append(Step("barrier2", t))
-    out.append(Step("store"))
-    return out
+    return steps_of_phases(launch, 0, launch.phases, per_k)[1]
 
 
 def steps_per_phase(launch: Launch, per_k: bool = True) -> int:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import ipywidgets as W
 
-from . import __version__, gpu
+from . import __version__, gpu, resources
 from .model import Launch
 
-NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS_DIR = resources.notebooks_dir()
 
 #: The curriculum in teaching order: (notebook, title, one line on what it teaches). The index
 #: lists the ones present in ``notebooks/``.

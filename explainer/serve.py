@@ -22,7 +22,7 @@ import urllib.request
 import webbrowser
 from pathlib import Path
 
-import explainer
+from explainer import resources
 
 DEFAULT_PORT = 8866
 INDEX = "00_index.ipynb"
@@ -40,7 +40,7 @@ CULL_INTERVAL_S = 60
 
 
 def notebooks_dir() -> Path:
-    return Path(explainer.__file__).resolve().parent.parent / "notebooks"
+    return resources.notebooks_dir()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import html
 
-import anywidget
 import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
-import traitlets
 
 from .model import Launch, LaunchError, Step, steps
 from .plotly_widget import Figure
@@ -25,28 +23,6 @@ from .views.common import (  # noqa: F401  (re-exported: pages and tests import 
     ACTIVE, COLORSCALE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED,
     TEXT_MAX, TILE, ZRANGE, DemoMatrix, demo_matrices, source_lines, window,
 )
-
-
-class _Keys(anywidget.AnyWidget):
-    """Left / right arrow keys anywhere on the page step back / forward (not while typing)."""
-
-    _esm = """
-    function render({ model, el }) {
-      const onKey = (e) => {
-        const t = e.target;
-        if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
-        if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
-          model.send({ key: e.key });
-          e.preventDefault();
-        }
-      };
-      document.addEventListener("keydown", onKey);
-      return () => document.removeEventListener("keydown", onKey);
-    }
-    export default { render };
-    """
-    _css = ""
-    enabled = traitlets.Bool(True).tag(sync=True)
 
 
 def sync_figure(*figs: go.FigureWidget) -> None:
@@ -313,11 +289,6 @@ class TiledStepper:
         self.preset = None
         self.set_launch(L.M, L.N, L.K, L.T, block, thread)
 
-    def set_size(self, M, N, K, tile):
-        """A new launch of the same kernel, keeping the block and thread where they still exist;
-        bad input raises :class:`LaunchError` and changes nothing."""
-        self._apply_size(M, N, K, tile)
-
     def set_preset(self, name: str):
         if name not in self.PRESETS:
             raise LaunchError(f"unknown preset {name!r}")
@@ -332,10 +303,6 @@ class TiledStepper:
             raise LaunchError("the stepper draws guarded kernels; see model.unguarded_report")
         self.kernel = kernel
         self._set(L, self.block, self.thread, 0)
-
-    def set_mode(self, per_k: bool):
-        self.per_k = bool(per_k)
-        self._set(self.L, self.block, self.thread, 0)
 
     def pin(self, block, thread):
         """Pin thread (x, y) of block (x, y), moving the view to that block if needed."""

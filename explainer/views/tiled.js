@@ -20,7 +20,7 @@ function createTiledView({ model, el: host }) {
   let show = "names";            // As / Bs show "names" or "values"
   let g = 0;                     // the current step, 0-based, of the whole program
   let p = 0;                     // the pinned thread of the block (tx + ty*T, from Python)
-  let playing = null, pending = null;
+  let playing = null;
   let built = null;              // DOM built for this payload's geometry
 
   // ---- controls -------------------------------------------------------------------------
@@ -75,7 +75,6 @@ function createTiledView({ model, el: host }) {
     if (start.mode) mode = start.mode;
     g = start.index != null ? start.index : 0;
     p = start.thread != null ? start.thread : 0;
-    pending = null;
     build();
     syncControls();
     draw();
@@ -427,7 +426,6 @@ function createTiledView({ model, el: host }) {
       syncControls();
       return null;
     }
-    pending = msg;
     labelStep.textContent = "computing…";
     model.send(msg);
     return null;
@@ -507,7 +505,6 @@ function createTiledView({ model, el: host }) {
   model.on("msg:custom", (msg) => {
     if (msg && msg.error != null) {
       setError(msg.error);
-      pending = null;
       if (meta) { syncControls(); labelStep.textContent = `step ${g + 1} of ${steps().total}`; }
     }
     if (msg && msg.go != null) goTo(msg.go);
@@ -530,12 +527,6 @@ function createTiledView({ model, el: host }) {
     hover: (name, r, c) => hoverText(name, r, c),
     centre: (name, r, c) => grids()[name].centre(r, c),
     state: () => ({ step: g, mode, thread: p, block: meta && meta.block, kernel: meta && meta.kernel }),
-    // Mean milliseconds of script per drawn step over n steps (benchmarks/bench_browser.py).
-    drawMs: (n = 50) => {
-      const t0 = performance.now();
-      for (let j = 0; j < n; j++) { g = steps().s0 + (j % (steps().s1 - steps().s0)); draw(); }
-      return (performance.now() - t0) / n;
-    },
   };
   return () => { stop(); unkey(); };
 }

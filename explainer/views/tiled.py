@@ -16,7 +16,8 @@ phases are those of the chunk, ``p0 .. p1 - 1``):
   (-1: nothing yet), the pinned thread's part (``pin``), where its running sum stands (``sum``:
   an index into ``sums``' first two axes flattened, -1: 0), whether every thread waits at a
   barrier, and which hazard table applies (-1: none);
-* per phase: ``a_src`` / ``b_src`` ``[phase, cell, (row, col)]`` the global element each shared
+* per phase (from ``pbase = max(p0 - 1, 0)``: the chunk's first load still shows phase p0 - 1
+  in Bs): ``a_src`` / ``b_src`` ``[phase, cell, (row, col)]`` the global element each shared
   cell holds (-1: a padding zero), their values, the window of K drawn, A's / B's tile columns;
 * per thread: the cell it stores into, the cells it reads at each k, its C element, whether it
   writes C, its warp, whether it is a ghost, and ``sums[phase, k, p]``, its running sum;
