@@ -12,10 +12,14 @@ drives Debian's headless Chromium with Playwright, every request off the machine
     it), so the figure includes the browser's own event dispatch and the paint;
 (c) Play at 30 steps/s (33 ms / step): which steps were on screen in some frame, and how many
     were never shown;
-(d) the websocket: messages the page sent to its kernel while stepping (should be none).
+(d) the websocket: messages the page sent to its kernel while stepping (should be none);
+(e) the same page exported (``tiled-explainer export``) and opened from ``file://`` with every
+    other request refused: open -> stepper drawn (``--runs`` fresh browser contexts), then (b)
+    and (c) again, the requests refused and the page errors.
 
-Targets (issue 11): key or Next -> drawn, median <= 16 ms and p90 <= 33 ms; Play at 30 steps/s
-shows every step.
+Targets (issue 11): key or Next -> drawn, median <= 16 ms and p90 <= 33 ms, in the app and in an
+exported page; Play at 30 steps/s shows every step; an exported page opens from ``file://`` in
+<= 3 s, steps, and logs no error.
 """
 
 from __future__ import annotations
@@ -125,13 +129,25 @@ class Server:
         self.log.unlink(missing_ok=True)
 
 
-def new_page(browser, errors: list[str], frames: list[str] | None = None):
+def new_page(browser, errors: list[str], frames: list[str] | None = None, files_only: bool = False,
+             refused: list[str] | None = None):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     local = ("localhost", "127.0.0.1")
-    ctx.route(lambda url: not any(f"//{h}" in url for h in local) and not url.startswith(("data:", "blob:", "file:")),
-              lambda route: route.abort())
+
+    def outside(url):
+        if files_only:
+            return not url.startswith("file:")
+        return not any(f"//{h}" in url for h in local) and not url.startswith(("data:", "blob:", "file:"))
+
+    def refuse(route):
+        if refused is not None:
+            refused.append(route.request.url)
+        route.abort()
+
+    ctx.route(outside, refuse)
     page = ctx.new_page()
     page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page.on("console", lambda m: errors.append(f"console.error: {m.text}") if m.type == "error" and files_only else None)
     if frames is not None:
         page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(str(payload)[:120])))
     return ctx, page
@@ -180,10 +196,58 @@ def measure_play(page, steps: int = 90) -> dict:
     return {"first": lo, "last": hi, "steps_shown": len(shown), "never_shown": missing}
 
 
+def measure_stepping(page, keys: int, where: str, frames: list[str] | None = None) -> None:
+    """(b) and (c) on an open tiled page: the default launch, then the 64^3 preset."""
+    for launch in ("default 1024^3 T=16", PRESET_64):
+        if launch == PRESET_64:
+            sel = page.locator(".explainer-stepper select.explainer-preset")
+            sel.select_option(next(o for o in sel.locator("option").all_inner_texts() if o.startswith("64")))
+            page.locator(LABEL).filter(has_text="block (x=1, y=2)").wait_for(timeout=60_000)
+            if frames is not None:
+                frames.clear()
+        for how in ("key", "next"):
+            t = measure_steps(page, keys, how)
+            ok = statistics.median(t) <= TARGET_MEDIAN_MS and pct(t, 0.9) <= TARGET_P90_MS
+            print(f"{where:8s} {launch:22s} {how:4s} -> drawn: median {statistics.median(t):5.1f} ms, "
+                  f"p90 {pct(t, 0.9):5.1f} ms, max {max(t):5.1f} ms over {len(t)} steps "
+                  f"{'(target met)' if ok else '(TARGET MISSED)'}")
+    play = measure_play(page)
+    print(f"{where:8s} Play at 33 ms/step: steps {play['first']}..{play['last']} shown, "
+          f"{len(play['never_shown'])} never on screen {play['never_shown'][:10]}")
+
+
+def bench_exported(browser, runs: int, keys: int) -> None:
+    """(e): the exported page from file://, nothing else reachable."""
+    with tempfile.TemporaryDirectory(prefix="bench_export_") as tmp:
+        t = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "explainer.cli", "export", tmp], cwd=REPO,
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise SystemExit(f"export failed:\n{r.stderr}")
+        url = (Path(tmp) / "02_tiled.html").as_uri()
+        size = (Path(tmp) / "02_tiled.html").stat().st_size
+        print(f"export: {time.monotonic() - t:.1f} s; 02_tiled.html {size / 1e6:.2f} MB "
+              f"(+ assets/plotly.min.js {(Path(tmp) / 'assets' / 'plotly.min.js').stat().st_size / 1e6:.2f} MB)")
+        opens, errors, refused = [], [], []
+        for run in range(runs):
+            ctx, page = new_page(browser, errors, files_only=True, refused=refused)
+            opens.append(open_and_wait(page, url))
+            if run == runs - 1:
+                page.evaluate("() => document.activeElement && document.activeElement.blur()")
+                measure_stepping(page, keys, "exported")
+            ctx.close()
+        ok = statistics.median(opens) <= 3.0 and max(opens) <= 3.0
+        print(f"exported 02_tiled.html from file:// -> stepper drawn, {runs} fresh contexts: median "
+              f"{statistics.median(opens):.2f} s, runs {[round(o, 2) for o in opens]} "
+              f"{'(target met)' if ok else '(TARGET MISSED)'}")
+        print(f"exported: requests refused {len(refused)} {refused[:3]}; page errors {len(errors)} {errors[:3]}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="fresh servers for the first render")
     ap.add_argument("--keys", type=int, default=120, help="steps timed per launch and input")
+    ap.add_argument("--only", choices=("app", "exported"), help="measure one of the two only")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -193,7 +257,9 @@ def main(argv=None) -> int:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         print(f"# Chromium {browser.version}")
-        for run in range(args.runs):
+        if args.only != "app":
+            bench_exported(browser, args.runs, args.keys)
+        for run in range(args.runs if args.only != "exported" else 0):
             server = Server()
             try:
                 errors, frames = [], []
@@ -202,21 +268,7 @@ def main(argv=None) -> int:
                 if run == args.runs - 1:
                     page.wait_for_timeout(1000)
                     frames.clear()
-                    for launch in ("default 1024^3 T=16", PRESET_64):
-                        if launch == PRESET_64:
-                            page.locator(".explainer-stepper select.explainer-preset").select_option(
-                                next(o for o in page.locator(".explainer-stepper select.explainer-preset option").all_inner_texts() if o.startswith("64")))
-                            page.locator(LABEL).filter(has_text="block (x=1, y=2)").wait_for(timeout=60_000)
-                            frames.clear()
-                        for how in ("key", "next"):
-                            t = measure_steps(page, args.keys, how)
-                            ok = statistics.median(t) <= TARGET_MEDIAN_MS and pct(t, 0.9) <= TARGET_P90_MS
-                            print(f"{launch:22s} {how:4s} -> drawn: median {statistics.median(t):5.1f} ms, "
-                                  f"p90 {pct(t, 0.9):5.1f} ms, max {max(t):5.1f} ms over {len(t)} steps "
-                                  f"{'(target met)' if ok else '(TARGET MISSED)'}")
-                    play = measure_play(page)
-                    print(f"Play at 33 ms/step: steps {play['first']}..{play['last']} shown, "
-                          f"{len(play['never_shown'])} never on screen {play['never_shown'][:10]}")
+                    measure_stepping(page, args.keys, "app", frames)
                     print(f"messages to the kernel while stepping: {len(frames)}")
                     if errors:
                         print("page errors:", errors[:5])
@@ -224,8 +276,9 @@ def main(argv=None) -> int:
             finally:
                 server.stop()
         browser.close()
-    print(f"first render of {PAGE} (request -> stepper drawn), {len(renders)} fresh servers: "
-          f"median {statistics.median(renders):.2f} s, runs {[round(r, 2) for r in renders]}")
+    if renders:
+        print(f"first render of {PAGE} (request -> stepper drawn), {len(renders)} fresh servers: "
+              f"median {statistics.median(renders):.2f} s, runs {[round(r, 2) for r in renders]}")
     return 0
 
 

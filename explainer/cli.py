@@ -246,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, module, help_ in (
         ("bench", "explainer.bench", "launch the real kernels and cuBLAS, print or save timings"),
         ("serve", "explainer.serve", "serve the notebooks as a Voila web app"),
+        ("export", "explainer.export", "write every page as static HTML (no kernel, no network)"),
     ):
         try:
             mod = importlib.import_module(module)

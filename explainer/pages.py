@@ -30,6 +30,12 @@ def available_pages() -> list[tuple[str, str, str]]:
 
 
 def gpu_status_html() -> str:
+    from . import export
+
+    if export.active():
+        return ('<div style="font-size:14px">These are static pages: every stepper steps in the browser for its '
+                "page's launch and presets; timing panels show recorded measurements, labelled with their device and "
+                "date. For your own launches and live GPU timings, run <code>tiled-explainer serve</code>.</div>")
     st = gpu.status()
     if st.available:
         return f'<div style="font-size:14px">GPU on this machine: <b>{html.escape(st.device or "")}</b>. Timing panels measure live.</div>'

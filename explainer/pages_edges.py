@@ -191,18 +191,8 @@ def flakiness_table(live_repeats=50):
 def barriers(**kw):
     """Page 04: the stepper on a barrier-less variant with the racing cells drawn, the hazard
     table, and measured failure frequencies."""
-    args = dict(M=8, N=8, K=8, tile=4, block=(1, 0), thread=(1, 2), kernel="tiled_no_barriers")
+    args = dict(M=8, N=8, K=8, tile=4, block=(1, 0), thread=(1, 2), kernel="tiled_no_barriers", variants=VARIANTS)
     args.update(kw)
-    st = TiledStepper(**args)
-    pick = W.ToggleButtons(options=list(VARIANTS), value=st.kernel, description="kernel",
-                           style={"button_width": "140px"})
-
-    def on_pick(change):
-        try:
-            st.set_kernel(change["new"])
-        except ValueError as e:  # LaunchError: one line in the stepper, last good state kept
-            st._fail(e)
-
-    pick.observe(on_pick, names="value")
+    st = TiledStepper(**args)  # its own "kernel" picker switches between the variants
     legend = W.HTML(f'<div style="font-size:12px">{_swatch(HAZARD, "in a race at this step: a cell another thread may read too early / overwrite too soon, or the thread whose store the pinned thread may miss")}</div>')
-    return W.VBox([pick, legend, st.widget, hazard_table(), flakiness_table()])
+    return W.VBox([legend, st.widget, hazard_table(), flakiness_table()])

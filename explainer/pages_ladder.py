@@ -12,7 +12,7 @@ import html
 
 import ipywidgets as W
 
-from . import bench, gpu, ladder, pages_perf
+from . import bench, export, gpu, ladder, pages_perf
 from .ladder import RUNGS
 from .ladder_view import LadderExplorer, rung_facts, rung_label, shared_loads_per_k
 from .perf_views import table
@@ -211,7 +211,7 @@ class LadderChart:
         if not keep_status:
             reason = html.escape(self.st.reason or "no GPU")
             self.w_status.value = (pages_perf.recorded_label(data)
-                                   + f"<div style='{NOTE}'>This machine has no GPU ({reason}). {LIVE_HINT}</div>")
+                                   + f"<div style='{NOTE}'>{export.no_gpu_here(reason)} {LIVE_HINT}</div>")
         self._draw()
 
     def kernels(self) -> list[str]:

@@ -154,10 +154,11 @@ class TiledStepper:
     }
 
     def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), window_cells=48, per_k=True,
-                 kernel="tiled", mark_ghosts=False, presets=None):
+                 kernel="tiled", mark_ghosts=False, presets=None, variants=()):
         # kernel: "tiled" or a barrier-less variant (explainer.model.TILED_BARRIERS; not the
         # unguarded one, whose reads leave A and B). mark_ghosts / the variant's hazards only
-        # add marks (page 03 / 04); presets: extra entries for the Preset menu.
+        # add marks (page 03 / 04); presets: extra entries for the Preset menu; variants: the
+        # kernels the view's own picker offers (page 04), the browser's {cmd: "kernel"}.
         from .views.tiled import TiledView
 
         self.kernel = kernel
@@ -172,8 +173,12 @@ class TiledStepper:
             raise LaunchError("the stepper draws guarded kernels; see model.unguarded_report")
         L.check_block(*block)
         L.check_thread(*thread)
-        self.view = TiledView(presets=list(self.PRESETS))
+        self.variants = tuple(variants)
+        if self.variants and kernel not in self.variants:
+            raise LaunchError(f"kernel {kernel!r} is not one of the variants {', '.join(self.variants)}")
+        self.view = TiledView(presets=list(self.PRESETS), kernels=list(self.variants))
         self.view.on_msg(self._on_msg)
+        self.view.static_store = self.static_store
         self._set(L, tuple(block), tuple(thread), 0)
 
     # ---- state ------------------------------------------------------------------------
@@ -251,6 +256,11 @@ class TiledStepper:
                 self.L.check_block(bx, by)
                 tx, ty = self._thread_of(int(content.get("thread", 0)))
                 self._set(self.L, (bx, by), (tx, ty), int(content.get("step", 0)))
+            elif cmd == "kernel":
+                name = content.get("name")
+                if name not in self.variants:
+                    raise LaunchError(f"unknown kernel {name!r}: this view offers {', '.join(self.variants) or 'no other'}")
+                self.set_kernel(name, self._thread_of(int(content.get("thread", 0))))
             elif cmd == "chunk":
                 tx, ty = self._thread_of(int(content.get("thread", 0)))
                 self._set(self.L, self.block, (tx, ty), int(content.get("step", 0)))
@@ -296,13 +306,14 @@ class TiledStepper:
         self.preset = name
         self.set_launch(M, N, K, T, block, thread)
 
-    def set_kernel(self, kernel: str):
-        """Another variant (page 04) on the same launch, block and thread."""
+    def set_kernel(self, kernel: str, thread=None):
+        """Another variant (page 04) on the same launch and block, from step 0; the pinned
+        ``thread`` (x, y) stays (default: the last one set from Python)."""
         L = Launch(kernel, self.L.M, self.L.N, self.L.K, self.L.T)
         if not L.guarded:
             raise LaunchError("the stepper draws guarded kernels; see model.unguarded_report")
         self.kernel = kernel
-        self._set(L, self.block, self.thread, 0)
+        self._set(L, self.block, tuple(thread) if thread is not None else self.thread, 0)
 
     def pin(self, block, thread):
         """Pin thread (x, y) of block (x, y), moving the view to that block if needed."""
@@ -313,6 +324,17 @@ class TiledStepper:
         else:
             self.thread = tuple(thread)
             self.view.send({"pin": int(thread[0] + thread[1] * self.L.T)})
+
+    def static_store(self, budget: int) -> dict:
+        """What an exported page embeds: the current state, each variant and preset, and the
+        nearby blocks within ``budget`` bytes (:func:`explainer.views.tiled.static_store`)."""
+        from .views.tiled import static_store
+
+        launches = [(self.preset, self.L, self.block, self.thread)] + [
+            (name, Launch(self.kernel, M, N, K, T), block, thread)
+            for name, (M, N, K, T, block, thread) in self.PRESETS.items()]
+        return static_store(self.variants or (self.kernel,), launches, (self.kernel, self.L, self.block, self.thread),
+                            budget, window_cells=self.window_cells, mark_ghosts=self.mark_ghosts)
 
     @property
     def widget(self):

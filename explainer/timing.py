@@ -11,7 +11,7 @@ import html
 
 import ipywidgets as W
 
-from . import bench, gpu
+from . import bench, export, gpu
 from .plotly_widget import Figure, runtime
 from .stepper import sync_figure
 
@@ -103,7 +103,7 @@ class TimingPanel:
         self.w_status.value = (
             f'<div style="background:#fef3c7;padding:6px;border-radius:4px"><b>Recorded, not measured here</b>: '
             f"{html.escape(self.source)}{' (' + html.escape(versions) + ')' if versions else ''}, "
-            f"file <code>{html.escape(data.get('source', ''))}</code>. This machine has no GPU ({reason}). {LIVE_HINT}</div>"
+            f"file <code>{html.escape(data.get('source', ''))}</code>. {export.no_gpu_here(reason)} {LIVE_HINT}</div>"
         )
         self._draw()
 

@@ -22,6 +22,6 @@ def test_edge_pages_render(voila_server, browser_page, page_errors, notebook, ne
     assert "Traceback" not in text
     assert "pages_edges." not in text  # code cells are stripped
     if notebook == "04_barriers.ipynb":  # the variant picker asks Python for the other kernel
-        page.get_by_role("button", name="tiled_no_barrier2", exact=True).click()
+        page.locator(".explainer-stepper select.explainer-kernel").select_option("tiled_no_barrier2")
         page.locator(".explainer-stepper .explainer-code").filter(has_text="tiled_no_barrier2_gemm").wait_for(timeout=30_000)
     assert page_errors == []

@@ -179,10 +179,18 @@ def test_seed_003_preset_walks_four_windows():
 def test_pages_build_and_switch_variant():
     from explainer import pages_edges
 
+    from explainer.views.tiled import TiledView
+
     b = pages_edges.barriers()
-    pick = b.children[0]
-    for k in ("tiled_no_barrier1", "tiled_no_barrier2", "tiled"):
-        pick.value = k
+    view = next(c for c in b.children if isinstance(c, TiledView))
+    assert list(view.kernels) == list(pages_edges.VARIANTS)
+    thread = int(view.meta["start"]["thread"])
+    for k in ("tiled_no_barrier1", "tiled_no_barrier2", "tiled"):  # the browser's picker
+        view._handle_custom_msg({"cmd": "kernel", "name": k, "thread": 3, "mode": "k"}, [])
+        assert view.meta["kernel"] == k and view.meta["start"]["thread"] == 3 and view.error == ""
+    assert thread != 3  # the pinned thread came from the message, not the old state
+    view._handle_custom_msg({"cmd": "kernel", "name": "tiled_unguarded", "thread": 0}, [])
+    assert "unknown kernel" in view.error and view.meta["kernel"] == "tiled"  # last good state kept
     html = pages_edges.hazard_table().value
     assert "tiled_no_barrier1" in html and "64 cells" in html
     page = pages_edges.boundaries()

@@ -26,6 +26,10 @@ function createTiledView({ model, el: host }) {
   // ---- controls -------------------------------------------------------------------------
   const presetRow = el("div", { class: "ex-row" }, root);
   const presetSel = el("select", { class: "explainer-preset", "aria-label": "Preset" }, presetRow);
+  // The kernel variants this page compares (page 04); hidden when there is only one.
+  const kernelLab = el("label", { class: "ex-field", style: "display:none" }, presetRow);
+  el("span", {}, kernelLab, "kernel");
+  const kernelSel = el("select", { class: "explainer-kernel", "aria-label": "Kernel" }, kernelLab);
   const sizeRow = el("div", { class: "ex-row" }, root);
   const fM = numberField(sizeRow, "M", 0, () => sendLaunch());
   const fN = numberField(sizeRow, "N", 0, () => sendLaunch());
@@ -468,6 +472,13 @@ function createTiledView({ model, el: host }) {
       for (const name of ["(custom)", ...presets]) el("option", { value: name }, presetSel, name);
     }
     presetSel.value = presets.includes(current) ? current : "(custom)";
+    const kernels = model.get("kernels") || [];
+    kernelLab.style.display = kernels.length > 1 ? "" : "none";
+    if (kernelSel.options.length !== kernels.length) {
+      kernelSel.textContent = "";
+      for (const name of kernels) el("option", { value: name }, kernelSel, name);
+    }
+    if (kernels.includes(meta.kernel)) kernelSel.value = meta.kernel;
   }
 
   // ---- wiring -----------------------------------------------------------------------------
@@ -479,6 +490,7 @@ function createTiledView({ model, el: host }) {
   presetSel.addEventListener("change", () => {
     if (presetSel.value !== "(custom)") ask({ cmd: "preset", name: presetSel.value, mode });
   });
+  kernelSel.addEventListener("change", () => ask({ cmd: "kernel", name: kernelSel.value, thread: p, mode }));
   speed.addEventListener("input", () => { speedOut.textContent = speed.value; });
   function tick() {
     if (!playing) return;

@@ -1,0 +1,353 @@
+"""``tiled-explainer export DIR``: every page as static files that need no kernel and no network.
+
+Each notebook in ``notebooks/`` is run here, in this process, cell by cell (the pages are
+narrative plus one call each), and what its calls return is written as plain HTML:
+
+* markdown cells as HTML, links between notebooks pointing at the exported pages;
+* ``ipywidgets.HTML`` as its HTML, boxes as rows / columns;
+* plotly figures as static plotly charts drawn by one local copy of plotly.js
+  (``assets/plotly.min.js``, shared by every page);
+* the steppers (:class:`explainer.views.tiled.TiledView`) as the same front-end module that
+  Voila runs, over a stand-in model (``views/static.js``) whose store holds the payloads of the
+  page's own launch, its presets and kernel variants, and the blocks near them, within
+  :data:`explainer.views.tiled.STATIC_BUDGET` bytes. What is not stored says in one line that
+  it needs the live app;
+* controls that only Python can answer (a new launch of a plotly view, "Measure on the GPU")
+  as disabled controls showing their values, with one line saying they need the live app.
+
+Module scripts are written inline, so the pages work from ``file://`` (Chromium refuses to
+import module files there) as well as from any static web host. Nothing is fetched from outside.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import html
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+from . import __version__, resources
+
+INDEX = "00_index.ipynb"
+ASSETS = "assets"
+LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>tiled-explainer serve</code>) "
+             "or in JupyterLab to change them.")
+
+_active = False
+
+
+class ExportError(Exception):
+    """A page could not be exported (one line, exit status 2 from the command line)."""
+
+
+def active() -> bool:
+    """True while pages are being built for a static export (pages word things accordingly)."""
+    return _active
+
+
+@contextlib.contextmanager
+def _exporting():
+    global _active
+    _active, before = True, _active
+    try:
+        yield
+    finally:
+        _active = before
+
+
+def no_gpu_here(reason: str) -> str:
+    """The sentence a page says where it shows recorded timings instead of measuring (``reason``
+    is HTML-escaped by the caller): on a static page, nothing is measured at all."""
+    if _active:
+        return "This is a static page: nothing is measured here."
+    return f"This machine has no GPU ({reason})."
+
+
+def page_file(notebook: str) -> str:
+    """``02_tiled.ipynb`` -> ``02_tiled.html``; the index page is ``index.html``."""
+    return "index.html" if notebook == INDEX else Path(notebook).stem + ".html"
+
+
+_NB_LINK = re.compile(r'href="(?:\./)?([0-9][0-9A-Za-z_.-]*)\.ipynb(#[^"]*)?"')
+
+
+def _relink(text: str) -> str:
+    """Links to notebooks point at their exported pages."""
+    return _NB_LINK.sub(lambda m: f'href="{page_file(m.group(1) + ".ipynb")}{m.group(2) or ""}"', text)
+
+
+# ---- widgets -> HTML ------------------------------------------------------------------------
+def _controls():
+    import ipywidgets as W
+
+    return (W.IntText, W.BoundedIntText, W.FloatText, W.BoundedFloatText, W.Text, W.Textarea, W.Dropdown,
+            W.ToggleButtons, W.RadioButtons, W.Select, W.Button, W.IntSlider, W.FloatSlider,
+            W.IntRangeSlider, W.Checkbox, W.ToggleButton, W.SelectionSlider)
+
+
+class _Page:
+    """The HTML of one page being written: its body parts, the views and state it embeds."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.plotly = False
+        self.views: dict[str, tuple[str, ...]] = {}  # view name -> its front-end files
+        self.states: list[str] = []
+        self.stored_bytes = 0
+        self.noted = False  # the live-app note is said once per output
+
+    # Each widget type's static form.
+    def render(self, w) -> str:
+        import ipywidgets as W
+        from plotly.basedatatypes import BaseFigure
+
+        from .plotly_widget import PlotlyRuntime
+        from .views.tiled import TiledView
+
+        if isinstance(w, PlotlyRuntime):
+            return ""  # the page loads assets/plotly.min.js instead
+        if isinstance(w, TiledView):
+            return self._tiled(w)
+        if isinstance(w, BaseFigure):
+            return self._figure(w)
+        if isinstance(w, (W.HTML, W.HTMLMath)):
+            return f'<div class="ex-html">{_relink(w.value)}</div>'
+        if isinstance(w, W.Label):
+            return f"<div>{html.escape(w.value)}</div>"
+        if isinstance(w, W.Box):
+            return self._box(w)
+        if isinstance(w, _controls()):
+            return _control(w)
+        if isinstance(w, (W.IntProgress, W.FloatProgress, W.Output)):
+            return ""  # progress of a live measurement; output areas of live callbacks
+        if isinstance(w, str):
+            return f"<pre>{html.escape(w)}</pre>"
+        if hasattr(w, "_repr_html_"):
+            return w._repr_html_()
+        raise ExportError(f"no static form for a {type(w).__name__}")
+
+    def _box(self, box) -> str:
+        import ipywidgets as W
+
+        row = isinstance(box, W.HBox)
+        inner = "".join(self.render(c) for c in box.children)
+        note = ""
+        if not self.noted and any(isinstance(c, _controls()) and not getattr(c, "disabled", False) for c in box.children):
+            self.noted = True
+            note = f'<div class="ex-live-note">{LIVE_NOTE}</div>'
+        cls = "ex-hbox" if row else "ex-vbox"
+        return f'<div class="{cls}">{inner}</div>{note}'
+
+    def _figure(self, fig) -> str:
+        import plotly.io as pio
+
+        self.plotly = True
+        return ('<div class="ex-figure">'
+                + pio.to_html(fig, include_plotlyjs=False, full_html=False, config={"displaylogo": False})
+                + "</div>")
+
+    def _tiled(self, view) -> str:
+        if view.static_store is None:
+            raise ExportError("a TiledView with no stepper behind it has nothing to export")
+        store = view.static_store(self.budget)
+        self.stored_bytes += store["bytes"]
+        initial = store["payloads"][store["initial"]]
+        traits = {"meta": {**initial["meta"], "start": view.meta.get("start"), "preset": view.meta.get("preset")},
+                  "rev": 1, "error": "", "presets": list(view.presets), "kernels": list(view.kernels),
+                  "live": False}
+        state = {"traits": traits, "initial": store["initial"],
+                 "store": {k: store[k] for k in ("payloads", "states", "presets", "launches")}}
+        sid = f"ex-state-{len(self.states)}"
+        self.states.append(f'<script type="application/json" id="{sid}">{_json(state)}</script>')
+        self.views["tiled"] = view.FRONT_END
+        return f'<div class="ex-view" data-explainer-view="tiled" data-state="{sid}"></div>'
+
+    def module_script(self) -> str:
+        """One inline module: the shared helpers once, each view's module, the static model."""
+        if not self.views:
+            return ""
+        files: list[str] = []
+        for names in self.views.values():
+            files += [n for n in names[:-1] if n not in files]
+        parts = [resources.front_end(*files)] if files else []
+        for name, names in self.views.items():
+            text = resources.front_end(names[-1])
+            if text.count("export default ") != 1:
+                raise ExportError(f"{names[-1]} must have exactly one `export default`")
+            parts.append(text.replace("export default ", f"const __view_{name} = "))
+        parts.append(resources.front_end("static.js"))
+        parts.append("mountStatic({" + ", ".join(f"{n}: __view_{n}" for n in self.views) + "});")
+        return '<script type="module">\n' + "\n".join(parts).replace("</script", "<\\/script") + "\n</script>"
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, separators=(",", ":")).replace("</", "<\\/")
+
+
+def _attr(v) -> str:
+    return html.escape(str(v), quote=True)
+
+
+def _control(w) -> str:
+    """A control that needs Python, shown with its value and disabled."""
+    import ipywidgets as W
+
+    label = getattr(w, "description", "") or ""
+    lab = f"<span>{html.escape(label)}</span>" if label else ""
+    if isinstance(w, W.Button):
+        return f'<button type="button" disabled title="needs the live app">{html.escape(w.description)}</button>'
+    if isinstance(w, (W.ToggleButtons, W.RadioButtons)):
+        buttons = "".join(f'<button type="button" disabled class="{"on" if i == w.index else ""}">{html.escape(o)}</button>'
+                          for i, o in enumerate(w._options_labels))
+        return f'<span class="ex-field">{lab}<span class="ex-seg">{buttons}</span></span>'
+    if isinstance(w, (W.Dropdown, W.Select)):
+        opts = "".join(f'<option{" selected" if i == w.index else ""}>{html.escape(o)}</option>'
+                       for i, o in enumerate(w._options_labels))
+        return f'<label class="ex-field">{lab}<select disabled>{opts}</select></label>'
+    if isinstance(w, W.Checkbox):
+        return f'<label class="ex-field"><input type="checkbox" disabled{" checked" if w.value else ""}>{lab}</label>'
+    if isinstance(w, W.ToggleButton):
+        return f'<button type="button" disabled class="{"on" if w.value else ""}">{html.escape(w.description)}</button>'
+    if isinstance(w, (W.IntSlider, W.FloatSlider, W.SelectionSlider, W.IntRangeSlider)):
+        return f'<label class="ex-field">{lab}<output>{html.escape(str(w.value))}</output></label>'
+    return f'<label class="ex-field">{lab}<input disabled value="{_attr(w.value)}"></label>'
+
+
+# ---- notebooks -> pages ---------------------------------------------------------------------
+def _cells(notebook: Path):
+    """``("markdown", text)`` and ``("output", object)`` in the notebook's order: the code cells
+    are run in one namespace, and a cell's last expression is its output."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    ns: dict = {"__name__": "__exported_page__"}
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            yield "markdown", src
+        elif cell["cell_type"] == "code" and src.strip():
+            import ast
+
+            tree = ast.parse(src)
+            last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            if last is not None:
+                tree.body.pop()
+            exec(compile(tree, f"{notebook.name}", "exec"), ns)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), f"{notebook.name}", "eval"), ns)
+                if value is not None:
+                    yield "output", value
+
+
+def _title(markdown: list[str], fallback: str) -> str:
+    for text in markdown:
+        m = re.search(r"^#\s+(.+)$", text, re.M)
+        if m:
+            return re.sub(r"[*_`]", "", m.group(1)).strip()
+    return fallback
+
+
+def _nav(pages: list[str], i: int) -> str:
+    links = ['<a href="index.html">Contents</a>']
+    if i > 0:
+        links.append(f'<a href="{page_file(pages[i - 1])}" rel="prev">← previous</a>')
+    if i + 1 < len(pages):
+        links.append(f'<a href="{page_file(pages[i + 1])}" rel="next">next →</a>')
+    return '<nav class="ex-nav">' + " · ".join(links) + "</nav>"
+
+
+def build_page(notebook: Path, pages: list[str], budget: int) -> tuple[str, dict]:
+    """The HTML of one exported page and facts about it (title, stored payload bytes)."""
+    import mistune
+
+    page = _Page(budget)
+    body, md = [], []
+    try:
+        for kind, value in _cells(notebook):
+            if kind == "markdown":
+                md.append(value)
+                body.append(f'<div class="ex-md">{_relink(mistune.html(value))}</div>')
+            else:
+                page.noted = False
+                body.append(f'<div class="ex-out">{page.render(value)}</div>')
+    except ExportError:
+        raise
+    except Exception as e:  # a page's own call failed: say which page, in one line
+        raise ExportError(f"{notebook.name}: {type(e).__name__}: {e}") from e
+    title = _title(md, notebook.stem)
+    i = pages.index(notebook.name)
+    head_scripts = f'<script src="{ASSETS}/plotly.min.js"></script>' if page.plotly else ""
+    stamp = _dt.date.today().isoformat()
+    text = (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>{html.escape(title)} · Tiled GEMM explainer</title>"
+        f'<link rel="stylesheet" href="{ASSETS}/page.css">{head_scripts}</head>\n<body><main>'
+        + _nav(pages, i) + "\n".join(body) + "".join(page.states)
+        + f'<footer class="ex-footer">{_nav(pages, i)}<p>Static page exported by tiled-explainer {__version__} '
+        f"on {stamp}. The steppers step here for the page's own launch, its presets and the blocks near them; "
+        "your own M, N, K and T, and measuring on a GPU, need the live app (<code>tiled-explainer serve</code>) "
+        "or JupyterLab. Timings shown are recorded measurements, labelled with their device and date.</p></footer>"
+        + "</main>" + page.module_script() + "</body></html>\n"
+    )
+    return text, {"title": title, "stored_bytes": page.stored_bytes, "views": sorted(page.views)}
+
+
+def export(out: Path, budget: int | None = None, notebooks: Path | None = None, log=print) -> list[Path]:
+    """Write every page of ``notebooks/`` (index first) into ``out``; returns the files written."""
+    import plotly
+
+    from .views.tiled import STATIC_BUDGET
+
+    budget = STATIC_BUDGET if budget is None else budget
+    src = notebooks or resources.notebooks_dir()
+    pages = sorted(p.name for p in src.glob("[0-9][0-9]_*.ipynb"))
+    if not pages:
+        raise ExportError(f"no pages (NN_*.ipynb) in {src}")
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{out} exists and is not a folder")
+    (out / ASSETS).mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", out / ASSETS / "plotly.min.js")
+    (out / ASSETS / "page.css").write_text(resources.front_end("page.css"), encoding="utf-8")
+    written = [out / ASSETS / "plotly.min.js", out / ASSETS / "page.css"]
+    with _exporting():
+        for name in pages:
+            t0 = time.perf_counter()
+            text, facts = build_page(src / name, pages, budget)
+            target = out / page_file(name)
+            target.write_text(text, encoding="utf-8")
+            written.append(target)
+            log(f"  {target.name:<48} {len(text.encode()) / 1e6:5.2f} MB  {time.perf_counter() - t0:5.1f} s  "
+                f"{facts['title']}")
+    return written
+
+
+# ---- command line ---------------------------------------------------------------------------
+def add_arguments(parser) -> None:
+    parser.add_argument("dir", type=Path, help="folder to write the pages into (created if missing)")
+    parser.add_argument("--budget-mb", type=float, default=None,
+                        help="most megabytes of stepper data one view embeds (default 3)")
+
+
+def run(args) -> int:
+    import sys
+
+    budget = None
+    if args.budget_mb is not None:
+        if not args.budget_mb > 0:
+            print(f"tiled-explainer export: error: --budget-mb must be positive, not {args.budget_mb}", file=sys.stderr)
+            return 2
+        budget = int(args.budget_mb * (1 << 20))
+    out = args.dir
+    print(f"Exporting the pages to {out.resolve()} (each page is run once here; about a minute) ...", flush=True)
+    t0 = time.perf_counter()
+    try:
+        export(out, budget, log=lambda line: print(line, flush=True))
+    except (ExportError, OSError) as e:
+        print(f"tiled-explainer export: error: {e}", file=sys.stderr)
+        return 2
+    index = (out / "index.html").resolve()
+    print(f"Done in {time.perf_counter() - t0:.0f} s. Open {index.as_uri()} or put the folder on any static web host.")
+    return 0

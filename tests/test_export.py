@@ -1,0 +1,207 @@
+"""``tiled-explainer export``: every page as static files, opened from ``file://`` in Chromium
+with every other request refused. The steppers step with no kernel, on the payloads Python
+embedded, and show what ``explainer.model`` answers; what is not embedded says it needs the
+live app."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explainer import export, resources
+from explainer.model import Launch, steps
+from explainer.views import tiled as tv
+from explainer.views.common import PINNED
+from explainer.views.payload import unpack
+
+STEPPER = ".explainer-stepper"
+LABEL = f"{STEPPER} .explainer-step-label"
+SUM = f"{STEPPER} .explainer-sum"
+VIEW = f"document.querySelector('{STEPPER}').explainerView"
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("static")
+    lines: list[str] = []
+    export.export(out, log=lines.append)
+    assert len(lines) == len(list(resources.notebooks_dir().glob("[0-9][0-9]_*.ipynb")))
+    return out
+
+
+def _state(html: str, n: int = 0) -> dict:
+    m = re.search(rf'<script type="application/json" id="ex-state-{n}">(.*?)</script>', html, re.S)
+    return json.loads(m.group(1).replace("<\\/", "</"))
+
+
+# ---- the files --------------------------------------------------------------------------------
+def test_every_notebook_is_a_page_and_the_links_resolve(exported):
+    notebooks = sorted(p.name for p in resources.notebooks_dir().glob("[0-9][0-9]_*.ipynb"))
+    for nb in notebooks:
+        page = exported / export.page_file(nb)
+        assert page.is_file(), nb
+        text = page.read_text(encoding="utf-8")
+        for href in re.findall(r'href="([^"#]+)', text):
+            if href.startswith(("http://", "https://", "mailto:")):
+                continue  # a link a reader may follow, never loaded by the page
+            assert (exported / href).is_file(), f"{nb}: broken link {href}"
+        # Nothing the page loads comes from outside: scripts, styles, images, fonts.
+        for url in re.findall(r'(?:src|href)="([^"]+)"', text):
+            if url.startswith(("http://", "https://", "//")):
+                assert not re.search(rf'<(?:script|link|img|iframe)[^>]*(?:src|href)="{re.escape(url)}"', text), (nb, url)
+        assert ".ipynb\"" not in text, f"{nb} still links a notebook"
+    index = (exported / "index.html").read_text(encoding="utf-8")
+    assert 'href="02_tiled.html"' in index and "static pages" in index
+    assert (exported / "assets" / "plotly.min.js").stat().st_size > 1_000_000
+    assert "https://" not in (exported / "assets" / "page.css").read_text()
+
+
+def test_the_tiled_page_embeds_the_models_payloads(exported):
+    text = (exported / "02_tiled.html").read_text(encoding="utf-8")
+    state = _state(text)
+    store = state["store"]
+    assert state["traits"]["live"] is False
+    assert sum(len(base64.b64decode(p["b64"])) for p in store["payloads"]) <= tv.STATIC_BUDGET
+    # Every preset is answered, by the payload the model gives for its launch and block.
+    from explainer.stepper import TiledStepper
+
+    for name, (M, N, K, T, block, thread) in TiledStepper.PRESETS.items():
+        entry = store["presets"][f"tiled|{name}"]
+        L = Launch("tiled", M, N, K, T)
+        assert entry["key"] == tv.state_key("tiled", L, block)
+        assert entry["thread"] == thread[0] + thread[1] * T
+        p = store["payloads"][store["states"][entry["key"]]]
+        meta, arrays = tv.tiled_data(L, block, thread)
+        got = unpack(p["meta"]["arrays"], base64.b64decode(p["b64"]))
+        assert set(got) == set(arrays)
+        for k in arrays:
+            np.testing.assert_array_equal(got[k], arrays[k], err_msg=f"{name}: {k}")
+    # A small launch is stored whole: every block of 8x8x8 T=4.
+    small = [k for k in store["states"] if k.startswith("tiled|8|8|8|4|")]
+    assert len(small) == 4
+
+
+def test_barriers_page_stores_each_variant(exported):
+    store = _state((exported / "04_barriers.html").read_text(encoding="utf-8"))["store"]
+    from explainer.pages_edges import VARIANTS
+
+    for k in VARIANTS:
+        assert tv.state_key(k, Launch(k, 8, 8, 8, 4), (1, 0)) in store["states"], k
+
+
+def test_export_command_line(tmp_path):
+    target = tmp_path / "a-file"
+    target.write_text("x")
+    r = subprocess.run([sys.executable, "-m", "explainer.cli", "export", str(target)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "not a folder" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = subprocess.run([sys.executable, "-m", "explainer.cli", "export", str(tmp_path / "o"), "--budget-mb", "0"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--budget-mb" in r.stderr and not (tmp_path / "o").exists()
+
+
+# ---- in the browser, from file:// -------------------------------------------------------------
+@pytest.fixture
+def file_page(browser, page_errors):
+    """A page that may load file:// URLs only; every other request is refused and recorded."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    outside: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith("file://"):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
+    page.on("console", lambda m: page_errors.append(f"console.error: {m.text}") if m.type == "error" else None)
+    page.outside = outside
+    yield page
+    context.close()
+
+
+def label(page) -> str:
+    return " ".join(page.locator(LABEL).inner_text().split())
+
+
+def colours(page, grid):
+    return page.evaluate(f"() => {VIEW}.colours('{grid}')")
+
+
+@pytest.mark.browser
+def test_exported_tiled_page_steps_from_file(exported, file_page, page_errors):
+    page = file_page
+    page.goto((exported / "02_tiled.html").as_uri())
+    page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=10_000)
+    L, block, thread = Launch("tiled", 1024, 1024, 1024, 16), (2, 1), (4, 3)
+    st = steps(L)
+    assert label(page) == f"{tv.step_label(L, block, st[0])} step 1 of {len(st)}"
+
+    # Next: load B of phase 1; thread (4, 3) stores Bs[3][4].
+    page.locator(f"{STEPPER} .explainer-next").click()
+    page.locator(LABEL).filter(has_text="step 2 of").wait_for(timeout=5_000)
+    assert label(page).startswith(tv.step_label(L, block, st[1]))
+    assert colours(page, "Bs")[3][4] == PINNED
+
+    # Click C[21][41]: the model's owner is thread (9, 5) of this block.
+    meta, arrays = tv.tiled_data(L, block, thread)
+    r, c = 21 - meta["mwin"][0], 41 - meta["nwin"][0]
+    assert tuple(arrays["thread_xy"][arrays["c_owner"][r, c, 2]]) == (9, 5)
+    at = page.evaluate(f"([r, c]) => {VIEW}.centre('C', r, c)", [r, c])
+    page.mouse.click(at["x"], at["y"])
+    page.locator(SUM).filter(has_text="thread (x=9, y=5)").wait_for(timeout=5_000)
+
+    # A preset answered from the page's store: the small 8x8x8 launch, T=4.
+    page.locator(f"{STEPPER} select.explainer-preset").select_option("small: 8×8×8, T=4")
+    small = Launch("tiled", 8, 8, 8, 4)
+    page.locator(LABEL).filter(has_text=f"step 1 of {len(steps(small))}").wait_for(timeout=5_000)
+    assert label(page).startswith(tv.step_label(small, (1, 0), steps(small)[0]))
+    # Another block of it, typed: stored too.
+    bx = page.locator(f"{STEPPER} input[data-field='blockIdx.x']")
+    bx.fill("0")
+    bx.dispatch_event("change")
+    page.locator(LABEL).filter(has_text="block (x=0, y=0)").wait_for(timeout=5_000)
+
+    # A launch no preset has: one line, the last good state stays.
+    before = label(page)
+    m = page.locator(f"{STEPPER} input[data-field='M']")
+    m.fill("37")
+    m.dispatch_event("change")
+    page.locator(f"{STEPPER} .explainer-error").filter(has_text="live app").wait_for(timeout=5_000)
+    assert label(page) == before and m.input_value() == "8"
+    assert page.outside == [] and page_errors == []
+
+
+@pytest.mark.browser
+def test_exported_barriers_page_switches_kernel_offline(exported, file_page, page_errors):
+    page = file_page
+    page.goto((exported / "04_barriers.html").as_uri())
+    page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=10_000)
+    page.locator(f"{STEPPER} select.explainer-kernel").select_option("tiled_no_barrier2")
+    page.locator(f"{STEPPER} .explainer-code").filter(has_text="tiled_no_barrier2_gemm").wait_for(timeout=5_000)
+    assert page.evaluate(f"() => {VIEW}.state().kernel") == "tiled_no_barrier2"
+    assert page.outside == [] and page_errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", ["index.html", "01_naive.html", "05_warps_and_coalescing.html",
+                                  "07_arithmetic_intensity_and_roofline.html", "08_beyond_tiling.html"])
+def test_exported_pages_open_without_errors(exported, file_page, page_errors, name):
+    page = file_page
+    page.goto((exported / name).as_uri())
+    page.wait_for_load_state("load")
+    if "plotly.min.js" in (exported / name).read_text(encoding="utf-8"):
+        page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=10_000)
+    assert "Traceback" not in page.locator("body").inner_text()
+    assert page.outside == [] and page_errors == []
