@@ -36,6 +36,7 @@ INDEX = "00_index.ipynb"
 ASSETS = "assets"
 LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>tiled-explainer serve</code>) "
              "or in JupyterLab to change them.")
+LIVE_NOTE_SERVED = 'These controls need Python: open the <a href="{url}">live page</a> to change them.'
 
 _active = False
 
@@ -92,8 +93,9 @@ def _controls():
 class _Page:
     """The HTML of one page being written: its body parts, the views and state it embeds."""
 
-    def __init__(self, budget: int):
+    def __init__(self, budget: int, live_url: str | None = None):
         self.budget = budget
+        self.live_url = live_url  # the same page in the live app, when one serves it
         self.plotly = False
         self.views: dict[str, tuple[str, ...]] = {}  # view name -> its front-end files
         self.states: list[str] = []
@@ -138,7 +140,8 @@ class _Page:
         note = ""
         if not self.noted and any(isinstance(c, _controls()) and not getattr(c, "disabled", False) for c in box.children):
             self.noted = True
-            note = f'<div class="ex-live-note">{LIVE_NOTE}</div>'
+            text = LIVE_NOTE_SERVED.format(url=_attr(self.live_url)) if self.live_url else LIVE_NOTE
+            note = f'<div class="ex-live-note">{text}</div>'
         cls = "ex-hbox" if row else "ex-vbox"
         return f'<div class="{cls}">{inner}</div>{note}'
 
@@ -155,6 +158,10 @@ class _Page:
             raise ExportError("a TiledView with no stepper behind it has nothing to export")
         store = view.static_store(self.budget)
         self.stored_bytes += store["bytes"]
+        if self.live_url:
+            for p in store["payloads"]:
+                p["meta"]["offline_note"] = ("This static page holds its presets and the blocks near them; for other "
+                                             "launches, blocks and kernels open the live page (link at the top).")
         initial = store["payloads"][store["initial"]]
         traits = {"meta": {**initial["meta"], "start": view.meta.get("start"), "preset": view.meta.get("preset")},
                   "rev": 1, "error": "", "presets": list(view.presets), "kernels": list(view.kernels),
@@ -258,11 +265,22 @@ def _nav(pages: list[str], i: int) -> str:
     return '<nav class="ex-nav">' + " · ".join(links) + "</nav>"
 
 
-def build_page(notebook: Path, pages: list[str], budget: int) -> tuple[str, dict]:
-    """The HTML of one exported page and facts about it (title, stored payload bytes)."""
+def _livebar(live_url: str | None) -> str:
+    if not live_url:
+        return ""
+    return ('<div class="ex-livebar">Everything on this page runs in your browser. For your own M, N, K and T, '
+            f'and live GPU timings, open the <a class="ex-live-link" href="{_attr(live_url)}">live page</a> '
+            "(it starts Python on the server for you: a few seconds).</div>")
+
+
+def build_page(notebook: Path, pages: list[str], budget: int, live_prefix: str | None = None) -> tuple[str, dict]:
+    """The HTML of one exported page and facts about it (title, stored payload bytes).
+    ``live_prefix``: where a live app renders the notebooks (``tiled-explainer serve`` passes
+    the relative URL of Voila's render path); each page then links its live twin."""
     import mistune
 
-    page = _Page(budget)
+    live_url = f"{live_prefix}{notebook.name}" if live_prefix else None
+    page = _Page(budget, live_url)
     body, md = [], []
     try:
         for kind, value in _cells(notebook):
@@ -285,7 +303,7 @@ def build_page(notebook: Path, pages: list[str], budget: int) -> tuple[str, dict
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{html.escape(title)} · Tiled GEMM explainer</title>"
         f'<link rel="stylesheet" href="{ASSETS}/page.css">{head_scripts}</head>\n<body><main>'
-        + _nav(pages, i) + "\n".join(body) + "".join(page.states)
+        + _nav(pages, i) + _livebar(live_url) + "\n".join(body) + "".join(page.states)
         + f'<footer class="ex-footer">{_nav(pages, i)}<p>Static page exported by tiled-explainer {__version__} '
         f"on {stamp}. The steppers step here for the page's own launch, its presets and the blocks near them; "
         "your own M, N, K and T, and measuring on a GPU, need the live app (<code>tiled-explainer serve</code>) "
@@ -295,8 +313,10 @@ def build_page(notebook: Path, pages: list[str], budget: int) -> tuple[str, dict
     return text, {"title": title, "stored_bytes": page.stored_bytes, "views": sorted(page.views)}
 
 
-def export(out: Path, budget: int | None = None, notebooks: Path | None = None, log=print) -> list[Path]:
-    """Write every page of ``notebooks/`` (index first) into ``out``; returns the files written."""
+def export(out: Path, budget: int | None = None, notebooks: Path | None = None, log=print,
+           live_prefix: str | None = None) -> list[Path]:
+    """Write every page of ``notebooks/`` (index first) into ``out``; returns the files written.
+    ``live_prefix``: see :func:`build_page`."""
     import plotly
 
     from .views.tiled import STATIC_BUDGET
@@ -315,7 +335,7 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
     with _exporting():
         for name in pages:
             t0 = time.perf_counter()
-            text, facts = build_page(src / name, pages, budget)
+            text, facts = build_page(src / name, pages, budget, live_prefix)
             target = out / page_file(name)
             target.write_text(text, encoding="utf-8")
             written.append(target)
@@ -329,6 +349,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("dir", type=Path, help="folder to write the pages into (created if missing)")
     parser.add_argument("--budget-mb", type=float, default=None,
                         help="most megabytes of stepper data one view embeds (default 3)")
+    parser.add_argument("--live-prefix", default=None, metavar="URL",
+                        help="link each page to its live twin at URL + notebook name (what serve uses)")
 
 
 def run(args) -> int:
@@ -344,7 +366,7 @@ def run(args) -> int:
     print(f"Exporting the pages to {out.resolve()} (each page is run once here; about a minute) ...", flush=True)
     t0 = time.perf_counter()
     try:
-        export(out, budget, log=lambda line: print(line, flush=True))
+        export(out, budget, log=lambda line: print(line, flush=True), live_prefix=args.live_prefix)
     except (ExportError, OSError) as e:
         print(f"tiled-explainer export: error: {e}", file=sys.stderr)
         return 2

@@ -1,8 +1,20 @@
-"""``tiled-explainer serve``: the notebooks in ``notebooks/`` as a Voila web app.
+"""``tiled-explainer serve``: the pages as a web app for a lecture hall, from one process.
 
-Voila 0.5 starts one kernel per browser tab and runs the page's notebook in it; the sources are
-stripped, so students see prose, figures and widgets only. Options chosen for a lecture with many
-students on one server are explained next to each flag in :func:`voila_command`.
+Two doors to the same pages:
+
+* **static pages** (``/voila/files/site/index.html``, the one printed first and opened): the
+  pages exported by :mod:`explainer.export` when the server starts. They cost the server
+  nothing but a file read: every stepper steps in the student's browser for the page's launch,
+  its presets and variants and the blocks near them, and the timing panels show the recorded
+  measurements. Each page links its live twin;
+* **live pages** (``/voila/render/<notebook>``): Voila 0.5 starts one kernel per browser tab and
+  runs the page's notebook in it (about 1 CPU-second and 110 MB each), so a student can try
+  their own M, N, K and T or measure on the server's GPU. The sources are stripped, so students
+  see prose, figures and widgets only. Options chosen for many students on one server are
+  explained next to each flag in :func:`voila_command`.
+
+Voila serves the static pages through its own allow-listed file handler (only ``site/``'s
+HTML, CSS and JavaScript; the notebooks themselves are not downloadable).
 """
 
 from __future__ import annotations
@@ -60,12 +72,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 NOT_PREHEATED = r"(.*/)?0[3-9]_"  # Voila matches it against the path it globbed
 
 
+SITE = "site"  # the exported static pages, inside Voila's root
+STATIC_FILES = SITE + r"/[^/]+\.html|" + SITE + r"/assets/[^/]+\.(css|js)"  # what Voila's file handler may serve
+LIVE_PREFIX = "../../render/"  # from /voila/files/site/<page> to /voila/render/<notebook>
+
+
 def voila_env(config_dir: Path) -> dict:
     """The environment for Voila, with a config folder holding what the command line cannot
     set: Voila's kernel manager class is created at run time, so ``--VoilaKernelManager.*``
-    flags never reach it, but a ``voila.json`` on the Jupyter config path does."""
+    flags never reach it, but a ``voila.json`` on the Jupyter config path does. The file
+    allow-list lets Voila serve the static pages and nothing else from its root."""
     (config_dir / "voila.json").write_text(json.dumps(
-        {"VoilaKernelManager": {"preheat_denylist": [NOT_PREHEATED]}}))
+        {"VoilaKernelManager": {"preheat_denylist": [NOT_PREHEATED]},
+         "VoilaConfiguration": {"file_allowlist": [STATIC_FILES]}}))
     env = dict(os.environ)
     env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(config_dir), env.get("JUPYTER_CONFIG_PATH")]))
     return env
@@ -134,10 +153,23 @@ def _open_browser(url: str) -> None:
         print("Could not start a browser: open the URL above yourself.", flush=True)
 
 
+def serve_root(config_dir: Path, notebooks: Path) -> Path:
+    """Voila's root: a copy of the notebooks (small files) and, once exported, ``site/``."""
+    root = config_dir / "root"
+    root.mkdir()
+    for nb in notebooks.glob("*.ipynb"):
+        shutil.copyfile(nb, root / nb.name)
+    return root
+
+
+def export_command(root: Path) -> list[str]:
+    return [sys.executable, "-m", "explainer.cli", "export", str(root / SITE), "--live-prefix", LIVE_PREFIX]
+
+
 def run(args: argparse.Namespace) -> int:
-    root = notebooks_dir()
-    if not root.is_dir():
-        print(f"error: no notebooks folder at {root} (install the project with "
+    notebooks = notebooks_dir()
+    if not notebooks.is_dir():
+        print(f"error: no notebooks folder at {notebooks} (install the project with "
               "`pip install -e .` from a checkout)", file=sys.stderr)
         return 2
     if not 1 <= args.port <= 65535:
@@ -150,31 +182,46 @@ def run(args: argparse.Namespace) -> int:
 
     host = "localhost" if args.ip in ("0.0.0.0", "::", "") else args.ip
     base = f"http://{host}:{args.port}"
-    if (root / INDEX).is_file():
-        url = f"{base}/voila/render/{INDEX}"
-        print(f"Tiled GEMM explainer: {url}", flush=True)
-    else:
-        url = f"{base}/"
-        print(f"Tiled GEMM explainer: no pages yet ({root / INDEX} is missing); "
-              f"serving the notebook list at {url}", flush=True)
-    print("Press Ctrl-C to stop.", flush=True)
-
     config_dir = Path(tempfile.mkdtemp(prefix="tiled-explainer-voila-"))
+    root = serve_root(config_dir, notebooks)
+    if (root / INDEX).is_file():
+        live = f"{base}/voila/render/{INDEX}"
+        static = f"{base}/voila/files/{SITE}/index.html"
+    else:
+        live = static = f"{base}/"
+        print(f"Tiled GEMM explainer: no pages yet ({notebooks / INDEX} is missing); "
+              f"serving the notebook list at {live}", flush=True)
+    print("Starting: the live app (Voila) and, beside it, the static pages (about 10-20 s) ...", flush=True)
+
     proc = subprocess.Popen(voila_command(root, args.port, args.ip), env=voila_env(config_dir))
+    exporter = subprocess.Popen(export_command(root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     # Ctrl-C reaches Voila directly (same process group); a SIGTERM sent to us is passed on so
     # Voila can shut its kernels down instead of leaving them behind.
-    signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGTERM))
+    signal.signal(signal.SIGTERM, lambda *_: (proc.send_signal(signal.SIGTERM), exporter.kill()))
     try:
-        if not args.no_browser and _wait_until_answering(base + "/", proc):
-            _open_browser(url)
+        answering = _wait_until_answering(base + "/", proc)
+        out = exporter.communicate()[0]
+        if exporter.returncode == 0:
+            print(f"Static pages (students open this; they step in the browser): {static}", flush=True)
+            print(f"Live pages (a Python kernel per tab, for your own launches and GPU timings): {live}", flush=True)
+        else:
+            static = live
+            last = (out or "").strip().splitlines()[-1:] or ["(no output)"]
+            print(f"The static pages could not be built ({last[0]}); the live pages work: {live}", flush=True)
+        print("Press Ctrl-C to stop.", flush=True)
+        if answering and not args.no_browser:
+            _open_browser(static)
         return proc.wait()
     except KeyboardInterrupt:
+        exporter.kill()
         try:
             return proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
             return 130
     finally:
+        if exporter.poll() is None:
+            exporter.kill()
         shutil.rmtree(config_dir, ignore_errors=True)
 
 

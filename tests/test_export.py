@@ -205,3 +205,49 @@ def test_exported_pages_open_without_errors(exported, file_page, page_errors, na
         page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=10_000)
     assert "Traceback" not in page.locator("body").inner_text()
     assert page.outside == [] and page_errors == []
+
+
+# ---- served by `tiled-explainer serve`: the static door and its live twin ---------------------
+def _wait_static(server, page: str, timeout: float = 120.0) -> str:
+    """The static page's URL once serve has exported every page (it builds them beside Voila's
+    start and then says where they are)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        m = re.search(r"Static pages [^:]*: (\S+)/index\.html", server.log_tail(1_000_000))
+        if m:
+            assert m.group(1) == f"{server.url}/voila/files/site"
+            return f"{m.group(1)}/{page}"
+        if time.monotonic() > deadline:
+            raise AssertionError(f"serve did not announce its static pages within {timeout:.0f} s\n{server.log_tail()}")
+        time.sleep(0.5)
+
+
+def test_serve_shows_static_pages_but_not_the_notebooks(voila_server):
+    import urllib.error
+    import urllib.request
+
+    _wait_static(voila_server, "index.html")
+    for path in ("02_tiled.ipynb", "site/../02_tiled.ipynb", "00_index.ipynb"):
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(f"{voila_server.url}/voila/files/{path}", timeout=10)
+        assert e.value.code in (403, 404), path
+
+
+@pytest.mark.browser
+def test_served_static_page_steps_and_links_its_live_twin(voila_server, browser_page, page_errors):
+    page = browser_page
+    frames: list[str] = []
+    page.on("websocket", lambda ws: frames.append(ws.url))
+    page.goto(_wait_static(voila_server, "02_tiled.html"))
+    page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=20_000)
+    page.locator(f"{STEPPER} .explainer-next").click()
+    page.locator(LABEL).filter(has_text="step 2 of").wait_for(timeout=5_000)
+    assert frames == []  # the static door starts no kernel
+    link = page.locator("a.ex-live-link")
+    assert link.get_attribute("href") == "../../render/02_tiled.ipynb"
+    link.click()
+    page.wait_for_url("**/voila/render/02_tiled.ipynb", timeout=20_000)
+    page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=120_000)
+    assert page_errors == []
