@@ -23,25 +23,16 @@ import datetime as dt
 import os
 import platform
 import re
-import signal
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from bench_browser import Server  # the same `serve` process, started and stopped the same way
+
 TARGET_MEDIAN_S = 5.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def tree(pid: int) -> list[int]:
@@ -108,25 +99,12 @@ def main(argv=None) -> int:
                     help="seconds to let the server settle (Voila's preheated kernels) once it is ready")
     args = ap.parse_args(argv)
 
-    port = free_port()
-    base = f"http://localhost:{port}"
-    log = Path(tempfile.mkstemp(prefix="bench_serve_load_", suffix=".log")[1])
     print(f"# bench_serve_load {dt.datetime.now().isoformat(timespec='seconds')} · {platform.node()} · "
           f"{os.cpu_count()} cores · Python {platform.python_version()}")
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "explainer.cli", "serve", "--no-browser", "--port", str(port)],
-                                cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    t0 = time.monotonic()
+    server = Server()
+    base, log, proc = server.url, server.log, server.proc
     try:
-        t0 = time.monotonic()
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"serve exited:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(base + "/", timeout=5):
-                    break
-            except OSError:
-                time.sleep(0.1)
         while "Press Ctrl-C" not in log.read_text(errors="replace"):  # the static pages are built
             if proc.poll() is not None or time.monotonic() - t0 > 300:
                 raise SystemExit(f"serve did not finish starting:\n{log.read_text()[-3000:]}")
@@ -188,16 +166,7 @@ def main(argv=None) -> int:
         else:
             print("no kernel was started by these requests")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        log.unlink(missing_ok=True)
+        server.stop()
     return 0
 
 

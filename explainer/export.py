@@ -21,6 +21,7 @@ import module files there) as well as from any static web host. Nothing is fetch
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import datetime as _dt
 import html
@@ -99,7 +100,6 @@ class _Page:
         self.plotly = False
         self.views: dict[str, tuple[str, ...]] = {}  # view name -> its front-end files
         self.states: list[str] = []
-        self.stored_bytes = 0
         self.noted = False  # the live-app note is said once per output
 
     # Each widget type's static form.
@@ -126,8 +126,6 @@ class _Page:
             return _control(w)
         if isinstance(w, (W.IntProgress, W.FloatProgress, W.Output)):
             return ""  # progress of a live measurement; output areas of live callbacks
-        if isinstance(w, str):
-            return f"<pre>{html.escape(w)}</pre>"
         if hasattr(w, "_repr_html_"):
             return w._repr_html_()
         raise ExportError(f"no static form for a {type(w).__name__}")
@@ -154,14 +152,14 @@ class _Page:
                 + "</div>")
 
     def _tiled(self, view) -> str:
+        from .views.tiled import OFFLINE_NOTE_SERVED
+
         if view.static_store is None:
             raise ExportError("a TiledView with no stepper behind it has nothing to export")
         store = view.static_store(self.budget)
-        self.stored_bytes += store["bytes"]
         if self.live_url:
             for p in store["payloads"]:
-                p["meta"]["offline_note"] = ("This static page holds its presets and the blocks near them; for other "
-                                             "launches, blocks and kernels open the live page (link at the top).")
+                p["meta"]["offline_note"] = OFFLINE_NOTE_SERVED
         initial = store["payloads"][store["initial"]]
         traits = {"meta": {**initial["meta"], "start": view.meta.get("start"), "preset": view.meta.get("preset")},
                   "rev": 1, "error": "", "presets": list(view.presets), "kernels": list(view.kernels),
@@ -235,8 +233,6 @@ def _cells(notebook: Path):
         if cell["cell_type"] == "markdown":
             yield "markdown", src
         elif cell["cell_type"] == "code" and src.strip():
-            import ast
-
             tree = ast.parse(src)
             last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
             if last is not None:
@@ -274,7 +270,7 @@ def _livebar(live_url: str | None) -> str:
 
 
 def build_page(notebook: Path, pages: list[str], budget: int, live_prefix: str | None = None) -> tuple[str, dict]:
-    """The HTML of one exported page and facts about it (title, stored payload bytes).
+    """The HTML of one exported page and facts about it (its title).
     ``live_prefix``: where a live app renders the notebooks (``tiled-explainer serve`` passes
     the relative URL of Voila's render path); each page then links its live twin."""
     import mistune
@@ -310,7 +306,7 @@ def build_page(notebook: Path, pages: list[str], budget: int, live_prefix: str |
         "or JupyterLab. Timings shown are recorded measurements, labelled with their device and date.</p></footer>"
         + "</main>" + page.module_script() + "</body></html>\n"
     )
-    return text, {"title": title, "stored_bytes": page.stored_bytes, "views": sorted(page.views)}
+    return text, {"title": title}
 
 
 def export(out: Path, budget: int | None = None, notebooks: Path | None = None, log=print,

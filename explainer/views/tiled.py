@@ -332,6 +332,8 @@ def tiled_payload(L: Launch, block, thread=(0, 0), phase: int = 0, **kw) -> tupl
 STATIC_BUDGET = 3 << 20
 OFFLINE_NOTE = ("This static page holds its presets and the blocks near them; other launches, blocks and "
                 "kernels need the live app (tiled-explainer serve) or JupyterLab.")
+OFFLINE_NOTE_SERVED = ("This static page holds its presets and the blocks near them; for other launches, blocks "
+                       "and kernels open the live page (link at the top).")
 
 
 def state_key(kernel: str, L: Launch, block) -> str:
@@ -347,7 +349,7 @@ def static_store(kernels, launches, initial, budget: int = STATIC_BUDGET, **kw) 
     ``budget``. ``initial`` is ``(kernel, launch, block, thread)`` of what the page shows
     first; it is always stored. Launches too long for one payload (see :data:`CHUNK_BUDGET`)
     are left to the live app. ``kw`` goes to :func:`tiled_data` (window, ghosts)."""
-    payloads, states, states_bytes, used = [], {}, {}, 0
+    payloads, states, sizes, used = [], {}, {}, 0
 
     def add(kernel, L, block, thread, force=False):
         nonlocal used
@@ -360,7 +362,7 @@ def static_store(kernels, launches, initial, budget: int = STATIC_BUDGET, **kw) 
             return None
         meta["offline_note"] = OFFLINE_NOTE
         payloads.append({"meta": meta, "b64": base64.b64encode(buf).decode("ascii")})
-        states_bytes[key] = buf
+        sizes[key] = len(buf)
         states[key] = len(payloads) - 1
         used += len(buf)
         return key
@@ -379,7 +381,7 @@ def static_store(kernels, launches, initial, budget: int = STATIC_BUDGET, **kw) 
             if name is not None:
                 presets[f"{kernel}|{name}"] = entry
             launch_keys.setdefault("|".join(map(str, (kernel, L.M, L.N, L.K, L.T))), entry)
-            tried.append((len(states_bytes[key]), kernel, L, block, thread))
+            tried.append((sizes[key], kernel, L, block, thread))
     # Then the blocks around each launch's own, ring by ring (nearest first) over all launches
     # together, the smaller payloads first in each ring, so that one large launch does not use
     # the budget that covers small ones whole.
