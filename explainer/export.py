@@ -7,10 +7,10 @@ narrative plus one call each), and what its calls return is written as plain HTM
 * ``ipywidgets.HTML`` as its HTML, boxes as rows / columns;
 * plotly figures as static plotly charts drawn by one local copy of plotly.js
   (``assets/plotly.min.js``, shared by every page);
-* the steppers (:class:`explainer.views.tiled.TiledView`) as the same front-end module that
+* the browser views (:class:`explainer.views.store.BrowserView`: the steppers, ...) as the same front-end module that
   Voila runs, over a stand-in model (``views/static.js``) whose store holds the payloads of the
   page's own launch, its presets and kernel variants, and the blocks near them, within
-  :data:`explainer.views.tiled.STATIC_BUDGET` bytes. What is not stored says in one line that
+  :data:`explainer.views.store.STATIC_BUDGET` bytes. What is not stored says in one line that
   it needs the live app;
 * controls that only Python can answer (a new launch of a plotly view, "Measure on the GPU")
   as disabled controls showing their values, with one line saying they need the live app.
@@ -108,12 +108,12 @@ class _Page:
         from plotly.basedatatypes import BaseFigure
 
         from .plotly_widget import PlotlyRuntime
-        from .views.tiled import TiledView
+        from .views.store import BrowserView
 
         if isinstance(w, PlotlyRuntime):
             return ""  # the page loads assets/plotly.min.js instead
-        if isinstance(w, TiledView):
-            return self._tiled(w)
+        if isinstance(w, BrowserView):
+            return self._view(w)
         if isinstance(w, BaseFigure):
             return self._figure(w)
         if isinstance(w, (W.HTML, W.HTMLMath)):
@@ -151,11 +151,11 @@ class _Page:
                 + pio.to_html(fig, include_plotlyjs=False, full_html=False, config={"displaylogo": False})
                 + "</div>")
 
-    def _tiled(self, view) -> str:
-        from .views.tiled import OFFLINE_NOTE_SERVED
+    def _view(self, view) -> str:
+        from .views.store import OFFLINE_NOTE_SERVED
 
         if view.static_store is None:
-            raise ExportError("a TiledView with no stepper behind it has nothing to export")
+            raise ExportError(f"a {type(view).__name__} with nothing behind it has nothing to export")
         store = view.static_store(self.budget)
         if self.live_url:
             for p in store["payloads"]:
@@ -168,8 +168,8 @@ class _Page:
                  "store": {k: store[k] for k in ("payloads", "states", "presets", "launches")}}
         sid = f"ex-state-{len(self.states)}"
         self.states.append(f'<script type="application/json" id="{sid}">{_json(state)}</script>')
-        self.views["tiled"] = view.FRONT_END
-        return f'<div class="ex-view" data-explainer-view="tiled" data-state="{sid}"></div>'
+        self.views[view.NAME] = view.FRONT_END
+        return f'<div class="ex-view" data-explainer-view="{view.NAME}" data-state="{sid}"></div>'
 
     def module_script(self) -> str:
         """One inline module: the shared helpers once, each view's module, the static model."""
@@ -315,7 +315,7 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
     ``live_prefix``: see :func:`build_page`."""
     import plotly
 
-    from .views.tiled import STATIC_BUDGET
+    from .views.store import STATIC_BUDGET
 
     budget = STATIC_BUDGET if budget is None else budget
     src = notebooks or resources.notebooks_dir()

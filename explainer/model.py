@@ -206,6 +206,18 @@ class Launch:
         # threadIdx.x walks columns: neighbouring lanes touch neighbouring addresses.
         return by * T + ty, bx * T + tx
 
+    def c_owner(self, row: int, col: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The inverse of :meth:`c_index`: ``((bx, by), (tx, ty))`` of the thread that computes
+        ``C[row][col]``."""
+        row, col = _as_int("row", row), _as_int("col", col)
+        if not (0 <= row < self.M and 0 <= col < self.N):
+            raise LaunchError(f"C[{row}][{col}] is outside the {self.M}x{self.N} matrix C")
+        T = self.T
+        block = (col // T, row // T)  # every mapping gives block (bx, by) the T x T tile at (by*T, bx*T)
+        if self.kernel == "naive_col":
+            return block, (row % T, col % T)
+        return block, (col % T, row % T)
+
     def writes_c(self, bx, by, tx, ty):
         row, col = self.c_index(bx, by, tx, ty)
         return (row < self.M) & (col < self.N)

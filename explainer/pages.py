@@ -63,7 +63,7 @@ def index():
 
 def naive(**kw):
     """Page 01: the naive explorer and naive vs cuBLAS timings."""
-    from .naive_view import NaiveExplorer
+    from .views.naive import NaiveExplorer
     from .timing import TimingPanel
 
     return W.VBox([

@@ -227,16 +227,10 @@ class TiledStepper:
         self.A, self.B = demo_matrices(L.M, L.N, L.K)
         meta["start"] = {"index": index, "mode": self.mode, "thread": int(thread[0] + thread[1] * L.T)}
         meta["preset"] = self.preset
-        v = self.view
-        with v.hold_sync():
-            v.meta = meta
-            v.buf = buf
-            v.rev = v.rev + 1
-            v.error = ""
+        self.view.show(meta, buf)
 
     def _fail(self, e: Exception):
-        self.view.error = str(e)
-        self.view.send({"error": str(e)})
+        self.view.fail(e)
 
     # ---- what the browser asks for ----------------------------------------------------
     def _on_msg(self, widget, content, buffers):

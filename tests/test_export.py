@@ -195,7 +195,42 @@ def test_exported_barriers_page_switches_kernel_offline(exported, file_page, pag
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("name", ["index.html", "01_naive.html", "05_warps_and_coalescing.html",
+def test_exported_naive_page_pins_and_switches_mapping_from_file(exported, file_page, page_errors):
+    from explainer.views import naive as nv
+
+    page = file_page
+    page.goto((exported / "01_naive.html").as_uri())
+    naive = ".explainer-naive"
+    text = page.locator(f"{naive} .explainer-naive-text")
+    text.filter(has_text="block (x=2, y=1), thread (x=4, y=3)").wait_for(timeout=10_000)
+    L = Launch("naive", 1024, 1024, 1024, 16)
+    meta, _ = nv.naive_data(L, (2, 1))
+    view = f"document.querySelector('{naive}').explainerView"
+    # Click C[40][37]: the model's owner is thread (5, 8) of block (2, 2).
+    (block, thread) = L.c_owner(40, 37)
+    page.locator(f"{naive} canvas[data-grid='C']").scroll_into_view_if_needed()
+    at = page.evaluate(f"([r, c]) => {view}.centre('C', r, c)", [40 - meta["mwin"][0], 37 - meta["nwin"][0]])
+    page.mouse.click(at["x"], at["y"])
+    text.filter(has_text=f"block (x={block[0]}, y={block[1]}), thread (x={thread[0]}, y={thread[1]})").wait_for(timeout=5_000)
+    assert "computes C[40][37]" in text.inner_text()
+    # The other mapping comes from the page's store: the same thread computes another element.
+    page.locator(f"{naive} .explainer-kernel button[data-value='naive_col']").click()
+    col = Launch("naive_col", 1024, 1024, 1024, 16).thread(block, thread).c
+    text.filter(has_text=f"computes C[{col[0]}][{col[1]}]").wait_for(timeout=5_000)
+    assert page.evaluate(f"() => {view}.state()") == {"block": list(block), "thread": list(thread), "kernel": "naive_col"}
+    # A far block is not stored: one line, the last good state stays.
+    before = text.inner_text()
+    for name, value in (("blockIdx.x", "60"), ("blockIdx.y", "60")):
+        f = page.locator(f"{naive} input[data-field='{name}']")
+        f.fill(value)
+        f.dispatch_event("change")
+    page.locator(f"{naive} .explainer-error").filter(has_text="live app").wait_for(timeout=5_000)
+    assert text.inner_text() == before
+    assert page.outside == [] and page_errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", ["index.html", "05_warps_and_coalescing.html",
                                   "07_arithmetic_intensity_and_roofline.html", "08_beyond_tiling.html"])
 def test_exported_pages_open_without_errors(exported, file_page, page_errors, name):
     page = file_page

@@ -199,3 +199,20 @@ def test_bad_block_and_thread():
         L.thread((3, 0), (0, 0))
     with pytest.raises(LaunchError, match="outside the 4x4 block"):
         L.thread((0, 0), (0, 4))
+
+
+@pytest.mark.parametrize("kernel", ["naive", "naive_col", "tiled"])
+@pytest.mark.parametrize("M, N, T", [(40, 50, 8), (3, 7, 2), (33, 17, 16)])
+def test_c_owner_inverts_c_index_everywhere(kernel, M, N, T):
+    L = Launch(kernel, M, N, 5, T)
+    gx, gy = L.grid
+    bx, by, tx, ty = np.meshgrid(np.arange(gx), np.arange(gy), np.arange(T), np.arange(T), indexing="ij")
+    rows, cols = L.c_index(bx, by, tx, ty)
+    ok = L.writes_c(bx, by, tx, ty)
+    seen = set()
+    for b0, b1, t0, t1, r, c in zip(bx[ok], by[ok], tx[ok], ty[ok], rows[ok], cols[ok]):
+        assert L.c_owner(int(r), int(c)) == ((b0, b1), (t0, t1))
+        seen.add((int(r), int(c)))
+    assert len(seen) == M * N  # every element of C has exactly one owner
+    with pytest.raises(LaunchError, match="outside"):
+        L.c_owner(M, 0)

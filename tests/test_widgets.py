@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from explainer.model import Launch
-from explainer.naive_view import NaiveExplorer
+from explainer.views.naive import NaiveExplorer
 from explainer.stepper import TiledStepper, source_lines
 
 
@@ -155,7 +155,8 @@ def test_naive_explorer_pin_is_the_inverse_of_the_mapping(kernel):
     for row, col in [(0, 0), (13, 41), (39, 49), (8, 7)]:
         ne.pin_c(row, col)
         assert ne.L.thread(ne.block, ne.thread).c == (row, col)
-    assert "uncoalesced" in ne.w_text.value if kernel == "naive_col" else "coalesced" in ne.w_text.value
+    meta, _ = ne.data()
+    assert ("uncoalesced" in meta["warps_html"]) == (kernel == "naive_col") and "coalesced" in meta["warps_html"]
 
 
 def test_timing_panel_without_gpu_shows_recorded_label(monkeypatch):

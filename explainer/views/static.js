@@ -33,7 +33,7 @@ function staticStore(store, currentMeta) {
         start = { index: Number(msg.step) || 0, mode: msg.mode, thread: msg.thread };
       } else if (msg.cmd === "kernel") {
         key = keyOf(msg.name, cur.M, cur.N, cur.K, cur.T, cur.block[0], cur.block[1]);
-        start = { index: 0, mode: msg.mode, thread: msg.thread };
+        start = { index: 0, mode: msg.mode, thread: msg.thread, pinned: msg.pinned };
       } else if (msg.cmd === "preset" || msg.cmd === "launch") {
         const entry = msg.cmd === "preset"
           ? store.presets[keyOf(cur.kernel, msg.name)]

@@ -27,12 +27,9 @@ phases are those of the chunk, ``p0 .. p1 - 1``):
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 
-import anywidget
 import numpy as np
-import traitlets
 
 from .. import hazards as hz
 from .. import resources
@@ -40,6 +37,8 @@ from ..model import KERNELS, PAD, STEP_KINDS, Launch, Step, phase_of_step, step_
 from .common import (ACTIVE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED,
                      TEXT_MAX, TILE, demo_matrices, source_lines, window)
 from .payload import pack
+from .store import STATIC_BUDGET, BrowserView, state_key
+from .store import static_store as _static_store
 
 #: The most ``phases * T * T * T`` (the running sums' size) sent at once; launches with more
 #: phases are sent in chunks of whole phases as the student steps into them.
@@ -328,97 +327,26 @@ def tiled_payload(L: Launch, block, thread=(0, 0), phase: int = 0, **kw) -> tupl
     return meta, buf
 
 
-#: The most payload bytes one stepper embeds in an exported static page (before base64).
-STATIC_BUDGET = 3 << 20
-OFFLINE_NOTE = ("This static page holds its presets and the blocks near them; other launches, blocks and "
-                "kernels need the live app (tiled-explainer serve) or JupyterLab.")
-OFFLINE_NOTE_SERVED = ("This static page holds its presets and the blocks near them; for other launches, blocks "
-                       "and kernels open the live page (link at the top).")
-
-
-def state_key(kernel: str, L: Launch, block) -> str:
-    """The key of one payload in a static page's store (``static.js`` joins the same fields)."""
-    return "|".join(str(f) for f in (kernel, L.M, L.N, L.K, L.T, block[0], block[1]))
-
-
 def static_store(kernels, launches, initial, budget: int = STATIC_BUDGET, **kw) -> dict:
-    """What an exported page embeds for one stepper, so that it steps with no kernel: payloads
-    for every kernel in ``kernels`` on every launch in ``launches`` (``(preset name or None,
-    Launch of the first kernel, block, thread)``, the page's own launch first), at the launch's
-    block, then the other blocks nearest to it, as long as the payloads' bytes stay within
-    ``budget``. ``initial`` is ``(kernel, launch, block, thread)`` of what the page shows
-    first; it is always stored. Launches too long for one payload (see :data:`CHUNK_BUDGET`)
-    are left to the live app. ``kw`` goes to :func:`tiled_data` (window, ghosts)."""
-    payloads, states, sizes, used = [], {}, {}, 0
+    """What an exported page embeds for one stepper (:func:`explainer.views.store.static_store`).
+    Launches too long for one payload (see :data:`CHUNK_BUDGET`) are left to the live app.
+    ``kw`` goes to :func:`tiled_data` (window, ghosts)."""
 
-    def add(kernel, L, block, thread, force=False):
-        nonlocal used
-        key = state_key(kernel, L, block)
-        if key in states:
-            return key
+    def payload(kernel, L, block, thread):
         meta, buf = tiled_payload(L, block, thread, 0, **kw)
         whole = all(meta["steps"][m]["s1"] == meta["steps"][m]["total"] for m in MODES)
-        if not force and (not whole or used + len(buf) > budget):
-            return None
-        meta["offline_note"] = OFFLINE_NOTE
-        payloads.append({"meta": meta, "b64": base64.b64encode(buf).decode("ascii")})
-        sizes[key] = len(buf)
-        states[key] = len(payloads) - 1
-        used += len(buf)
-        return key
+        return (meta, buf) if whole or state_key(kernel, L, block) == state_key(*initial[:3]) else None
 
-    k0, L0, b0, t0 = initial
-    add(k0, L0, b0, t0, force=True)
-    presets, launch_keys, tried = {}, {}, []
-    order = [k0] + [k for k in kernels if k != k0]
-    for name, L, block, thread in launches:  # each launch's own block, in every kernel
-        for kernel in order:
-            L = Launch(kernel, L.M, L.N, L.K, L.T)
-            key = add(kernel, L, block, thread)
-            if key is None:
-                continue
-            entry = {"key": key, "thread": int(thread[0] + thread[1] * L.T), "preset": name}
-            if name is not None:
-                presets[f"{kernel}|{name}"] = entry
-            launch_keys.setdefault("|".join(map(str, (kernel, L.M, L.N, L.K, L.T))), entry)
-            tried.append((sizes[key], kernel, L, block, thread))
-    # Then the blocks around each launch's own, ring by ring (nearest first) over all launches
-    # together, the smaller payloads first in each ring, so that one large launch does not use
-    # the budget that covers small ones whole.
-    tried.sort(key=lambda t: t[0])
-    full = set()
-    for ring in range(1, max(max(t[2].grid) for t in tried)):
-        for i, (_, kernel, L, (bx, by), thread) in enumerate(tried):
-            if i in full:
-                continue
-            gx, gy = L.grid
-            for y in range(max(0, by - ring), min(gy, by + ring + 1)):
-                for x in range(max(0, bx - ring), min(gx, bx + ring + 1)):
-                    if max(abs(x - bx), abs(y - by)) == ring and add(kernel, L, (x, y), thread) is None:
-                        full.add(i)  # the blocks of one launch are about the same size
-                        break
-                if i in full:
-                    break
-    return {"payloads": payloads, "states": states, "presets": presets, "launches": launch_keys,
-            "initial": states[state_key(k0, L0, b0)], "bytes": used}
+    return _static_store(payload, kernels, launches, initial, budget)
 
 
-class TiledView(anywidget.AnyWidget):
+class TiledView(BrowserView):
     """The stepper's front end (``common.js`` + ``tiled.js``); :class:`explainer.stepper.TiledStepper`
-    fills it. ``meta`` / ``buf`` / ``rev`` change together (a new payload); ``live`` is False
-    only in exported static pages, whose payloads come from ``static_store`` (set by the
-    stepper: a callable of the byte budget returning :func:`static_store`'s answer)."""
+    fills it."""
 
+    NAME = "tiled"
     FRONT_END = ("common.js", "tiled.js")
     _esm = resources.front_end(*FRONT_END)
-    static_store = None
-    meta = traitlets.Dict().tag(sync=True)
-    buf = traitlets.Bytes().tag(sync=True)
-    rev = traitlets.Int(0).tag(sync=True)
-    error = traitlets.Unicode("").tag(sync=True)
-    presets = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    kernels = traitlets.List(traitlets.Unicode()).tag(sync=True)  # a picker when 2 or more
-    live = traitlets.Bool(True).tag(sync=True)
 
 
 __all__ = ["TiledView", "static_store", "state_key", "STATIC_BUDGET", "tiled_data", "tiled_payload", "step_label", "chunk_of", "phase_of_step", "CHUNK_BUDGET"]

@@ -1,0 +1,245 @@
+// The naive kernels' explorer (explainer/views/naive.py computes what it shows).
+//
+// For a window of C around one block, Python sent, for every thread of every block the window
+// touches, the C element it computes, its warp and lane and where its row of A / column of B
+// sit in the window, and for every C cell the thread that owns it. Pinning a thread (a click
+// on C, typing threadIdx, or a blockIdx inside the window) is a lookup here; Python is asked
+// only for another launch, kernel, or a block outside the window ({cmd: ...}).
+
+function createNaiveView({ model, el: host }) {
+  injectCss();
+  const root = el("div", { class: "explainer-naive explainer-view" }, host);
+  const tip = tooltip(root);
+  const live = () => !!model.get("live");
+
+  let meta = null, A = null;  // the payload
+  let b = 0, p = 0;           // the pinned thread: block b of meta's blocks, thread p of it
+  let built = null;
+
+  // ---- controls -------------------------------------------------------------------------
+  const kernelRow = el("div", { class: "ex-row" }, root);
+  el("span", { style: "font-size:13px" }, kernelRow, "kernel");
+  const kernelSeg = el("span", { class: "ex-seg explainer-kernel" }, kernelRow);
+  const sizeRow = el("div", { class: "ex-row" }, root);
+  const fM = numberField(sizeRow, "M", 0, () => sendLaunch());
+  const fN = numberField(sizeRow, "N", 0, () => sendLaunch());
+  const fK = numberField(sizeRow, "K", 0, () => sendLaunch());
+  const fT = numberField(sizeRow, "block T×T", 0, () => sendLaunch());
+  const idRow = el("div", { class: "ex-row" }, root);
+  const fbx = numberField(idRow, "blockIdx.x", 0, () => pinTyped());
+  const fby = numberField(idRow, "blockIdx.y", 0, () => pinTyped());
+  const ftx = numberField(idRow, "threadIdx.x", 0, () => pinTyped());
+  const fty = numberField(idRow, "threadIdx.y", 0, () => pinTyped());
+  const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
+  const text = el("div", { class: "explainer-naive-text", style: "font-size:14px;line-height:1.6" }, root);
+  const legend = el("div", { style: "font-size:12px;margin:4px 0" }, root);
+  const figBox = el("div", { class: "explainer-naive-figs" }, root);
+
+  // ---- the payload ----------------------------------------------------------------------
+  function load() {
+    const m = model.get("meta");
+    const buf = model.get("buf");
+    if (!m || !m.arrays || !buf) return;
+    meta = m;
+    A = unpack(meta.arrays, buf);
+    const start = meta.start || {};
+    const pinned = start.pinned || meta.block;
+    b = Math.max(0, blockIndex(pinned[0], pinned[1]));
+    p = start.thread != null ? start.thread : 0;
+    build();
+    syncControls();
+    draw();
+  }
+
+  // The row of `blocks` holding block (x, y), or -1 when the window does not touch it.
+  function blockIndex(x, y) {
+    for (let i = 0; i < A.blocks.shape[0]; i++) {
+      if (String(at(A.blocks, i, 0)) === String(x).trim() && String(at(A.blocks, i, 1)) === String(y).trim()) return i;
+    }
+    return -1;
+  }
+
+  function build() {
+    const geom = JSON.stringify([meta.kernel, meta.M, meta.N, meta.K, meta.T, meta.mwin, meta.nwin, meta.kwin]);
+    if (built && built.geom === geom) return;
+    figBox.textContent = "";
+    const pal = meta.palette;
+    legend.innerHTML = meta.legend.map(([c, t]) => swatch(pal[c], t)).join("");
+    const mw = A.rows.shape[0], nw = A.cols.shape[0], kw = A.ks.shape[0];
+    const size = Math.max(3, Math.min(28, Math.floor(Math.min(700 / (kw + nw), 480 / (kw + mw)))));
+    const left = 58, top = 40, gap = 16;
+    const xC = left + kw * size + gap, yC = top + kw * size + gap;
+    const W = xC + nw * size + 20, H = yC + mw * size + 44;
+    const fig = el("div", { class: "ex-fig explainer-naive-fig", style: `width:${W}px;height:${H}px` }, figBox);
+    const s = svg("svg", { width: W, height: H, role: "img" }, fig);
+    svg("text", { x: 4, y: 16, class: "ex-title" }, s, meta.title);
+    const gA = new Grid(fig, "A", mw, kw, left, yC, size, pal);
+    const gB = new Grid(fig, "B", kw, nw, xC, top, size, pal);
+    const gC = new Grid(fig, "C", mw, nw, xC, yC, size, pal);
+    svg("text", { x: left, y: yC + mw * size + 16, class: "ex-axis" }, s, meta.title_k);
+    svg("text", { x: 4, y: yC - 4, class: "ex-axis" }, s, meta.title_m);
+    svg("text", { x: xC, y: yC + mw * size + 32, class: "ex-axis" }, s, meta.title_n);
+    svg("text", { x: xC - 4, y: top - 6, class: "ex-axis", "text-anchor": "end" }, s, "B: row k");
+    if (A.a_text) gA.label(Array.from(A.a_text.data, String));
+    if (A.b_text) gB.label(Array.from(A.b_text.data, String));
+    built = { geom, gA, gB, gC, colA: new Int16Array(mw * kw), colB: new Int16Array(kw * nw), colC: new Int16Array(mw * nw) };
+    fig.addEventListener("mousemove", (e) => {
+      for (const grid of [gA, gB, gC]) {
+        const rc = grid.cellOf(e);
+        if (rc) { tip.show(hoverText(grid.name, rc[0], rc[1]), e); return; }
+      }
+      tip.hide();
+    });
+    fig.addEventListener("mouseleave", () => tip.hide());
+    fig.addEventListener("click", (e) => {
+      const rc = gC.cellOf(e);
+      if (rc) pin(at(A.c_blk, rc[0], rc[1]), at(A.c_p, rc[0], rc[1]));
+    });
+    // The kernel picker: one button per mapping.
+    kernelSeg.textContent = "";
+    for (const name of model.get("kernels") || []) {
+      const btn = el("button", { type: "button", "data-value": name }, kernelSeg, meta.kernel_labels[name] || name);
+      btn.addEventListener("click", () => {
+        if (name !== meta.kernel) ask({ cmd: "kernel", name, thread: p, pinned: blockOf(b) });
+      });
+    }
+  }
+
+  const blockOf = (i) => [at(A.blocks, i, 0), at(A.blocks, i, 1)];
+
+  // ---- drawing ------------------------------------------------------------------------------
+  function draw() {
+    if (!meta) return;
+    const C = meta.colours;
+    const mw = A.rows.shape[0], nw = A.cols.shape[0], kw = A.ks.shape[0];
+    const cA = built.colA.fill(C.IDLE), cB = built.colB.fill(C.IDLE), cC = built.colC;
+    // C: the pinned block's tile, the pinned thread's warp, the pinned thread's element.
+    const warp = at(A.thr_warp, b, p);
+    for (let r = 0; r < mw; r++) {
+      for (let c = 0; c < nw; c++) {
+        const ob = at(A.c_blk, r, c), op = at(A.c_p, r, c);
+        cC[r * nw + c] = ob !== b ? C.IDLE : at(A.thr_warp, ob, op) === warp ? C.TILE : C.PANEL;
+      }
+    }
+    const cell = at(A.thr_cell, b, p), ar = at(A.thr_arow, b, p), bc = at(A.thr_bcol, b, p);
+    if (at(A.thr_writes, b, p)) {
+      if (ar >= 0) for (let k = 0; k < kw; k++) cA[ar * kw + k] = C.ACTIVE;
+      if (bc >= 0) for (let k = 0; k < kw; k++) cB[k * nw + bc] = C.ACTIVE;
+      if (cell >= 0) cC[cell] = C.PINNED;
+    }
+    built.gA.paint(cA); built.gB.paint(cB); built.gC.paint(cC);
+    text.innerHTML = describe();
+    syncIds();
+    for (const btn of kernelSeg.children) btn.classList.toggle("on", btn.dataset.value === meta.kernel);
+  }
+
+  function describe() {
+    const [bx, by] = blockOf(b);
+    const tx = at(A.thread_xy, p, 0), ty = at(A.thread_xy, p, 1);
+    const row = at(A.thr_rc, b, p, 0), col = at(A.thr_rc, b, p, 1);
+    const lines = [
+      `<b>block (x=${bx}, y=${by}), thread (x=${tx}, y=${ty})</b> · linear id ${at(A.thr_lin, b, p)} → warp ${at(A.thr_warp, b, p)}, lane ${at(A.thr_lane, b, p)}`,
+      `row = ${escapeHtml(meta.formula_row)} = <b>${row}</b>; col = ${escapeHtml(meta.formula_col)} = <b>${col}</b>`,
+      at(A.thr_writes, b, p)
+        ? `computes C[${row}][${col}] = Σ<sub>k</sub> A[${row}][k]·B[k][${col}]: reads ${meta.K.toLocaleString("en-US")} elements of A and ${meta.K.toLocaleString("en-US")} of B = <b>${meta.loads_per_output.toLocaleString("en-US")}</b> global loads for one output`
+        : `C[${row}][${col}] is outside C: the guard <code>if (row &lt; M &amp;&amp; col &lt; N)</code> skips this thread`,
+      meta.launch_html,
+      meta.warps_html,
+    ];
+    return lines.join("<br>");
+  }
+
+  function hoverText(name, r, c) {
+    if (name === "A") return `A[${at(A.rows, r)}][${at(A.ks, c)}]` + (A.a_text ? ` = ${at(A.a_text, r, c)}` : "");
+    if (name === "B") return `B[${at(A.ks, r)}][${at(A.cols, c)}]` + (A.b_text ? ` = ${at(A.b_text, r, c)}` : "");
+    const ob = at(A.c_blk, r, c), op = at(A.c_p, r, c);
+    const [bx, by] = blockOf(ob);
+    return `C[${at(A.rows, r)}][${at(A.cols, c)}] · block (x=${bx}, y=${by}) thread (x=${at(A.thread_xy, op, 0)}, y=${at(A.thread_xy, op, 1)}) · warp ${at(A.thr_warp, ob, op)} · click to pin`;
+  }
+
+  // ---- pinning ------------------------------------------------------------------------------
+  function pin(blk, q) {
+    b = blk;
+    p = q;
+    setError("");
+    draw();
+  }
+
+  function pinTyped() {
+    const blk = blockIndex(fbx.value, fby.value);
+    let q = -1;
+    for (let j = 0; j < A.thread_xy.shape[0]; j++) {
+      if (String(at(A.thread_xy, j, 0)) === ftx.value.trim() && String(at(A.thread_xy, j, 1)) === fty.value.trim()) q = j;
+    }
+    if (q < 0) {
+      setError(`thread (x=${ftx.value}, y=${fty.value}) is outside the ${meta.T}x${meta.T} block: ${meta.thread_range}`);
+      return syncIds();
+    }
+    if (blk >= 0) return pin(blk, q);
+    ask({ cmd: "block", block: [fbx.value, fby.value], thread: q });  // outside the window: Python
+  }
+
+  function sendLaunch() {
+    ask({ cmd: "launch", M: fM.value, N: fN.value, K: fK.value, T: fT.value, thread: p, pinned: blockOf(b) });
+  }
+
+  // A request only Python can answer; a static page looks it up in its store.
+  function ask(msg) {
+    if (!live()) {
+      const store = model.get("store");
+      const hit = store && store.find ? store.find(msg) : null;
+      if (hit) {
+        model.set("meta", hit.meta);
+        model.set("buf", hit.buf);
+        load();
+        return;
+      }
+      setError(meta.offline_note || "This needs the live app (tiled-explainer serve) or JupyterLab.");
+      syncControls();
+      return;
+    }
+    text.insertAdjacentHTML("afterbegin", '<div class="ex-note">computing…</div>');
+    model.send(msg);
+  }
+
+  function setError(s) {
+    errorLine.textContent = s ? `⚠ ${s}` : "";
+  }
+
+  function syncIds() {
+    const [bx, by] = blockOf(b);
+    fbx.value = String(bx); fby.value = String(by);
+    ftx.value = String(at(A.thread_xy, p, 0)); fty.value = String(at(A.thread_xy, p, 1));
+  }
+
+  function syncControls() {
+    fM.value = String(meta.M); fN.value = String(meta.N); fK.value = String(meta.K); fT.value = String(meta.T);
+    syncIds();
+  }
+
+  model.on("change:rev", load);
+  model.on("msg:custom", (msg) => {
+    if (msg && msg.error != null) {
+      setError(msg.error);
+      if (meta) { syncControls(); draw(); }
+    }
+    if (msg && msg.pin != null) pin(msg.pin[0], msg.pin[1]);
+  });
+  load();
+  setError(model.get("error"));
+
+  // For tests: what is drawn, read back from the view itself.
+  root.explainerView = {
+    colours: (name) => {
+      const grid = built && { A: built.gA, B: built.gB, C: built.gC }[name];
+      if (!grid) return null;
+      return Array.from({ length: grid.rows }, (_, r) => Array.from(grid.colour.slice(r * grid.cols, (r + 1) * grid.cols)));
+    },
+    hover: (name, r, c) => hoverText(name, r, c),
+    centre: (name, r, c) => ({ A: built.gA, B: built.gB, C: built.gC })[name].centre(r, c),
+    state: () => ({ block: meta && blockOf(b), thread: meta && [at(A.thread_xy, p, 0), at(A.thread_xy, p, 1)], kernel: meta && meta.kernel }),
+  };
+  return () => {};
+}
+
+export default { render: createNaiveView };

@@ -1,0 +1,132 @@
+"""What an exported static page embeds for one view, so that it works with no kernel, and the
+base class of every view whose front end steps in the browser.
+
+A view's front end asks Python for a new payload (``{cmd: "launch" | "preset" | "kernel" |
+"block"}``) only when a launch parameter changes. In a static page ``views/static.js`` answers
+those requests from payloads computed here and embedded in the page, keyed by
+:func:`state_key`: the page's own launch in every kernel the view offers, every preset, then
+the blocks around each of them, ring by ring, within a byte budget. Whatever is not stored
+gets the view's one-line note that it needs the live app.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Callable
+
+import anywidget
+import traitlets
+
+from ..model import Launch
+
+#: The most payload bytes one view embeds in an exported static page (before base64).
+STATIC_BUDGET = 3 << 20
+OFFLINE_NOTE = ("This static page holds its presets and the blocks near them; other launches, blocks and "
+                "kernels need the live app (tiled-explainer serve) or JupyterLab.")
+OFFLINE_NOTE_SERVED = ("This static page holds its presets and the blocks near them; for other launches, blocks "
+                       "and kernels open the live page (link at the top).")
+
+#: ``payload(kernel, launch, block, thread) -> (meta, buffer)``, or None when that state cannot
+#: be stored whole (the live app sends it in parts).
+Payload = Callable[[str, Launch, tuple, tuple], "tuple[dict, bytes] | None"]
+
+
+def state_key(kernel: str, L: Launch, block) -> str:
+    """The key of one payload in a static page's store (``static.js`` joins the same fields)."""
+    return "|".join(str(f) for f in (kernel, L.M, L.N, L.K, L.T, block[0], block[1]))
+
+
+def static_store(payload: Payload, kernels, launches, initial, budget: int = STATIC_BUDGET) -> dict:
+    """Payloads for every kernel in ``kernels`` on every launch in ``launches`` (``(preset name
+    or None, Launch, block, thread)``, the page's own launch first), at the launch's block,
+    then the blocks nearest to it, as long as the payloads' bytes stay within ``budget``.
+    ``initial`` is ``(kernel, launch, block, thread)`` of what the page shows first; it is
+    always stored (whole or not)."""
+    payloads, states, sizes, used = [], {}, {}, 0
+
+    def add(kernel, L, block, thread, force=False):
+        nonlocal used
+        key = state_key(kernel, L, block)
+        if key in states:
+            return key
+        got = payload(kernel, L, block, thread)
+        if got is None and force:
+            raise ValueError(f"the initial state {key} has no payload")
+        if got is None:
+            return None
+        meta, buf = got
+        if not force and used + len(buf) > budget:
+            return None
+        meta["offline_note"] = OFFLINE_NOTE
+        payloads.append({"meta": meta, "b64": base64.b64encode(buf).decode("ascii")})
+        sizes[key] = len(buf)
+        states[key] = len(payloads) - 1
+        used += len(buf)
+        return key
+
+    k0, L0, b0, t0 = initial
+    add(k0, L0, b0, t0, force=True)
+    presets, launch_keys, tried = {}, {}, []
+    order = [k0] + [k for k in kernels if k != k0]
+    for name, L, block, thread in launches:  # each launch's own block, in every kernel
+        for kernel in order:
+            L = Launch(kernel, L.M, L.N, L.K, L.T)
+            key = add(kernel, L, block, thread)
+            if key is None:
+                continue
+            entry = {"key": key, "thread": int(L.linear_thread(*thread)), "preset": name}
+            if name is not None:
+                presets[f"{kernel}|{name}"] = entry
+            launch_keys.setdefault("|".join(map(str, (kernel, L.M, L.N, L.K, L.T))), entry)
+            tried.append((sizes[key], kernel, L, block, thread))
+    # Then the blocks around each launch's own, ring by ring (nearest first) over all launches
+    # together, the smaller payloads first in each ring, so that one large launch does not use
+    # the budget that covers small ones whole.
+    tried.sort(key=lambda t: t[0])
+    full = set()
+    for ring in range(1, max((max(t[2].grid) for t in tried), default=1)):
+        for i, (_, kernel, L, (bx, by), thread) in enumerate(tried):
+            if i in full:
+                continue
+            gx, gy = L.grid
+            for y in range(max(0, by - ring), min(gy, by + ring + 1)):
+                for x in range(max(0, bx - ring), min(gx, bx + ring + 1)):
+                    if max(abs(x - bx), abs(y - by)) == ring and add(kernel, L, (x, y), thread) is None:
+                        full.add(i)  # the blocks of one launch are about the same size
+                        break
+                if i in full:
+                    break
+    return {"payloads": payloads, "states": states, "presets": presets, "launches": launch_keys,
+            "initial": states[state_key(k0, L0, b0)], "bytes": used}
+
+
+class BrowserView(anywidget.AnyWidget):
+    """A view whose front end (``FRONT_END``: shared helpers first, its own module last) draws
+    payloads computed in Python. ``meta`` / ``buf`` / ``rev`` change together (a new payload);
+    ``live`` is False only in exported static pages, whose payloads come from
+    ``static_store`` (set by the view's controller: a callable of the byte budget returning
+    :func:`static_store`'s answer). ``NAME`` names the view in exported pages."""
+
+    NAME = ""
+    FRONT_END: tuple[str, ...] = ()
+    static_store = None
+    meta = traitlets.Dict().tag(sync=True)
+    buf = traitlets.Bytes().tag(sync=True)
+    rev = traitlets.Int(0).tag(sync=True)
+    error = traitlets.Unicode("").tag(sync=True)
+    presets = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    kernels = traitlets.List(traitlets.Unicode()).tag(sync=True)  # a picker when 2 or more
+    live = traitlets.Bool(True).tag(sync=True)
+
+    def show(self, meta: dict, buf: bytes) -> None:
+        """Send a new payload (one sync message)."""
+        with self.hold_sync():
+            self.meta = meta
+            self.buf = buf
+            self.rev = self.rev + 1
+            self.error = ""
+
+    def fail(self, e: Exception) -> None:
+        """Bad input: one line in the view, which keeps its last good state."""
+        self.error = str(e)
+        self.send({"error": str(e)})
