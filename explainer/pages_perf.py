@@ -17,7 +17,8 @@ from .stepper import sync_figure
 
 from . import bench, gpu, hardware, memory, roofline
 from .model import Launch
-from .perf_views import OccupancyCalculator, WarpExplorer, roofline_figure, roofline_points, table
+from .perf_views import OccupancyCalculator, roofline_figure, roofline_points, table
+from .views.warps import WarpExplorer
 from .timing import TimingPanel
 
 NOTE = "font-size:12px;color:#4b5563"

@@ -1,5 +1,5 @@
-"""Widgets of the performance pages (05-07): the warp / coalescing explorer, the occupancy
-calculator and the roofline figure. Every number comes from :mod:`explainer.memory`,
+"""Widgets of the performance pages (05-07): the occupancy calculator and the roofline figure
+(the warp / coalescing explorer is a browser view: :mod:`explainer.views.warps`). Every number comes from :mod:`explainer.memory`,
 :mod:`explainer.hardware`, :mod:`explainer.roofline` or a recorded file."""
 
 from __future__ import annotations
@@ -9,11 +9,10 @@ import math
 
 import ipywidgets as W
 import numpy as np
-import plotly.graph_objects as go
 
-from . import hardware, memory, roofline
-from .model import WARP_SIZE, Launch, LaunchError
-from .plotly_widget import Figure, runtime
+from . import hardware, roofline
+from .model import Launch
+from .plotly_widget import Figure
 from .stepper import sync_figure
 
 FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif")
@@ -37,102 +36,6 @@ def verdict(sectors: int, ideal: int) -> tuple:
     if sectors <= ideal:
         return ("html", "<span style='color:#047857'>coalesced</span>")
     return ("html", f"<span style='color:#b91c1c'>{sectors / ideal:.0f}× the ideal</span>")
-
-
-# --------------------------------------------------------------------------------------
-# Warps and coalescing
-# --------------------------------------------------------------------------------------
-class WarpExplorer:
-    """Block shape + pinned thread -> its warp and lane, the warp map, and the sectors every global
-    access of naive / naive_col / tiled costs for that warp."""
-
-    def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), k=0, t=0):
-        small = W.Layout(width="160px")
-        st = {"description_width": "80px"}
-        self.w_T = W.Dropdown(options=[4, 8, 16, 32], value=tile, description="block T×T", layout=small, style=st)
-        self.w_bx = W.BoundedIntText(value=block[0], min=0, max=1 << 16, description="blockIdx.x", layout=small, style=st)
-        self.w_by = W.BoundedIntText(value=block[1], min=0, max=1 << 16, description="blockIdx.y", layout=small, style=st)
-        self.w_tx = W.BoundedIntText(value=thread[0], min=0, max=31, description="threadIdx.x", layout=small, style=st)
-        self.w_ty = W.BoundedIntText(value=thread[1], min=0, max=31, description="threadIdx.y", layout=small, style=st)
-        self.w_k = W.BoundedIntText(value=k, min=0, max=1 << 20, description="k / phase t", layout=small, style=st)
-        self.M, self.N, self.K = M, N, K
-        self.w_error = W.HTML()
-        self.w_info = W.HTML()
-        self.w_info.add_class("explainer-warp-info")
-        self.w_table = W.HTML()
-        self.w_table.add_class("explainer-sector-table")
-        self.w_lanes = W.HTML()
-        self.fig = Figure(layout=dict(
-            height=360, width=380, margin=dict(l=50, r=10, t=30, b=40), font=FONT,
-            xaxis=dict(title="threadIdx.x", side="top", constrain="domain"),
-            yaxis=dict(title="threadIdx.y", autorange="reversed", scaleanchor="x"),
-            title=dict(text="warp of each thread (pinned: ★)", font=dict(size=12), x=0.01)))
-        self.fig.add_heatmap(z=[[0]], colorscale="Viridis", showscale=False, name="warps",
-                             hovertemplate="threadIdx=(x=%{x}, y=%{y}) · warp %{z}<extra></extra>")
-        self.fig.add_scatter(x=[0], y=[0], mode="markers+text", text=["★"], name="pinned",
-                             marker=dict(size=1, color="white"), textfont=dict(size=16, color="#ef4444"),
-                             hoverinfo="skip")
-        for w in (self.w_T, self.w_bx, self.w_by, self.w_tx, self.w_ty, self.w_k):
-            w.observe(lambda _: self.update(), names="value")
-        self.update()
-        sync_figure(self.fig)
-        self.widget = W.VBox([
-            runtime(),
-            W.HBox([self.w_T, self.w_bx, self.w_by, self.w_tx, self.w_ty, self.w_k]),
-            self.w_error, W.HBox([self.fig, W.VBox([self.w_info, self.w_table])]), self.w_lanes,
-        ])
-        self.widget.add_class("explainer-warps")
-
-    def update(self):
-        T = self.w_T.value
-        bx, by, tx, ty, k = (w.value for w in (self.w_bx, self.w_by, self.w_tx, self.w_ty, self.w_k))
-        try:
-            launches = {name: Launch(name, self.M, self.N, self.K, T) for name in ("naive", "naive_col", "tiled")}
-            tL = launches["tiled"]
-            tL.check_block(bx, by)
-            tL.check_thread(tx, ty)
-            t = k
-            if not 0 <= t < tL.phases:
-                raise LaunchError(f"phase t must be 0..{tL.phases - 1} for the tiled kernel, got {t}")
-            warp, lane = (int(v) for v in tL.warp_lane(tx, ty))
-            reqs = {name: memory.warp_requests(L, (bx, by), warp, t=t, k=k) for name, L in launches.items()}
-        except LaunchError as e:
-            self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
-            return
-        self.w_error.value = ""
-        self.requests = reqs
-        rows_per_warp = memory.warp_rows(T)
-        lin = tx + ty * T
-        self.w_info.value = (
-            f"<div style='font-size:14px'>thread (x={tx}, y={ty}) of a {T}×{T} block: linear id "
-            f"<code>tx + ty*blockDim.x = {tx} + {ty}*{T} = {lin}</code> → <b>warp {warp}, lane {lane}</b>. "
-            f"A {T}×{T} block has {T * T} threads = {memory.warps_per_block(T)} warp(s); "
-            + (f"each warp covers {rows_per_warp} row(s) of the block." if T * T >= WARP_SIZE else
-               f"its one warp is only {T * T} of 32 lanes full.")
-            + "</div>")
-        rows = []
-        for name, rs in reqs.items():
-            for r in rs:
-                rows.append((name, ("html", f"<code>{html.escape(r.code)}</code>"), r.active, r.distinct_addresses,
-                             r.sectors, r.ideal, verdict(r.sectors, r.ideal)))
-        self.w_table.value = table(
-            ("kernel", "access", "active lanes", "distinct addresses", "32-B sectors", "ideal", ""), rows,
-            f"Warp {warp} of block (x={bx}, y={by}), M={self.M}, N={self.N}, K={self.K}, loop step k={k} "
-            f"(naive) / phase t={k} (tiled). Ideal = ceil(distinct bytes / 32). Computed from explainer.model.")
-        pick = reqs["naive_col"][0], reqs["tiled"][1]
-        parts = []
-        for r in pick:
-            lanes = ", ".join(f"{i}:{r.matrix}[{x['element'][0]}][{x['element'][1]}]" for i, x in enumerate(r.lanes[:8])
-                              if x["element"])
-            parts.append(f"<b>{r.kernel} {html.escape(r.access)}</b>: lanes {lanes} … → sectors "
-                         f"{r.sector_ids[:6]}{' …' if len(r.sector_ids) > 6 else ''} (byte address // 32)")
-        self.w_lanes.value = "<div style='font-size:12px;color:#374151'>" + "<br>".join(parts) + "</div>"
-        z = memory.warp_map(T)
-        with self.fig.batch_update():
-            self.fig.data[0].z = z.tolist()
-            self.fig.data[0].x = list(range(T))
-            self.fig.data[0].y = list(range(T))
-            self.fig.data[1].x, self.fig.data[1].y = [tx], [ty]
 
 
 # --------------------------------------------------------------------------------------

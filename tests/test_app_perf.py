@@ -7,7 +7,7 @@ RENDER_TIMEOUT_MS = 120_000
 
 PAGES = {
     # notebook: (a widget class the page must show, a text it must contain, plotly figures at least)
-    "05_warps_and_coalescing.ipynb": (".explainer-warps", "warp 1, lane 20", 2),
+    "05_warps_and_coalescing.ipynb": (".explainer-warps", "warp 1, lane 20", 1),
     "06_tile_size_and_occupancy.ipynb": (".explainer-occupancy", "block(s) per SM", 1),
     "07_arithmetic_intensity_and_roofline.ipynb": (".explainer-roofline", "FLOP/B", 1),
 }
@@ -31,4 +31,39 @@ def test_perf_page_renders(notebook, voila_server, browser_page, page_errors):
     assert "There was an error when executing cell" not in body, body[-3000:]
     assert needle in body
     assert page.locator(".jp-CodeCell .jp-InputArea").count() == 0
+    assert page_errors == []
+
+
+@pytest.mark.browser
+def test_warps_page_pins_in_the_browser(voila_server, browser_page, page_errors):
+    """Page 05: clicking a thread of the warp map pins it and redraws its warp's sector table
+    from the arrays Python sent, with no message to the kernel; the block size asks Python."""
+    from explainer import memory
+    from explainer.model import Launch
+
+    page = browser_page
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(str(payload))))
+    page.goto(voila_server.page_url("05_warps_and_coalescing.ipynb"))
+    info = page.locator(".explainer-warps .explainer-warp-info")
+    info.filter(has_text="warp 1, lane 20").wait_for(timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_timeout(1000)
+    frames.clear()
+    view = "document.querySelector('.explainer-warps').explainerView"
+    page.locator(".explainer-warps .explainer-warp-map").scroll_into_view_if_needed()
+    at = page.evaluate(f"() => {view}.centre(14, 9)")  # row ty=14, column tx=9
+    page.mouse.click(at["x"], at["y"])
+    L = Launch("naive_col", 1024, 1024, 1024, 16)
+    w, lane = L.warp_lane(9, 14)
+    info.filter(has_text=f"warp {w}, lane {lane}").wait_for(timeout=5_000)
+    req = memory.warp_requests(L, (2, 1), int(w))[0]
+    row = page.locator(".explainer-sector-table tr[data-kernel='naive_col'][data-access='A load'] td")
+    assert [row.nth(i).inner_text() for i in (2, 3, 4, 5)] == [str(req.active), str(req.distinct_addresses),
+                                                               str(req.sectors), str(req.ideal)]
+    colours = page.evaluate(f"() => {view}.colours()")
+    assert colours[14][9] == 3 and sum(r.count(3) for r in colours) == 1  # PINNED: the one thread
+    assert frames == [], [f[:200] for f in frames[:3]]
+    page.locator(".explainer-warps select.explainer-tile").select_option("32")
+    info.filter(has_text="of a 32×32 block").wait_for(timeout=30_000)
+    assert any('"cmd":"launch"' in f.replace(" ", "") for f in frames)
     assert page_errors == []

@@ -230,6 +230,29 @@ def test_exported_naive_page_pins_and_switches_mapping_from_file(exported, file_
 
 
 @pytest.mark.browser
+def test_exported_warps_page_pins_and_changes_block_size_from_file(exported, file_page, page_errors):
+    page = file_page
+    page.goto((exported / "05_warps_and_coalescing.html").as_uri())
+    info = page.locator(".explainer-warps .explainer-warp-info")
+    info.filter(has_text="warp 1, lane 20").wait_for(timeout=10_000)
+    view = "document.querySelector('.explainer-warps').explainerView"
+    page.locator(".explainer-warps .explainer-warp-map").scroll_into_view_if_needed()
+    at = page.evaluate(f"() => {view}.centre(0, 2)")
+    page.mouse.click(at["x"], at["y"])
+    info.filter(has_text="warp 0, lane 2").wait_for(timeout=5_000)
+    # Every block size is stored at the page's block.
+    page.locator(".explainer-warps select.explainer-tile").select_option("8")
+    info.filter(has_text="of a 8×8 block").wait_for(timeout=5_000)
+    # Another loop step needs Python: one line, the state stays.
+    k = page.locator(".explainer-warps input[data-field='k / phase t']")
+    k.fill("3")
+    k.dispatch_event("change")
+    page.locator(".explainer-warps .explainer-error").filter(has_text="live app").wait_for(timeout=5_000)
+    assert page.evaluate(f"() => {view}.state()")["k"] == 0 and k.input_value() == "0"
+    assert page.outside == [] and page_errors == []
+
+
+@pytest.mark.browser
 @pytest.mark.parametrize("name", ["index.html", "05_warps_and_coalescing.html",
                                   "07_arithmetic_intensity_and_roofline.html", "08_beyond_tiling.html"])
 def test_exported_pages_open_without_errors(exported, file_page, page_errors, name):

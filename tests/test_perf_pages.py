@@ -7,7 +7,8 @@ import ipywidgets as W
 import pytest
 
 from explainer import bench, pages_perf, roofline
-from explainer.perf_views import OccupancyCalculator, WarpExplorer
+from explainer.perf_views import OccupancyCalculator
+from explainer.views.warps import WarpExplorer
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +48,8 @@ def test_notebooks_call_only_these():
 def test_seed_001_warp_corrected():
     assert pages_perf.seed_001_warp_check() == {"linear": 52, "warp": 1, "lane": 20, "seed_claim": 36}
     e = WarpExplorer()
-    assert "warp 1, lane 20" in text(e.widget)
+    meta, a = e.data()
+    assert meta["start"]["thread"] == [4, 3] and (a["warp_of"][3, 4], a["lane_of"][3, 4]) == (1, 20)
     tiled_b = e.requests["tiled"][1]
     assert tiled_b.access == "B tile load" and tiled_b.coalesced
     assert not e.requests["naive_col"][0].coalesced
@@ -55,13 +57,19 @@ def test_seed_001_warp_corrected():
 
 def test_warp_explorer_updates_and_keeps_state_on_bad_input():
     e = WarpExplorer()
-    e.w_T.value = 32
-    e.w_tx.value, e.w_ty.value = 5, 2
-    assert "warp 2, lane 5" in text(e.widget)
-    assert e.fig.data[0].z[2][5] == 2 and e.fig.data[1].x == (5,)
-    before = e.w_info.value
-    e.w_bx.value = 999  # outside the 32x32 grid
-    assert "outside the grid" in e.w_error.value and e.w_info.value == before
+    sent = []
+    e.view.send = lambda msg, buffers=None: sent.append(msg)
+    assert e.select(T=32, thread=(5, 2))
+    meta, a = e.data()
+    assert meta["T"] == 32 and a["warp_of"][2, 5] == 2 and a["lane_of"][2, 5] == 5
+    assert e.select(thread=(6, 2)) and sent[-1] == {"pin": [6, 2]}  # same arrays: the browser pins
+    before = (e.view.rev, e.view.meta)
+    for bad in ({"block": (999, 0)}, {"T": 12}, {"k": 10_000}, {"thread": (40, 0)}, {"T": "x"}):
+        assert not e.select(**bad)
+        assert sent[-1]["error"] and "\n" not in sent[-1]["error"]
+        assert (e.view.rev, e.view.meta) == before
+    errors = [m["error"] for m in sent if "error" in m]
+    assert "outside the grid" in errors[0] and "one of 4, 8, 16, 32" in errors[1]
 
 
 def test_coalescing_model_equals_ncu():
