@@ -13,6 +13,8 @@ drives Debian's headless Chromium with Playwright, every request off the machine
 (c) Play at 30 steps/s (33 ms / step): which steps were on screen in some frame, and how many
     were never shown;
 (d) the websocket: messages the page sent to its kernel while stepping (should be none);
+(f) the live page's cost to load: bytes it received over its websocket (the widgets' state)
+    until the stepper is drawn and its plotly figures are up, and the HTTP bytes it fetched;
 (e) the same page exported (``tiled-explainer export``) and opened from ``file://`` with every
     other request refused: open -> stepper drawn (``--runs`` fresh browser contexts), then (b)
     and (c) again, the requests refused and the page errors.
@@ -262,9 +264,18 @@ def main(argv=None) -> int:
         for run in range(args.runs if args.only != "exported" else 0):
             server = Server()
             try:
-                errors, frames = [], []
+                errors, frames, received, fetched = [], [], [], []
                 ctx, page = new_page(browser, errors, frames)
+                page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(len(payload))))
+                page.on("requestfinished", lambda r: fetched.append((r.url, (r.sizes() or {}).get("responseBodySize", 0))))
                 renders.append(open_and_wait(page, f"{server.url}/voila/render/{PAGE}"))
+                page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].some((e) => e._fullLayout)",
+                                       timeout=120_000)
+                page.wait_for_timeout(1000)
+                big = sorted(fetched, key=lambda f: -f[1])[:3]
+                print(f"live page load, run {run + 1}: websocket received {sum(received) / 1e6:.2f} MB in "
+                      f"{len(received)} messages; HTTP fetched {sum(b for _, b in fetched) / 1e6:.2f} MB "
+                      f"(largest: {', '.join(f'{u.rsplit(chr(47), 1)[-1][:40]} {b / 1e6:.2f} MB' for u, b in big)})")
                 if run == args.runs - 1:
                     page.wait_for_timeout(1000)
                     frames.clear()

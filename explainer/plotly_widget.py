@@ -5,14 +5,21 @@ code, about 5 MB) as each figure's ``_esm`` state. A page with three figures the
 compiles 15 MB of JavaScript, and anywidget rejects a model whose set-up takes more than 2 s
 ("[anywidget] Failed to initialize model."), which happens on a busy 2-core machine.
 
-Here one small :class:`PlotlyRuntime` widget carries the bundle as plain data and imports it in
-the background, once; every :class:`Figure` carries a 1 KB ``_esm`` that returns at once and
-hands its model to plotly's own widget code when the bundle is ready. Python-side, a
-:class:`Figure` is an ordinary ``go.FigureWidget``.
+Here one small :class:`PlotlyRuntime` widget imports the bundle in the background, once per
+page; every :class:`Figure` carries a 1 KB ``_esm`` that returns at once and hands its model to
+plotly's own widget code when the bundle is ready. Python-side, a :class:`Figure` is an ordinary
+``go.FigureWidget``.
+
+Where the bundle comes from: under ``tiled-explainer serve`` (which sets
+:data:`BUNDLE_URL_ENV` for its kernels) the browser fetches it as a file the server already
+serves, so it is cached by the browser and never passes through a kernel or its websocket;
+elsewhere (JupyterLab, nbval) the runtime carries it as data. If the file cannot be fetched, the
+runtime asks its kernel for the data instead.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from functools import lru_cache
@@ -24,15 +31,24 @@ import plotly.graph_objects as go
 import traitlets
 
 _BUNDLE = Path(plotly.__file__).parent / "package_data" / "widgetbundle.js"
+#: A URL (relative to the page) where the browser can fetch plotly's widget bundle.
+BUNDLE_URL_ENV = "EXPLAINER_PLOTLY_BUNDLE_URL"
 
 _RUNTIME_ESM = """
 export default {
   initialize({ model }) {
-    // Import plotly's widget bundle once per page, without holding up anywidget's set-up.
-    if (!globalThis.__explainerPlotly) {
-      const url = URL.createObjectURL(new Blob([model.get("bundle")], { type: "text/javascript" }));
-      globalThis.__explainerPlotly = import(url).then((m) => m.default);
-    }
+    // Import plotly's widget bundle once per page, without holding up anywidget's set-up: from
+    // the server's file (cached by the browser) when there is one, else from the data.
+    if (globalThis.__explainerPlotly) return;
+    const fromData = (text) => import(URL.createObjectURL(new Blob([text], { type: "text/javascript" })));
+    const askKernel = () => new Promise((resolve) => {
+      model.on("change:bundle", () => resolve(fromData(model.get("bundle"))));
+      model.send({ cmd: "bundle" });
+    });
+    const url = model.get("url");
+    const load = model.get("bundle") ? fromData(model.get("bundle"))
+      : url ? import(new URL(url, document.baseURI).href).catch(askKernel) : askKernel();
+    globalThis.__explainerPlotly = load.then((m) => m.default);
   },
   render({ el }) { el.style.display = "none"; },
 };
@@ -68,12 +84,32 @@ class PlotlyRuntime(anywidget.AnyWidget):
 
     _esm = _RUNTIME_ESM
     bundle = traitlets.Unicode().tag(sync=True)
+    url = traitlets.Unicode().tag(sync=True)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.on_msg(self._on_msg)
+
+    def _on_msg(self, widget, content, buffers):
+        if isinstance(content, dict) and content.get("cmd") == "bundle" and not self.bundle:
+            self.bundle = bundle_text()
+
+
+def bundle_text() -> str:
+    return _BUNDLE.read_text(encoding="utf-8")
+
+
+def bundle_path() -> Path:
+    """plotly's widget bundle (``tiled-explainer serve`` serves a copy of it)."""
+    return _BUNDLE
 
 
 @lru_cache(maxsize=None)
 def runtime() -> PlotlyRuntime:
-    """The one runtime widget of this kernel."""
-    return PlotlyRuntime(bundle=_BUNDLE.read_text(encoding="utf-8"))
+    """The one runtime widget of this kernel: it points the browser at the server's copy of the
+    bundle when ``serve`` said where it is (:data:`BUNDLE_URL_ENV`), else carries the bundle."""
+    url = os.environ.get(BUNDLE_URL_ENV, "")
+    return PlotlyRuntime(url=url) if url else PlotlyRuntime(bundle=bundle_text())
 
 
 def _figure_widget_class():
@@ -102,5 +138,5 @@ class Figure(_figure_widget_class()):
 
 def check_bundle() -> bool:
     """plotly's bundle still has the single default export this module relies on."""
-    text = _BUNDLE.read_text(encoding="utf-8")
+    text = bundle_text()
     return bool(re.search(r"export\s*\{[^}]*\bas default\b[^}]*\}", text))

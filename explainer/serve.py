@@ -85,7 +85,10 @@ def voila_env(config_dir: Path) -> dict:
     (config_dir / "voila.json").write_text(json.dumps(
         {"VoilaKernelManager": {"preheat_denylist": [NOT_PREHEATED]},
          "VoilaConfiguration": {"file_allowlist": [STATIC_FILES]}}))
+    from explainer.plotly_widget import BUNDLE_URL_ENV
+
     env = dict(os.environ)
+    env[BUNDLE_URL_ENV] = f"../files/{PLOTLY_BUNDLE}"  # from /voila/render/<nb>; the kernels inherit it
     env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(config_dir), env.get("JUPYTER_CONFIG_PATH")]))
     return env
 
@@ -153,12 +156,21 @@ def _open_browser(url: str) -> None:
         print("Could not start a browser: open the URL above yourself.", flush=True)
 
 
+PLOTLY_BUNDLE = SITE + "/assets/plotly-widget.js"  # plotly's widget bundle, fetched by live pages
+
+
 def serve_root(config_dir: Path, notebooks: Path) -> Path:
-    """Voila's root: a copy of the notebooks (small files) and, once exported, ``site/``."""
+    """Voila's root: a copy of the notebooks (small files), plotly's widget bundle for the live
+    pages (so it reaches each browser once, as a cached file, not through every kernel) and,
+    once exported, ``site/``."""
+    from explainer.plotly_widget import bundle_path
+
     root = config_dir / "root"
     root.mkdir()
     for nb in notebooks.glob("*.ipynb"):
         shutil.copyfile(nb, root / nb.name)
+    (root / PLOTLY_BUNDLE).parent.mkdir(parents=True)
+    shutil.copyfile(bundle_path(), root / PLOTLY_BUNDLE)
     return root
 
 

@@ -67,3 +67,21 @@ def test_warps_page_pins_in_the_browser(voila_server, browser_page, page_errors)
     info.filter(has_text="of a 32×32 block").wait_for(timeout=30_000)
     assert any('"cmd":"launch"' in f.replace(" ", "") for f in frames)
     assert page_errors == []
+
+
+@pytest.mark.browser
+def test_live_page_fetches_plotly_once_as_a_file_not_through_its_kernel(voila_server, browser_page, page_errors):
+    """Under `serve`, a live page's plotly figures come up from the server's copy of plotly's
+    widget bundle (an HTTP file the browser caches), not from 5 MB of widget state sent through
+    the page's kernel and websocket."""
+    page = browser_page
+    received: list[int] = []
+    fetched: dict[str, int] = {}
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(len(payload))))
+    page.on("response", lambda r: fetched.__setitem__(r.url.rsplit("/", 1)[-1], r.status))
+    page.goto(voila_server.page_url("07_arithmetic_intensity_and_roofline.ipynb"))
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].some((e) => e._fullLayout)",
+                           timeout=RENDER_TIMEOUT_MS)
+    assert fetched.get("plotly-widget.js") == 200, fetched
+    assert sum(received) < 1_000_000, f"{sum(received) / 1e6:.2f} MB came through the websocket"
+    assert page_errors == []

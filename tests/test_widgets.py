@@ -186,3 +186,21 @@ def test_index_links_only_existing_pages():
     assert "01_naive.ipynb" in listed and "02_tiled.ipynb" in listed
     for nb in listed:
         assert (pages.NOTEBOOKS_DIR / nb).exists()
+
+
+def test_plotly_runtime_points_at_the_served_bundle_or_carries_it(monkeypatch):
+    from explainer import plotly_widget as pw
+
+    monkeypatch.delenv(pw.BUNDLE_URL_ENV, raising=False)
+    pw.runtime.cache_clear()
+    try:
+        carried = pw.runtime()
+        assert carried.bundle == pw.bundle_text() and carried.url == "" and pw.check_bundle()
+        pw.runtime.cache_clear()
+        monkeypatch.setenv(pw.BUNDLE_URL_ENV, "../files/site/assets/plotly-widget.js")
+        served = pw.runtime()
+        assert served.url.endswith("plotly-widget.js") and served.bundle == ""
+        served._on_msg(served, {"cmd": "bundle"}, [])  # the browser could not fetch the file
+        assert served.bundle == pw.bundle_text()
+    finally:
+        pw.runtime.cache_clear()
