@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="folder for the JSON record")
     a = ap.parse_args(argv)
 
-    rt = gpu._runtime()
+    rt = gpu.runtime._runtime()
     if isinstance(rt, gpu.GpuStatus):
         print(rt.reason, file=sys.stderr)
         return 2
@@ -99,10 +99,10 @@ def main(argv=None) -> int:
     start = smi()
     print(f"# {rt.name}  {S}^3  clocks/power/temp at start: {start}", flush=True)
 
-    prob = gpu._Problem(rt, S, S, S, seed=0)
-    gpu._spin_up(rt, prob)  # an idle GPU needs a moment to reach its boost clock
+    prob = gpu.verify._Problem(rt, S, S, S, seed=0)
+    gpu.timing._spin_up(rt, prob)  # an idle GPU needs a moment to reach its boost clock
     timing = dict(repeats=a.repeats, warmup=2, budget_s=3.0, flush_l2=True)
-    cub0 = gpu._time_cublas_on(rt, prob, **timing)
+    cub0 = gpu.timing._time_cublas_on(rt, prob, **timing)
     print(f"cublas (before): {cub0.median_ms:.3f} ms  "
           f"{gpu.gflops(S, S, S, cub0.median_ms) / 1e3:.1f} TFLOP/s", flush=True)
 
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
         t0 = time.time()
         try:
             src = (gpu.KERNELS_DIR / c.file).read_text()
-            mod = cp.RawModule(code=src, options=gpu.COMPILE_OPTIONS + (f"-I{gpu.KERNELS_DIR}",),
+            mod = cp.RawModule(code=src, options=gpu.launch.COMPILE_OPTIONS + (f"-I{gpu.KERNELS_DIR}",),
                                name_expressions=c.expressions)
             fast = mod.get_function(c.expression(False))
             slow = mod.get_function(c.expression(True))
@@ -135,21 +135,21 @@ def main(argv=None) -> int:
 
         errs = []
         for (M, N, K) in CHECK_SHAPES:
-            p = gpu._Problem(rt, M, N, K, seed=M + N + K)
+            p = gpu.verify._Problem(rt, M, N, K, seed=M + N + K)
             p.C.fill(np.nan)
             launch(slow, M, N, K, p.A, p.B, p.C)
             cp.cuda.Device().synchronize()
-            r = gpu._compare(p.C.get(), p.reference)
+            r = gpu.verify._compare(p.C.get(), p.reference)
             errs.append(r["rel_error"] if r["all_written"] else float("nan"))
             p.release(rt)
         row["odd_rel_errors"] = errs
         prob.C.fill(np.nan)
         launch(fast, S, S, S, prob.A, prob.B, prob.C)
         cp.cuda.Device().synchronize()
-        r = gpu._compare(prob.C.get(), prob.reference)
+        r = gpu.verify._compare(prob.C.get(), prob.reference)
         row["rel_error"] = r["rel_error"] if r["all_written"] else float("nan")
-        row["passed"] = bool(all(e <= gpu.DEFAULT_TOL for e in errs + [row["rel_error"]]))
-        times, _ = gpu._time_loop(rt, lambda: launch(fast, S, S, S, prob.A, prob.B, prob.C),
+        row["passed"] = bool(all(e <= gpu.verify.DEFAULT_TOL for e in errs + [row["rel_error"]]))
+        times, _ = gpu.timing._time_loop(rt, lambda: launch(fast, S, S, S, prob.A, prob.B, prob.C),
                                   **timing)
         med = float(np.median(times))
         row.update(median_ms=med, min_ms=min(times), max_ms=max(times), repeats=len(times),
@@ -160,7 +160,7 @@ def main(argv=None) -> int:
               f"{row['pct_cublas']:5.1f}% cuBLAS  ok={row['passed']} err={row['rel_error']:.1e}",
               flush=True)
 
-    cub1 = gpu._time_cublas_on(rt, prob, **timing)
+    cub1 = gpu.timing._time_cublas_on(rt, prob, **timing)
     prob.release(rt)
     end = smi()
     print(f"cublas (after): {cub1.median_ms:.3f} ms; clocks/power/temp at end: {end}")

@@ -32,7 +32,7 @@ import numpy as np
 from .model import FLOAT_BYTES, PAD, ceil_div
 from .model import WARP_SIZE as WARP
 
-NEVER = -2  # a slot or output nobody writes (the trace's "never written", gpu.NEVER_WRITTEN)
+NEVER = -2  # a slot or output nobody writes (the trace's "never written", gpu.launch.NEVER_WRITTEN)
 
 
 @dataclass(frozen=True)

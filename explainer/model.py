@@ -683,7 +683,7 @@ def unguarded_report(launch: Launch, examples: int = 6) -> dict:
 
 def unguarded_values(launch: Launch, A, B, fill: float = 0.0) -> dict:
     """What the unguarded kernel computes when A, B sit at the start of buffers padded with
-    ``fill`` up to :func:`unguarded_extents` (what ``explainer.gpu_edges`` launches).
+    ``fill`` up to :func:`unguarded_extents` (what ``explainer.gpu.edges`` launches).
 
     ``C``: each element as its owner thread stores it; ``candidates``: for each element a ghost
     thread also stores into, every value that may end up there (block order decides)."""

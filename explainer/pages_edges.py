@@ -1,5 +1,5 @@
 """Pages 03 (boundaries) and 04 (barriers): one call per page, every number from the model
-(:mod:`explainer.model`, :mod:`explainer.hazards`) or measured (:mod:`explainer.gpu_edges`)."""
+(:mod:`explainer.model`, :mod:`explainer.hazards`) or measured (:mod:`explainer.gpu.edges`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import html
 import ipywidgets as W
 import numpy as np
 
-from . import gpu, gpu_edges, hazards
+from . import gpu, hazards
+from .gpu import edges as gpu_edges
 from .model import Launch, unguarded_report, unguarded_values
 from .plotly_widget import Figure
 from .stepper import HAZARD, PADDING, PALETTE, TiledStepper, sync_figure
@@ -113,7 +114,7 @@ def unguarded_panel(M=3, N=3, K=3, tile=2):
         + (grids + measured if M * N <= 144 else "")
         + f"<div {NOTE}>Computed by explainer.model.unguarded_report / unguarded_values; red cells differ from numpy. "
         "Out-of-range accesses are undefined behaviour, so the explainer runs this kernel only where they stay inside "
-        "the allocations: explainer.gpu_edges pads A and B with zeros and C with NaN up to the extents the model computes, "
+        "the allocations: explainer.gpu.edges pads A and B with zeros and C with NaN up to the extents the model computes, "
         "and gpu.check refuses it unless T divides M and N. Without a GPU the measured grid is a recorded run "
         "(labelled with device and date); for live numbers open this page on a CUDA machine.</div>")
 

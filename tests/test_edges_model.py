@@ -201,7 +201,7 @@ def test_pages_build_and_switch_variant():
 def test_recorded_gpu_runs_agree_with_the_model():
     """The recorded unguarded runs (what page 03 shows without a GPU) are what the model
     predicts; the recorded race counts are 0 wherever the detector finds no hazard."""
-    from explainer import gpu_edges
+    from explainer.gpu import edges as gpu_edges
 
     rec = gpu_edges.recorded_flakiness()
     assert rec and rec["device"]["name"] and rec["date"]

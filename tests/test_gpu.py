@@ -68,8 +68,8 @@ def test_small_tiles_of_the_seed_examples(kernel, tile):
 
 def test_check_catches_a_wrong_answer(monkeypatch):
     """The check can fail: a reference of the transposed product is rejected."""
-    real = gpu._compare
-    monkeypatch.setattr(gpu, "_compare", lambda out, ref: real(out, ref.T.copy()))
+    real = gpu.verify._compare
+    monkeypatch.setattr(gpu.verify, "_compare", lambda out, ref: real(out, ref.T.copy()))
     r = gpu.check("tiled", 48, 48, 48, 16, seed=3)
     assert not r.passed and r.rel_error > 0.1
 
@@ -173,7 +173,7 @@ def test_timing_budget_cuts_repeats_of_a_slow_launch():
     t = gpu.time_kernel("naive_col", 2048, 2048, 2048, 16, repeats=200, warmup=1,
                         budget_s=0.05, compare_cublas=False)
     assert isinstance(t, gpu.Timing), t
-    assert t.cut_by_budget and gpu.MIN_REPEATS <= t.repeats < 200
+    assert t.cut_by_budget and gpu.timing.MIN_REPEATS <= t.repeats < 200
 
 
 def test_l2_flush_option():
@@ -218,7 +218,7 @@ def test_dynamic_tile_too_large_is_refused():
 
 
 def test_out_of_memory_keeps_measured_results(monkeypatch):
-    rt = gpu._runtime()
+    rt = gpu.runtime._runtime()
     total = rt.free_bytes()[1]
     monkeypatch.setattr(rt, "free_bytes", lambda: (64 * 2**20, total))  # as if 64 MiB were free
     r = gpu.check("naive", 8192, 8192, 8192, 16)
@@ -234,14 +234,14 @@ def test_compile_error_carries_the_log(monkeypatch, tmp_path):
         (tmp_path / f.name).write_text(f.read_text())
     src = (tmp_path / "01_naive.cu").read_text()
     (tmp_path / "01_naive.cu").write_text(src.replace("float sum = 0.0f;", "float sum = 0.0f"))
-    monkeypatch.setattr(gpu, "KERNELS_DIR", tmp_path)
-    gpu._reset()
+    monkeypatch.setattr(gpu.runtime, "KERNELS_DIR", tmp_path)
+    gpu.runtime._reset()
     try:
         r = gpu.check("naive", 8, 8, 8, 8)
         assert r.kind == "compile_error" and "01_naive.cu" in r.reason
         assert "error" in r.reason.lower() and "expected" in r.reason.lower()
     finally:
-        gpu._reset()
+        gpu.runtime._reset()
 
 
 def test_benchmark_small():

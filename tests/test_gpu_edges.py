@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explainer import gpu, gpu_edges, hazards
+from explainer import gpu, hazards
+from explainer.gpu import edges as gpu_edges
 from explainer.model import Launch, schedule, unguarded_values
 
 pytestmark = pytest.mark.gpu

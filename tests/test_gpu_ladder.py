@@ -44,13 +44,13 @@ def test_ladder_kernel_matches_numpy(r):
 
 def test_every_ladder_kernel_at_4096_cubed():
     """One 4096^3 problem (fresh random inputs), every rung on it, C poisoned before each."""
-    rt = gpu._runtime()
-    prob = gpu._Problem(rt, 4096, 4096, 4096, seed=_seed("4096", "ladder"))
+    rt = gpu.runtime._runtime()
+    prob = gpu.verify._Problem(rt, 4096, 4096, 4096, seed=_seed("4096", "ladder"))
     try:
         for r in RUNGS:
             cfg = gpu.launch_config(r.name, 4096, 4096, 4096)
             assert cfg.expression.endswith("false>")  # the fast path is the one timed
-            out = gpu._check_on(rt, cfg, prob)
+            out = gpu.verify._check_on(rt, cfg, prob)
             assert out["all_written"] and out["rel_error"] < 1e-5, (r.name, out)
     finally:
         prob.release(rt)

@@ -41,9 +41,9 @@ PURE = {"launch_config", "refusal", "gflops", "status"}
 def no_cupy(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", None)  # `import cupy` raises ImportError
     monkeypatch.delenv(gpu.NO_GPU_ENV, raising=False)
-    gpu._reset()
+    gpu.runtime._reset()
     yield
-    gpu._reset()
+    gpu.runtime._reset()
 
 
 def test_entry_point_list_is_complete():
@@ -84,7 +84,7 @@ def test_cupy_without_device(monkeypatch):
     fake.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=no_device))
     monkeypatch.setitem(sys.modules, "cupy", fake)
     monkeypatch.delenv(gpu.NO_GPU_ENV, raising=False)
-    gpu._reset()
+    gpu.runtime._reset()
     try:
         st = gpu.status()
         assert not st.available and "no CUDA-capable device" in st.reason
@@ -92,7 +92,7 @@ def test_cupy_without_device(monkeypatch):
             r = call()
             assert isinstance(r, gpu.GpuStatus) and not r.available, name
     finally:
-        gpu._reset()
+        gpu.runtime._reset()
 
 
 def test_bench_run_without_cupy(no_cupy, capsys):

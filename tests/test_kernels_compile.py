@@ -42,7 +42,7 @@ def test_nvcc_compiles(name, trace, tmp_path):
     cmd = [NVCC, "-arch=sm_90", "-std=c++17", f"-I{KDIR}", "-c", str(src),
            "-o", str(tmp_path / "k.o"), "-Xptxas", "-v"]
     if trace:
-        cmd.insert(1, gpu.TRACE_DEFINE)
+        cmd.insert(1, gpu.launch.TRACE_DEFINE)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, f"{' '.join(cmd)}\n{p.stderr}"
     # one ptxas report per kernel: every instantiation the runner asks for was compiled

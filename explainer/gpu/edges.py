@@ -5,7 +5,7 @@
   :func:`explainer.model.unguarded_extents` (A and B with zeros, C with NaN), so every read and
   store of the kernel stays inside an allocation whatever M, N, K and T are.
 * :func:`flakiness` runs the barrier-less variants many times on several shapes and counts how
-  often the result differs from numpy; ``python -m explainer.gpu_edges --out FILE`` records
+  often the result differs from numpy; ``python -m explainer.gpu.edges --out FILE`` records
   that (with device and date) for the pages to show when there is no GPU.
 """
 
@@ -18,10 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import gpu
-from .model import Launch, unguarded_extents
+from ..model import Launch, unguarded_extents
+from .launch import launch_config
+from .runtime import DeviceInfo, GpuStatus, _public, device_info, status
+from .verify import _launch
 
-RECORDED = Path(__file__).resolve().parent / "data" / "recorded"
+RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 FLAKY_GLOB = "flakiness_*.json"
 BARRIER_VARIANTS = ("tiled_no_barrier1", "tiled_no_barrier2", "tiled_no_barriers")
 #: Shapes for the repeated runs: square, the seeds' rectangular 35x79x19, a taller one.
@@ -47,11 +49,11 @@ def small_ints(M: int, N: int, K: int, seed: int = 0):
     return A, B
 
 
-@gpu._public
+@_public
 def run_unguarded(rt, M: int, N: int, K: int, tile: int = 2, A=None, B=None, seed: int = 0) -> dict:
     """Launch tiled_unguarded with padded buffers; returns ``{"C", "A", "B", "c_tail",
     "extents"}`` (``c_tail``: what landed past the end of C, NaN where nothing did)."""
-    cfg = gpu.launch_config("tiled_unguarded", M, N, K, tile)
+    cfg = launch_config("tiled_unguarded", M, N, K, tile)
     if A is None or B is None:
         A, B = small_ints(M, N, K, seed)
     A = np.ascontiguousarray(A, np.float32)
@@ -63,19 +65,19 @@ def run_unguarded(rt, M: int, N: int, K: int, tile: int = 2, A=None, B=None, see
     b = cp.zeros(ext["b"], cp.float32)
     b[: K * N] = cp.asarray(B.ravel())
     c = cp.full(ext["c"], np.nan, cp.float32)
-    gpu._launch(rt, rt.kernel(cfg), cfg, a, b, c)
+    _launch(rt, rt.kernel(cfg), cfg, a, b, c)
     cp.cuda.Device().synchronize()
     out = c.get()
     return {"C": out[: M * N].reshape(M, N), "A": A, "B": B, "c_tail": out[M * N:],
             "extents": ext, "device": rt.name}
 
 
-@gpu._public
+@_public
 def repeat_runs(rt, kernel: str, M: int, N: int, K: int, tile: int, repeats: int = 100,
                 seed: int = 0) -> dict:
     """Run ``kernel`` ``repeats`` times on the same small-integer inputs (C NaN-poisoned before
     each run); count the runs whose C differs from numpy in any element."""
-    cfg = gpu.launch_config(kernel, M, N, K, tile)
+    cfg = launch_config(kernel, M, N, K, tile)
     rt.check_fits(cfg)
     A, B = small_ints(M, N, K, seed)
     ref = A.astype(np.float64) @ B.astype(np.float64)
@@ -87,7 +89,7 @@ def repeat_runs(rt, kernel: str, M: int, N: int, K: int, tile: int, repeats: int
     bad_runs, bad_elems, worst = 0, 0, 0
     for _ in range(int(repeats)):
         dC.fill(np.nan)
-        gpu._launch(rt, kern, cfg, dA, dB, dC)
+        _launch(rt, kern, cfg, dA, dB, dC)
         n = int((dC != dref).sum())  # NaN != anything: an unwritten element counts
         bad_runs += n > 0
         bad_elems += n
@@ -102,7 +104,7 @@ def repeat_runs(rt, kernel: str, M: int, N: int, K: int, tile: int, repeats: int
 def flakiness(kernels=("tiled",) + BARRIER_VARIANTS, shapes=FLAKY_SHAPES, tiles=FLAKY_TILES,
               repeats: int = 200, seed: int = 0):
     """Every kernel x shape x tile through :func:`repeat_runs`; a GpuStatus without a GPU."""
-    st = gpu.status()
+    st = status()
     if not st.available:
         return st
     rows = []
@@ -110,7 +112,7 @@ def flakiness(kernels=("tiled",) + BARRIER_VARIANTS, shapes=FLAKY_SHAPES, tiles=
         for M, N, K in shapes:
             for T in tiles:
                 r = repeat_runs(kernel, M, N, K, T, repeats=repeats, seed=seed)
-                if isinstance(r, gpu.GpuStatus):
+                if isinstance(r, GpuStatus):
                     rows.append({"kernel": kernel, "M": M, "N": N, "K": K, "tile": T, "error": r.reason})
                 else:
                     rows.append(r)
@@ -118,20 +120,20 @@ def flakiness(kernels=("tiled",) + BARRIER_VARIANTS, shapes=FLAKY_SHAPES, tiles=
     for M, N, K, T in UNGUARDED_EXAMPLES:
         A, B = example_inputs(M, N, K)
         r = run_unguarded(M, N, K, T, A=A, B=B)
-        if isinstance(r, gpu.GpuStatus):
+        if isinstance(r, GpuStatus):
             unguarded.append({"M": M, "N": N, "K": K, "tile": T, "error": r.reason})
             continue
         C = r["C"].astype(np.float64)
         unguarded.append({"M": M, "N": N, "K": K, "tile": T, "inputs": "gpu_edges.example_inputs(M, N, K)",
                           "C": [[None if np.isnan(v) else float(v) for v in row] for row in C]})
-    dev = gpu.device_info()
+    dev = device_info()
     date = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    name = dev.name if isinstance(dev, gpu.DeviceInfo) else st.device
+    name = dev.name if isinstance(dev, DeviceInfo) else st.device
     return {
         "schema": "tiled-explainer/recorded-flakiness/1",
-        "generated": "written by `python -m explainer.gpu_edges --out FILE`; regenerate, do not edit",
+        "generated": "written by `python -m explainer.gpu.edges --out FILE`; regenerate, do not edit",
         "label": f"measured on {name} on {date[:10]}",
-        "device": dev.to_dict() if isinstance(dev, gpu.DeviceInfo) else {"name": name},
+        "device": dev.to_dict() if isinstance(dev, DeviceInfo) else {"name": name},
         "date": date,
         "settings": {"repeats": repeats, "seed": seed, "inputs": "integers in [-4, 4] as float32 (exact sums)",
                      "differs": "any element of C != numpy (C poisoned with NaN before each run)"},
@@ -152,7 +154,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, help="write the JSON here (default: print it)")
     args = p.parse_args(argv)
     rep = flakiness(repeats=args.repeats)
-    if isinstance(rep, gpu.GpuStatus):
+    if isinstance(rep, GpuStatus):
         print(rep.reason)
         return 1
     text = json.dumps(rep, indent=1)

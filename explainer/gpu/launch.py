@@ -1,0 +1,228 @@
+"""The kernels in ``kernels/`` and their launch geometry: pure Python, no GPU needed.
+
+:class:`KernelSpec` names each ``.cu`` file and its model; :func:`launch_config` is the one place
+a launch's grid, block and shared memory are computed (from :mod:`explainer.model` /
+:mod:`explainer.ladder`); :func:`refusal` says why a device cannot run one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import ladder
+from .. import model
+from .. import resources
+
+#: The ``kernels/`` folder of this checkout (the package's sibling).
+KERNELS_DIR = resources.kernels_dir()
+#: Set to 1 to make every entry point answer "no GPU" (e.g. a lecture server on a GPU box).
+NO_GPU_ENV = "EXPLAINER_NO_GPU"
+COMPILE_OPTIONS = ("-std=c++17",)
+TRACE_DEFINE = "-DEXPLAINER_TRACE"
+NEVER_WRITTEN = -2  # the value the host puts in every trace slot before a launch
+PADDING = -1  # what a kernel records for a padding zero
+FLOAT_BYTES = 4
+MAX_INDEX = 2**31 - 1  # the kernels index with 32-bit int
+
+DEFAULT_TILES = (8, 16, 32)
+#: The instantiations of the template kernels (03, 05): the seeds' small examples use T = 2.
+TEMPLATE_TILES = (2, 4, 8, 16, 32)
+DEFAULT_SIZES = (512, 1024, 2048, 4096)
+
+
+
+
+# --------------------------------------------------------------------------------------
+# The kernels and their launch geometry (no GPU needed)
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KernelSpec:
+    """One kernel file. ``tiles`` lists a template's compile-time instantiations; ``None``
+    means the tile (= block edge) is chosen at run time."""
+
+    name: str
+    file: str
+    symbol: str
+    tiles: tuple[int, ...] | None
+    shared: str  # "none" | "static" | "dynamic"
+    model: str  # the explainer.model kernel that describes it ("ladder": explainer.ladder)
+    summary: str
+    rung: str | None = None  # the ladder kernels (10-14): their entry in explainer.ladder.RUNGS
+
+    @property
+    def ladder(self) -> "ladder.Rung | None":
+        return ladder.BY_NAME[self.rung] if self.rung else None
+
+    def expression(self, tile: int) -> str:
+        """The name ``RawModule.get_function`` takes (``tiled_gemm<16>`` for a template). A ladder
+        kernel's names come from its rung (``Rung.expression``)."""
+        return f"{self.symbol}<{int(tile)}>" if self.tiles else self.symbol
+
+    @property
+    def name_expressions(self) -> list[str] | None:
+        if self.rung:
+            return self.ladder.expressions
+        return [self.expression(t) for t in self.tiles] if self.tiles else None
+
+    @property
+    def traces_tiles(self) -> bool:
+        return self.shared != "none"
+
+
+_SPECS = (
+    KernelSpec("naive", "01_naive.cu", "naive_gemm", None, "none", "naive",
+               "one thread per C element, threadIdx.x -> column (coalesced)"),
+    KernelSpec("naive_col", "02_naive_col.cu", "naive_col_gemm", None, "none", "naive_col",
+               "one thread per C element, threadIdx.x -> row (uncoalesced, seed 004)"),
+    KernelSpec("tiled", "03_tiled.cu", "tiled_gemm", TEMPLATE_TILES, "static", "tiled",
+               "shared-memory tiles, template<int TILE> (PMPP fig. 5.9)"),
+    KernelSpec("tiled_dynamic", "04_tiled_dynamic.cu", "tiled_dynamic_gemm", None, "dynamic",
+               "tiled", "shared-memory tiles sized at launch (extern __shared__, PMPP 5.6)"),
+    KernelSpec("tiled_register_copy", "05_tiled_register_copy.cu", "tiled_register_copy_gemm",
+               TEMPLATE_TILES, "static", "tiled",
+               "tiled, each shared element copied to a local first (seed 004)"),
+) + tuple(
+    # The ladder beyond tiling (page 08): one thread, many outputs. Parameters: explainer.ladder.
+    KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name)
+    for r in ladder.RUNGS
+)
+#: Deliberately broken teaching variants (pages 03, 04): registered so that check / trace /
+#: benchmark run them by name, but not in KERNEL_NAMES (the "every kernel is correct" set).
+_BROKEN_SPECS = (
+    KernelSpec("tiled_unguarded", "06_tiled_unguarded.cu", "tiled_unguarded_gemm", TEMPLATE_TILES,
+               "static", "tiled_unguarded", "PMPP fig. 5.9 as printed: no boundary checks, K/T phases"),
+    KernelSpec("tiled_no_barrier1", "07_tiled_no_barrier1.cu", "tiled_no_barrier1_gemm",
+               TEMPLATE_TILES, "static", "tiled_no_barrier1", "tiled without barrier 1 (a race)"),
+    KernelSpec("tiled_no_barrier2", "08_tiled_no_barrier2.cu", "tiled_no_barrier2_gemm",
+               TEMPLATE_TILES, "static", "tiled_no_barrier2", "tiled without barrier 2 (a race)"),
+    KernelSpec("tiled_no_barriers", "09_tiled_no_barriers.cu", "tiled_no_barriers_gemm",
+               TEMPLATE_TILES, "static", "tiled_no_barriers", "tiled without both barriers (a race)"),
+)
+KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS}
+KERNEL_NAMES = tuple(s.name for s in _SPECS)
+BROKEN_KERNEL_NAMES = tuple(s.name for s in _BROKEN_SPECS)
+
+
+def _spec(kernel: str) -> KernelSpec:
+    if kernel not in KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r}; choose one of {', '.join(KERNELS)}")
+    return KERNELS[kernel]
+
+
+def _whole(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if int(value) < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """Grid, block and shared memory of one launch: the only place they are computed."""
+
+    kernel: str
+    M: int
+    N: int
+    K: int
+    tile: int | None  # T of the tiled / naive kernels; None for the ladder kernels
+    grid: tuple[int, int, int]  # (x over the N columns of C, y over its M rows, 1)
+    block: tuple[int, int, int]  # (T, T, 1); (threads, 1, 1) for the ladder kernels
+    shared_bytes: int  # shared memory per block, static or dynamic
+    dynamic_shared_bytes: int  # what the launch passes as shared_mem (0 unless dynamic)
+    phases: int  # ceil(K / T) for the tiled kernels, 0 for the naive ones
+    file: str
+    expression: str
+
+    @property
+    def threads_per_block(self) -> int:
+        return self.block[0] * self.block[1]
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.M * self.N * self.K
+
+    @property
+    def bytes_in_out(self) -> int:
+        return FLOAT_BYTES * (self.M * self.K + self.K * self.N + self.M * self.N)
+
+
+def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16) -> LaunchConfig:
+    """The launch geometry of ``kernel`` for C = A (M x K) @ B (K x N) with T x T blocks.
+
+    Raises ``ValueError`` (one readable line) for an unknown kernel, a size < 1, or a tile the
+    kernel was not compiled for. Device limits are checked at launch (see :func:`refusal`).
+    """
+    spec = _spec(kernel)
+    if spec.rung:
+        return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))))
+    M, N, K, T = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("tile", tile)))
+    if spec.tiles and T not in spec.tiles:
+        raise ValueError(
+            f"{kernel} is compiled for tiles {', '.join(map(str, spec.tiles))} only "
+            f"(template<int TILE>); tiled_dynamic takes any tile at run time, got {T}"
+        )
+    # Geometry from the model (the kernel it mirrors), so the pictures and the launch agree.
+    shared = model.tile_bytes(spec.model, T)
+    return LaunchConfig(
+        kernel=kernel, M=M, N=N, K=K, tile=T, grid=(*model.grid_dims(M, N, T), 1), block=(T, T, 1),
+        shared_bytes=shared,
+        dynamic_shared_bytes=shared if spec.shared == "dynamic" else 0,
+        phases=model.phase_count(spec.model, K, T),
+        file=spec.file, expression=spec.expression(T),
+    )
+
+
+def _ladder_config(spec: KernelSpec, M: int, N: int, K: int) -> LaunchConfig:
+    """A ladder kernel: 1D blocks, one per BM x BN tile of C; the fast instantiation when the
+    block tile divides the problem, the guarded one otherwise (explainer.ladder)."""
+    r = spec.ladder
+    return LaunchConfig(
+        kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*r.grid(M, N), 1),
+        block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
+        phases=r.phases(K), file=spec.file, expression=r.expression(not r.fast(M, N, K)),
+    )
+
+
+def refusal(cfg: LaunchConfig, limits: dict) -> str | None:
+    """Why the device described by ``limits`` (see :class:`DeviceInfo`) cannot run ``cfg``,
+    or ``None``. Every reason is spelled out, joined by '; '."""
+    reasons = []
+    T = cfg.tile
+    smem_limit = limits.get("shared_per_block")
+    if T is None:  # a ladder kernel
+        if smem_limit and cfg.shared_bytes > smem_limit:
+            reasons.append(f"{cfg.expression} needs {cfg.shared_bytes} bytes of shared memory "
+                           f"per block; the device allows {smem_limit} (sharedMemPerBlock)")
+    elif smem_limit and cfg.shared_bytes > smem_limit:
+        reasons.append(
+            f"tile {T} needs 2*{T}*{T}*4 = {cfg.shared_bytes} bytes of shared memory per block; "
+            f"the device allows {smem_limit} bytes per block (sharedMemPerBlock)"
+        )
+    max_threads = limits.get("max_threads_per_block")
+    if max_threads and cfg.threads_per_block > max_threads:
+        shape = f"{T}x{T}" if T is not None else f"{cfg.block[0]}-thread"
+        reasons.append(
+            f"a {shape} block has {cfg.threads_per_block} threads; the device allows at most "
+            f"{max_threads} threads per block (maxThreadsPerBlock)"
+        )
+    for what, n in (("A (M*K)", cfg.M * cfg.K), ("B (K*N)", cfg.K * cfg.N),
+                    ("C (M*N)", cfg.M * cfg.N)):
+        if n > MAX_INDEX:
+            reasons.append(f"{what} has {n} elements; the kernels index with 32-bit int")
+    if cfg.kernel == "tiled_unguarded" and (cfg.M % T or cfg.N % T):
+        reasons.append(
+            f"tiled_unguarded has no boundary checks: with tile {T} not dividing M={cfg.M} and "
+            f"N={cfg.N} its edge threads read past A / B and store past C (undefined behaviour); "
+            "it runs here only when T divides M and N; explainer.gpu.edges.run_unguarded pads "
+            "the buffers so that every access stays inside them")
+    if not reasons:
+        return None
+    tile = "" if T is None else f" tile {T}"
+    return f"refused: {cfg.kernel} {cfg.M}x{cfg.N}x{cfg.K}{tile}: " + "; ".join(reasons)
+
+
+def gflops(M: int, N: int, K: int, ms: float) -> float:
+    return 2.0 * M * N * K / (ms * 1e-3) / 1e9

@@ -1,0 +1,129 @@
+"""Benchmark: many kernels, sizes and tiles in one run, each checked against numpy and timed
+next to cuBLAS on the same inputs (``tiled-explainer bench`` saves it as a recorded file)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from .verify import DEFAULT_TOL, _Problem, _check_on
+from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _spec, _whole, launch_config
+from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
+from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, SPIN_UP_S, _spin_up, _time_cublas_on, _time_kernel_on
+
+# --------------------------------------------------------------------------------------
+# Benchmark: many kernels, sizes and tiles in one run
+# --------------------------------------------------------------------------------------
+@dataclass
+class BenchReport:
+    """What :func:`benchmark` measured, and what it could not (``errors``)."""
+
+    device: dict
+    date: str
+    settings: dict
+    cublas: list = field(default_factory=list)  # Timing.to_dict() rows
+    results: list = field(default_factory=list)  # one dict per kernel x size x tile
+    errors: list = field(default_factory=list)  # {"kernel", "M", "N", "K", "tile", "kind", "message"}
+
+    ok = True
+
+    def to_dict(self) -> dict:
+        return {"device": self.device, "date": self.date, "settings": self.settings,
+                "cublas": self.cublas, "results": self.results, "errors": self.errors}
+
+
+def _parse_size(size) -> tuple[int, int, int]:
+    if isinstance(size, (tuple, list)):
+        M, N, K = size
+    else:
+        s = str(size).lower()
+        parts = s.split("x")
+        if len(parts) == 1:
+            M = N = K = int(parts[0])
+        elif len(parts) == 3:
+            M, N, K = (int(p) for p in parts)
+        else:
+            raise ValueError(f"size {size!r}: give N (square) or MxNxK")
+    return _whole("M", M), _whole("N", N), _whole("K", K)
+
+
+@_public
+def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TILES, *,
+              repeats: int = DEFAULT_REPEATS, warmup: int = DEFAULT_WARMUP,
+              budget_s: float = DEFAULT_BUDGET_S, flush_l2: bool = True, seed: int = 0,
+              progress=None) -> BenchReport:
+    """Check and time every kernel x size x tile, with cuBLAS per size, in one run.
+
+    A refused or failed configuration goes to ``report.errors`` and the run goes on; after a
+    launch error (the CUDA context may be broken) it stops, keeping what it measured.
+    ``progress(kind, row)`` is called after each row (kind: "cublas", "result" or "error").
+    """
+    kernels = list(kernels or KERNEL_NAMES)
+    for k in kernels:
+        _spec(k)
+    shapes = [_parse_size(s) for s in sizes]
+    dev = device_info()
+    report = BenchReport(
+        device=dev.to_dict() if isinstance(dev, DeviceInfo) else {"name": rt.name},
+        date=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        settings={"repeats": repeats, "warmup": warmup, "budget_s": budget_s,
+                  "flush_l2": flush_l2, "seed": seed, "inputs": "uniform [-1, 1) float32",
+                  "reference": "numpy float64", "timer": "CUDA events, one launch per event pair",
+                  "cublas": "cupy.matmul float32", "tf32": rt.tf32_off(),
+                  "spin_up_s": SPIN_UP_S},
+    )
+    note = progress or (lambda kind, row: None)
+
+    def fail(kernel, shape, tile, st: GpuStatus):
+        row = {"kernel": kernel, "M": shape[0], "N": shape[1], "K": shape[2], "tile": tile,
+               "kind": st.kind, "message": st.reason}
+        report.errors.append(row)
+        note("error", row)
+
+    for shape in shapes:
+        M, N, K = shape
+        prob = None
+        try:
+            rt.check_fits(launch_config("naive", M, N, K, 1))
+            prob = _Problem(rt, M, N, K, seed)
+            if shape == shapes[0] and SPIN_UP_S > 0:
+                _spin_up(rt, prob)
+            cub = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup, budget_s=budget_s,
+                                  flush_l2=flush_l2)
+            report.cublas.append(cub.to_dict())
+            note("cublas", report.cublas[-1])
+        except Exception as e:
+            st = _classify(rt, e)
+            fail("cublas", shape, None, st)
+            if prob is not None:
+                prob.release(rt)
+            if st.kind == "launch_error":
+                return report
+            continue
+        for kernel in kernels:
+            for tile in ((None,) if KERNELS[kernel].rung else tiles):
+                try:
+                    cfg = launch_config(kernel, M, N, K, tile)
+                    rt.check_fits(cfg)
+                    chk = _check_on(rt, cfg, prob)
+                    tm = _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,
+                                         budget_s=budget_s, flush_l2=flush_l2,
+                                         cublas_ms=cub.median_ms)
+                    info = _kernel_info(rt, cfg)
+                except Exception as e:
+                    st = _classify(rt, e)
+                    fail(kernel, shape, tile, st)
+                    if st.kind == "launch_error":
+                        prob.release(rt)
+                        return report
+                    continue
+                row = tm.to_dict()
+                row.update(rel_error=chk["rel_error"], all_written=chk["all_written"],
+                           passed=bool(chk["all_written"] and chk["rel_error"] <= DEFAULT_TOL),
+                           registers=info.registers,
+                           shared_bytes=info.static_shared_bytes + info.dynamic_shared_bytes,
+                           blocks_per_sm=info.blocks_per_sm, occupancy=info.occupancy)
+                report.results.append(row)
+                note("result", row)
+        prob.release(rt)
+    return report

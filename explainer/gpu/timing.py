@@ -1,0 +1,193 @@
+"""Timing one launch: CUDA events around each launch, warm-up first, the median of repeats
+with min / max / CV, an optional L2 flush before each repeat, a time budget that cuts the
+repeats of a slow launch, and cuBLAS (``cupy.matmul``, plain FP32) on the same inputs."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .verify import _Problem, _compare, _launch
+from .launch import launch_config
+from .runtime import _Runtime, _public
+
+# --------------------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Timing:
+    """Repeated CUDA-event timings of one launch (``kernel == "cublas"`` for cupy.matmul)."""
+
+    kernel: str
+    M: int
+    N: int
+    K: int
+    tile: int | None
+    times_ms: tuple[float, ...]
+    warmup: int
+    flush_l2: bool
+    budget_s: float
+    cut_by_budget: bool  # fewer repeats than asked because one launch is slow
+    cublas_ms: float | None = None  # cuBLAS median on the same inputs, same run
+    extra: dict = field(default_factory=dict)
+
+    ok = True
+
+    @property
+    def repeats(self) -> int:
+        return len(self.times_ms)
+
+    @property
+    def median_ms(self) -> float:
+        return float(statistics.median(self.times_ms))
+
+    @property
+    def min_ms(self) -> float:
+        return float(min(self.times_ms))
+
+    @property
+    def max_ms(self) -> float:
+        return float(max(self.times_ms))
+
+    @property
+    def mean_ms(self) -> float:
+        return float(statistics.fmean(self.times_ms))
+
+    @property
+    def cv(self) -> float:
+        """Coefficient of variation: population standard deviation / mean."""
+        return float(statistics.pstdev(self.times_ms) / self.mean_ms) if self.repeats > 1 else 0.0
+
+    @property
+    def spread(self) -> float:
+        """(max - min) / median."""
+        return (self.max_ms - self.min_ms) / self.median_ms
+
+    @property
+    def gflops(self) -> float:
+        return 2.0 * self.M * self.N * self.K / (self.median_ms * 1e-3) / 1e9
+
+    @property
+    def pct_cublas(self) -> float | None:
+        return 100.0 * self.cublas_ms / self.median_ms if self.cublas_ms else None
+
+    def to_dict(self) -> dict:
+        d = {k: getattr(self, k) for k in ("kernel", "M", "N", "K", "tile", "median_ms",
+                                           "min_ms", "max_ms", "mean_ms", "cv", "spread",
+                                           "repeats", "warmup", "flush_l2", "budget_s",
+                                           "cut_by_budget", "gflops", "cublas_ms",
+                                           "pct_cublas")}
+        d["times_ms"] = [round(t, 6) for t in self.times_ms]
+        d.update(self.extra)
+        return d
+
+
+DEFAULT_REPEATS = 20
+DEFAULT_WARMUP = 2
+DEFAULT_BUDGET_S = 2.0
+MIN_REPEATS = 3
+
+
+def _time_loop(rt: _Runtime, fn, *, repeats: int, warmup: int, budget_s: float,
+               flush_l2: bool) -> tuple[list[float], bool]:
+    cp = rt.cp
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+
+    def once() -> float:
+        if flush_l2:
+            rt.flush_l2()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        return cp.cuda.get_elapsed_time(start, end)
+
+    warm = [once() for _ in range(max(1, warmup))]
+    per_launch_s = max(min(warm), 1e-6) * 1e-3
+    affordable = int(budget_s / per_launch_s)
+    n = max(MIN_REPEATS, min(int(repeats), affordable))
+    return [once() for _ in range(n)], n < repeats
+
+
+#: Seconds of cuBLAS work before a benchmark's first timing: an idle H100 sits at ~350 MHz and
+#: needs a moment to reach its boost clock (seen 2026-11-22: cuBLAS 2.75 ms cold, 2.66 ms warm).
+SPIN_UP_S = 1.0
+
+
+def _spin_up(rt: _Runtime, prob, seconds: float = SPIN_UP_S) -> float:
+    """Keep the GPU busy with cuBLAS for ``seconds`` (wall clock), so that the timings that
+    follow run at the clock the GPU holds under load. Returns the seconds spent."""
+    cp = rt.cp
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(4):
+            cp.matmul(prob.A, prob.B, out=prob.C)
+        cp.cuda.Device().synchronize()
+    return time.perf_counter() - t0
+
+
+def _time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cublas_ms=None):
+    kern = rt.kernel(cfg)
+    times, cut = _time_loop(
+        rt, lambda: _launch(rt, kern, cfg, prob.A, prob.B, prob.C),
+        repeats=repeats, warmup=warmup, budget_s=budget_s, flush_l2=flush_l2)
+    return Timing(cfg.kernel, cfg.M, cfg.N, cfg.K, cfg.tile, tuple(times), warmup, flush_l2,
+                  budget_s, cut, cublas_ms)
+
+
+def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2):
+    tf32 = rt.tf32_off()
+    cp = rt.cp
+    times, cut = _time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C),
+                            repeats=repeats, warmup=warmup, budget_s=budget_s,
+                            flush_l2=flush_l2)
+    prob.C.fill(np.nan)
+    cp.matmul(prob.A, prob.B, out=prob.C)
+    cp.cuda.Device().synchronize()
+    err = _compare(prob.C.get(), prob.reference)
+    return Timing("cublas", prob.M, prob.N, prob.K, None, tuple(times), warmup, flush_l2,
+                  budget_s, cut, None,
+                  {"rel_error": err["rel_error"], "all_written": err["all_written"],
+                   "tf32": tf32.get("tf32")})
+
+
+@_public
+def time_kernel(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
+                repeats: int = DEFAULT_REPEATS, warmup: int = DEFAULT_WARMUP,
+                budget_s: float = DEFAULT_BUDGET_S, flush_l2: bool = True,
+                compare_cublas: bool = True, seed: int = 0) -> Timing:
+    """Time ``kernel`` with CUDA events: ``warmup`` launches, then up to ``repeats`` (at least
+    3, fewer than asked when they would take more than ``budget_s``). With
+    ``compare_cublas`` cuBLAS (FP32, TF32 off) is timed on the same inputs first."""
+    cfg = launch_config(kernel, M, N, K, tile)
+    rt.check_fits(cfg)
+    prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
+    try:
+        cub = None
+        if compare_cublas:
+            cub = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup,
+                                  budget_s=budget_s, flush_l2=flush_l2).median_ms
+        return _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,
+                               budget_s=budget_s, flush_l2=flush_l2, cublas_ms=cub)
+    finally:
+        prob.release(rt)
+
+
+@_public
+def time_cublas(rt: _Runtime, M: int, N: int, K: int, *, repeats: int = DEFAULT_REPEATS,
+                warmup: int = DEFAULT_WARMUP, budget_s: float = DEFAULT_BUDGET_S,
+                flush_l2: bool = True, seed: int = 0) -> Timing:
+    """Time ``cupy.matmul`` (cuBLAS SGEMM, TF32 off) on random float32 inputs."""
+    cfg = launch_config("naive", M, N, K, 1)  # sizes only
+    rt.check_fits(cfg)
+    prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
+    try:
+        return _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup, budget_s=budget_s,
+                               flush_l2=flush_l2)
+    finally:
+        prob.release(rt)
+
+

@@ -1,0 +1,127 @@
+"""Checking a kernel: inputs on the device (outputs poisoned with NaN), the float64 reference
+on the host, and the comparison."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .launch import LaunchConfig, launch_config
+from .runtime import _Runtime, _public
+
+# --------------------------------------------------------------------------------------
+# Problems: inputs on the device, the float64 reference on the host
+# --------------------------------------------------------------------------------------
+class _Problem:
+    """Random, non-symmetric inputs in [-1, 1) (fresh per seed), C, and the numpy float64
+    reference, computed once."""
+
+    def __init__(self, rt: _Runtime, M: int, N: int, K: int, seed: int = 0):
+        cp = rt.cp
+        rng = np.random.default_rng(seed)
+        self.M, self.N, self.K = M, N, K
+        self.A_host = rng.uniform(-1.0, 1.0, (M, K)).astype(np.float32)
+        self.B_host = rng.uniform(-1.0, 1.0, (K, N)).astype(np.float32)
+        self.A = cp.asarray(self.A_host)
+        self.B = cp.asarray(self.B_host)
+        self.C = cp.empty((M, N), dtype=cp.float32)
+        self._ref = None
+
+    @property
+    def reference(self) -> np.ndarray:
+        if self._ref is None:
+            self._ref = self.A_host.astype(np.float64) @ self.B_host.astype(np.float64)
+        return self._ref
+
+    def release(self, rt: _Runtime):
+        self.A = self.B = self.C = None
+        rt.cp.get_default_memory_pool().free_all_blocks()
+
+
+def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C) -> None:
+    np32 = np.int32
+    kern(cfg.grid[:2], cfg.block[:2], (A, B, C, np32(cfg.M), np32(cfg.N), np32(cfg.K)),
+         shared_mem=cfg.dynamic_shared_bytes)
+
+
+def _compare(out: np.ndarray, ref: np.ndarray) -> dict:
+    finite = np.isfinite(out)
+    unwritten = int(out.size - np.count_nonzero(finite))
+    ref_norm = float(np.linalg.norm(ref))
+    diff = out.astype(np.float64) - ref
+    rel = float(np.linalg.norm(diff) / ref_norm) if ref_norm > 0 else float(np.linalg.norm(diff))
+    max_abs = float(np.max(np.abs(diff))) if out.size else 0.0
+    return {"rel_error": rel, "max_abs_error": max_abs, "all_written": unwritten == 0,
+            "unwritten": unwritten}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    kernel: str
+    M: int
+    N: int
+    K: int
+    tile: int
+    rel_error: float  # ||out - ref|| / ||ref||, Frobenius, against numpy float64 (NaN if unwritten)
+    max_abs_error: float
+    all_written: bool  # C was NaN-poisoned before the run: every element was stored
+    unwritten: int
+    tol: float
+    seed: int
+
+    ok = True
+
+    @property
+    def passed(self) -> bool:
+        return self.all_written and self.rel_error <= self.tol
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "passed": self.passed}
+
+
+def _check_on(rt: _Runtime, cfg: LaunchConfig, prob: _Problem, trace: bool = False, kern=None):
+    kern = kern or rt.kernel(cfg, trace)
+    prob.C.fill(np.nan)  # poison: an element no thread stores stays NaN
+    _launch(rt, kern, cfg, prob.A, prob.B, prob.C)
+    rt.cp.cuda.Device().synchronize()
+    return _compare(prob.C.get(), prob.reference)
+
+
+#: float32 against float64 with K up to a few thousand lands far below this; TF32 (~3e-4) or a
+#: wrong index (~1) do not.
+DEFAULT_TOL = 1e-4
+
+
+@_public
+def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
+          seed: int = 0, tol: float = DEFAULT_TOL) -> CheckResult:
+    """Run ``kernel`` once on random non-symmetric inputs with C poisoned by NaN and compare
+    with numpy float64: relative error and whether every element of C was written."""
+    cfg = launch_config(kernel, M, N, K, tile)
+    rt.check_fits(cfg)
+    prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
+    try:
+        r = _check_on(rt, cfg, prob)
+    finally:
+        prob.release(rt)
+    return CheckResult(kernel, cfg.M, cfg.N, cfg.K, cfg.tile, r["rel_error"],
+                       r["max_abs_error"], r["all_written"], r["unwritten"], tol, seed)
+
+
+@_public
+def matmul(rt: _Runtime, kernel: str, A, B, tile: int = 16) -> np.ndarray:
+    """C = A @ B computed by ``kernel`` on the GPU (float32), for the pages' demo matrices."""
+    A = np.ascontiguousarray(A, dtype=np.float32)
+    B = np.ascontiguousarray(B, dtype=np.float32)
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
+        raise ValueError(f"shapes {A.shape} and {B.shape} do not multiply")
+    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile)
+    rt.check_fits(cfg)
+    cp = rt.cp
+    dA, dB = cp.asarray(A), cp.asarray(B)
+    dC = cp.full((cfg.M, cfg.N), np.nan, dtype=cp.float32)
+    _launch(rt, rt.kernel(cfg), cfg, dA, dB, dC)
+    return dC.get()
+
+
