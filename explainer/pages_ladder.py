@@ -14,11 +14,12 @@ import ipywidgets as W
 
 from . import bench, export, gpu, ladder, pages_perf
 from .ladder import RUNGS
-from .ladder_view import LadderExplorer, rung_facts, rung_label, shared_loads_per_k
+from .ladder_view import rung_facts, rung_label, shared_loads_per_k
 from .perf_views import table
 from .plotly_widget import Figure, runtime
 from .stepper import sync_figure
 from .timing import LIVE_HINT, _parse_sizes
+from .views.ladder import LadderExplorer
 
 NOTE = "font-size:12px;color:#4b5563"
 SIZES = (1024, 2048, 4096)
@@ -328,7 +329,7 @@ def rung_table():
 
 def mapping(**kw):
     """The mapping views: pick a rung and a thread; its outputs, As / Bs reads, warp tile,
-    registers and float4 copies."""
+    registers and float4 copies (stepped in the browser: :mod:`explainer.views.ladder`)."""
     return LadderExplorer(**kw).widget
 
 

@@ -166,3 +166,13 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("timings")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+def settle(page, timeout_ms: int = 120_000) -> None:
+    """Wait until the page's widgets have finished their start-up traffic: every plotly figure
+    drawn (a FigureWidget sends its computed layout back to the kernel once drawn) and a second
+    more. Tests that watch the websocket clear their record after this."""
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].every((e) => e._fullLayout)",
+        timeout=timeout_ms, polling=100)
+    page.wait_for_timeout(1000)

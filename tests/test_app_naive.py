@@ -10,6 +10,7 @@ is compared with what ``explainer.model`` answers for the same launch.
 from __future__ import annotations
 
 import pytest
+from conftest import settle
 
 from explainer.model import Launch
 from explainer.views import naive as nv
@@ -85,7 +86,7 @@ def test_naive_page_pins_in_the_browser_and_asks_python_for_the_other_mapping(vo
     frames: list[str] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(str(payload))))
     open_naive_page(page, voila_server)
-    page.wait_for_timeout(1000)
+    settle(page)
     frames.clear()
     meta, _ = nv.naive_data(LAUNCH, BLOCK)
     expect_pinned(page, LAUNCH, BLOCK, THREAD, meta)
@@ -101,7 +102,7 @@ def test_naive_page_pins_in_the_browser_and_asks_python_for_the_other_mapping(vo
     field(page, "threadIdx.y").fill("9")
     field(page, "threadIdx.y").press("Enter")
     expect_pinned(page, LAUNCH, ob, (ot[0], 9), meta)
-    assert frames == [], f"pinning sent {len(frames)} messages to the kernel: {[f[:200] for f in frames[:3]]}"
+    assert frames == [], f"pinning sent {len(frames)} messages to the kernel: {[f[-700:] for f in frames[:3]]}"
 
     # The other mapping: Python sends naive_col; the same thread computes C[by*T+tx][bx*T+ty].
     page.locator(f"{VIEW_SEL} .explainer-kernel button[data-value='naive_col']").click()

@@ -2,6 +2,7 @@
 appear, no cell fails, and the page raises no errors."""
 
 import pytest
+from conftest import settle
 
 RENDER_TIMEOUT_MS = 120_000
 
@@ -47,7 +48,7 @@ def test_warps_page_pins_in_the_browser(voila_server, browser_page, page_errors)
     page.goto(voila_server.page_url("05_warps_and_coalescing.ipynb"))
     info = page.locator(".explainer-warps .explainer-warp-info")
     info.filter(has_text="warp 1, lane 20").wait_for(timeout=RENDER_TIMEOUT_MS)
-    page.wait_for_timeout(1000)
+    settle(page)
     frames.clear()
     view = "document.querySelector('.explainer-warps').explainerView"
     page.locator(".explainer-warps .explainer-warp-map").scroll_into_view_if_needed()

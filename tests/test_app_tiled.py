@@ -12,6 +12,7 @@ import re
 import time
 
 import pytest
+from conftest import settle
 
 from explainer.model import Launch, steps
 from explainer.views import tiled as tv
@@ -80,7 +81,7 @@ def test_tiled_page_steps_and_pins_in_the_browser(voila_server, browser_page, pa
     requested = time.monotonic()
     open_tiled_page(page, voila_server)
     record_property("tiled_render_after_request_s", time.monotonic() - requested)
-    page.wait_for_timeout(1000)  # let the widgets' start-up traffic settle
+    settle(page)
     frames.clear()
 
     bx, by = BLOCK
@@ -172,7 +173,7 @@ def test_preset_asks_python_for_a_new_launch(voila_server, browser_page, page_er
     frames: list[str] = []  # the watcher of the first test, shown to see a launch change
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(str(payload))))
     open_tiled_page(page, voila_server)
-    page.wait_for_timeout(1000)
+    settle(page)
     frames.clear()
     name = next(p for p in tv_presets() if p.startswith("rectangular"))
     page.locator(f"{STEPPER} select.explainer-preset").select_option(name)

@@ -309,3 +309,33 @@ def test_served_static_page_steps_and_links_its_live_twin(voila_server, browser_
     page.wait_for_url("**/voila/render/02_tiled.ipynb", timeout=20_000)
     page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=120_000)
     assert page_errors == []
+
+
+@pytest.mark.browser
+def test_exported_ladder_page_picks_and_switches_rung_from_file(exported, file_page, page_errors):
+    from explainer import ladder
+    from explainer.ladder_view import block_tile_z, reads_z
+
+    page = file_page
+    page.goto((exported / "08_beyond_tiling.html").as_uri())
+    sel = ".explainer-ladder-view"
+    view = f"document.querySelector('{sel}').explainerView"
+    first, last = ladder.RUNGS[0], ladder.RUNGS[-1]
+    page.locator(f"{sel} canvas[data-grid='C']").wait_for(timeout=10_000)
+    assert page.evaluate(f"() => {view}.state()") == {"rung": first.name, "thread": 0, "k": 0, "mode": "reads"}
+    # Click C(50, 9): the model's owner of that output.
+    owner = int(ladder.owner_map(first)[50, 9])
+    page.locator(f"{sel} canvas[data-grid='C']").scroll_into_view_if_needed()
+    at = page.evaluate(f"([r, c]) => {view}.centre('C', r, c)", [50, 9])
+    page.mouse.click(at["x"], at["y"])
+    info = page.locator(f"{sel} .explainer-ladder-info")
+    info.filter(has_text=f"thread {owner} = warp {owner // 32}, lane {owner % 32}").wait_for(timeout=5_000)
+    assert page.evaluate(f"() => {view}.colours('C')") == block_tile_z(first, owner).tolist()
+    # Another rung, answered from the page's store: thread 0 (the owner is past its 256 threads).
+    assert owner >= last.threads
+    page.locator(f"{sel} .explainer-ladder-rung button[data-value='{last.name}']").click()
+    info.filter(has_text=last.title).wait_for(timeout=5_000)
+    assert page.evaluate(f"() => {view}.state()") == {"rung": last.name, "thread": 0, "k": 0, "mode": "reads"}
+    assert page.evaluate(f"() => {view}.colours('A')") == reads_z(last, 0, 0)[0].tolist()
+    assert page.locator(f"{sel} .explainer-ladder-error").inner_text().strip() == ""
+    assert page.outside == [] and page_errors == []

@@ -20,6 +20,7 @@ from explainer import bench, gpu, ladder, pages, pages_ladder, pages_perf, roofl
 from explainer.ladder_view import (NOW_C, THREAD_C, WARP_C, LadderExplorer, as_store_conflict, check_thread,
                                    copies, copies_z, ranges, reads_z, register_counts, shared_loads_per_k,
                                    thread_reads, warp_region, warp_subtiles)
+from explainer.views.ladder import painted
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPO / "notebooks" / "08_beyond_tiling.ipynb"
@@ -310,48 +311,53 @@ def test_check_thread_and_ranges():
 
 def test_explorer_updates_in_place_and_keeps_state_on_bad_input():
     e = LadderExplorer()
-    fig = e.fig
+    view = e.widget
+    sent = []
+    view.send = lambda msg, buffers=None: sent.append(msg)
     r = ladder.rung("blocktile_1d")
-    assert np.array(fig.data[2].z).shape == (r.BM, r.BN)
-    z = np.array(fig.data[2].z)
+    meta, a = e.data()
+    assert a["owner"].shape == (r.BM, r.BN) and meta["start"] == {"thread": 0, "k": 0, "mode": "reads"}
+    z = painted(a, 0, 0, "reads")["C"]  # what ladder.js paints for thread 0
     assert {tuple(x) for x in np.argwhere(z == NOW_C)} == set(zip(*ladder.thread_outputs(r, 0)))
     assert (z == WARP_C).sum() == 31 * r.outputs_per_thread
-    e.w_rung.value = "warptile"
+    rev = view.rev
+    assert e.select(rung="warptile")
     w = ladder.rung("warptile")
-    assert e.fig is fig and np.array(fig.data[2].z).shape == (w.BM, w.BN)
-    assert len(fig.layout.shapes) == 1 + w.warp_dims["WMITER"] * w.warp_dims["WNITER"]
-    assert "warp tiling" in e.w_info.value and fig.layout.height > fig.layout.width
-    e.w_thread.value = 37
-    assert "thread 37</b> = warp 1, lane 5" in e.w_info.value
-    assert e.w_registers.value.count("<td") == w.outputs_per_thread
-    good = (e.w_info.value, [list(map(tuple, t.z)) for t in fig.data])
-    e.w_thread.value = 999
-    assert "⚠ thread must be 0..255" in e.w_error.value
-    assert e.tid == 37 and e.w_thread.value == 37  # the box shows the last good thread again
-    assert (e.w_info.value, [list(map(tuple, t.z)) for t in fig.data]) == good
-    assert not e.select(k=99) and "step k must be 0..7" in e.w_error.value
-    assert e.select(k=2) and e.w_error.value == ""
-    e.w_mode.value = "copies"
-    assert "LDG.128" in e.w_copies.value
-    e.w_rung.value = "blocktile_1d"  # 512 threads: thread 37 exists there too
-    assert e.tid == 37 and "LDG.32" in e.w_copies.value
+    meta, a = e.data()
+    assert e.widget is view and view.rev == rev + 1 and a["owner"].shape == (w.BM, w.BN)
+    assert a["warp_sub"].shape[1] == w.warp_dims["WMITER"] * w.warp_dims["WNITER"]  # the dotted frames
+    assert "warp tiling" in meta["info_rung"] and w.BM > w.BN  # drawn taller than wide
+    assert e.select(thread=37) and sent[-1] == {"select": {"thread": 37, "k": 0, "mode": "reads"}}
+    assert (a["thr_warp"][37], a["thr_lane"][37]) == (1, 5) and view.rev == rev + 1  # no new payload
+    assert a["thr_rows"].shape[1] * a["thr_cols"].shape[1] == w.outputs_per_thread  # the registers table
+    good = (view.rev, view.meta)
+    assert not e.select(thread=999)
+    assert "thread must be 0..255" in sent[-1]["error"] and "thread must be 0..255" in view.error
+    assert e.tid == 37 and (view.rev, view.meta) == good  # the last good state stays
+    assert not e.select(k=99) and "step k must be 0..7" in view.error
+    assert e.select(k=2) and view.error == ""
+    assert e.select(mode="copies") and sent[-1]["select"]["mode"] == "copies"
+    assert "LDG.128" in meta["copies_head"]
+    assert e.select(rung="blocktile_1d")  # 512 threads: thread 37 exists there too
+    meta, _ = e.data()
+    assert e.tid == 37 and meta["start"] == {"thread": 37, "k": 2, "mode": "copies"} and "LDG.32" in meta["copies_head"]
 
 
 def test_click_on_c_picks_the_owner():
+    # The browser picks the thread at owner[m][n] of the arrays it was sent: the model's owner.
     e = LadderExplorer(rung="blocktile_2d")
     r = ladder.rung("blocktile_2d")
-
-    class P:
-        xs, ys = [37], [100]
-
-    e._on_click_c(None, P, None)
-    assert e.tid == ladder.owner_map(r)[100, 37] == e.w_thread.value
+    _, a = e.data()
+    assert a["owner"][100, 37] == ladder.owner_map(r)[100, 37]
+    assert e.select(thread=int(a["owner"][100, 37])) and e.tid == ladder.owner_map(r)[100, 37]
 
 
 def test_rung_switch_resets_a_thread_that_does_not_exist():
     e = LadderExplorer(rung="blocktile_1d", thread=400)
-    e.w_rung.value = "blocktile_2d"  # 256 threads
-    assert e.tid == 0 and e.w_thread.value == 0 and e.w_error.value == ""
+    assert e.select(rung="blocktile_2d")  # 256 threads
+    assert e.tid == 0 and e.data()[0]["start"]["thread"] == 0 and e.widget.error == ""
+    e._on_msg(None, {"cmd": "kernel", "name": "blocktile_1d", "thread": 400, "k": 0, "mode": "reads"}, [])
+    assert e.tid == 400 and e.data()[0]["start"]["thread"] == 400
 
 
 # ---- the notebook -------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ function staticStore(store, currentMeta) {
     payload,
     find(msg) {
       const cur = currentMeta();
+      if (cur.M === undefined) return findKeyed(msg);
       let key = null, start = null, preset = cur.preset;
       if (msg.cmd === "block") {
         key = keyOf(cur.kernel, cur.M, cur.N, cur.K, cur.T, msg.block[0], msg.block[1]);
@@ -48,6 +49,15 @@ function staticStore(store, currentMeta) {
       return { meta: { ...store.payloads[i].meta, start, preset }, buf: payload(i) };
     },
   };
+
+  // A view with no launch (page 08's ladder view, explainer.views.store.keyed_store): its whole
+  // state is one key, the kernel's name; the view's thread / step / mode travel as the start.
+  function findKeyed(msg) {
+    if (msg.cmd !== "kernel") return null;
+    const i = store.states[keyOf(msg.name)];
+    if (i === undefined) return null;
+    return { meta: { ...store.payloads[i].meta, start: { thread: msg.thread, k: msg.k, mode: msg.mode } }, buf: payload(i) };
+  }
 }
 
 // The stand-in for anywidget's model.

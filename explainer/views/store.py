@@ -130,3 +130,23 @@ class BrowserView(anywidget.AnyWidget):
         """Bad input: one line in the view, which keeps its last good state."""
         self.error = str(e)
         self.send({"error": str(e)})
+
+
+def keyed_store(payload: Callable[[str], "tuple[dict, bytes]"], keys, initial: str, budget: int = STATIC_BUDGET,
+                note: str = OFFLINE_NOTE) -> dict:
+    """The store of a view whose whole state is one key, with no launch (page 08's ladder view:
+    a rung): ``payload(key) -> (meta, buffer)`` for ``initial`` (always stored), then for the
+    other ``keys`` in order as long as the bytes stay within ``budget``. ``states`` is keyed by
+    the key itself; ``static.js`` answers ``{cmd: "kernel", name}`` from it when the current
+    meta has no launch (no ``M``)."""
+    payloads, states, used = [], {}, 0
+    for key in [initial] + [k for k in keys if k != initial]:
+        meta, buf = payload(key)
+        if key != initial and used + len(buf) > budget:
+            continue
+        meta["offline_note"] = note
+        payloads.append({"meta": meta, "b64": base64.b64encode(buf).decode("ascii")})
+        states[str(key)] = len(payloads) - 1
+        used += len(buf)
+    return {"payloads": payloads, "states": states, "presets": {}, "launches": {},
+            "initial": states[str(initial)], "bytes": used}
