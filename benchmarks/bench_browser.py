@@ -92,13 +92,13 @@ def free_port() -> int:
 
 
 class Server:
-    """``python -m explainer.cli serve --no-browser --port <free>`` in its own process group."""
+    """``python -m explainer.app.cli serve --no-browser --port <free>`` in its own process group."""
 
     def __init__(self):
         self.port = free_port()
         self.url = f"http://localhost:{self.port}"
         self.log = Path(tempfile.mkstemp(prefix="bench_browser_", suffix=".log")[1])
-        cmd = [sys.executable, "-m", "explainer.cli", "serve", "--no-browser", "--port", str(self.port)]
+        cmd = [sys.executable, "-m", "explainer.app.cli", "serve", "--no-browser", "--port", str(self.port)]
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
                                          env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -222,7 +222,7 @@ def bench_exported(browser, runs: int, keys: int) -> None:
     """(e): the exported page from file://, nothing else reachable."""
     with tempfile.TemporaryDirectory(prefix="bench_export_") as tmp:
         t = time.monotonic()
-        r = subprocess.run([sys.executable, "-m", "explainer.cli", "export", tmp], cwd=REPO,
+        r = subprocess.run([sys.executable, "-m", "explainer.app.cli", "export", tmp], cwd=REPO,
                            capture_output=True, text=True)
         if r.returncode:
             raise SystemExit(f"export failed:\n{r.stderr}")

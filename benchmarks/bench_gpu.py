@@ -20,14 +20,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer import bench, gpu  # noqa: E402
+from explainer.app import bench  # noqa: E402
+from explainer.gpu import recorded  # noqa: E402
+
+from explainer import gpu
 
 N = 4096
 CUBLAS_MIN_TFLOPS = 40.0  # "near 50": a harness error (TF32 on, wrong flop count, sync) lands far off
 
 
 def _rows(data, kernel, tile=None):
-    return bench.recorded_rows(data, kernel=kernel, size=N, tile=tile)
+    return recorded.recorded_rows(data, kernel=kernel, size=N, tile=tile)
 
 
 def evaluate(data: dict) -> int:
@@ -42,7 +45,7 @@ def evaluate(data: dict) -> int:
     print(f"\nladder at {N}^3 (median of repeats; CUDA events; L2 flushed: "
           f"{data.get('settings', {}).get('flush_l2')})")
     print(bench.HEADER)
-    rows = sorted(bench.recorded_rows(data, size=N), key=lambda r: r["median_ms"])
+    rows = sorted(recorded.recorded_rows(data, size=N), key=lambda r: r["median_ms"])
     for r in rows:
         print(bench.format_row(r))
 
@@ -60,7 +63,7 @@ def evaluate(data: dict) -> int:
         checks.append((f"spread of tiled T=16 at {N}^3: (max-min)/median {100 * spread:.2f}%, "
                        f"CV {100 * tiled['cv']:.2f}% over {tiled['repeats']} repeats",
                        spread < 0.02))
-    worst = max((r for r in bench.recorded_rows(data, size=N)), key=lambda r: r["cv"])
+    worst = max((r for r in recorded.recorded_rows(data, size=N)), key=lambda r: r["cv"])
     print(f"\nlargest CV at {N}^3: {worst['kernel']} T={worst.get('tile')}: {100 * worst['cv']:.2f}%")
     if t16["naive"] and t16["naive_col"]:
         ratio = t16["naive_col"]["median_ms"] / t16["naive"]["median_ms"]
@@ -89,7 +92,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, help="also save what was measured (recorded format)")
     a = p.parse_args(argv)
     if a.recorded:
-        data = bench.load_recorded(a.recorded)
+        data = recorded.load_recorded(a.recorded)
         if data is None:
             print(f"{a.recorded}: not a recorded-timings file", file=sys.stderr)
             return 1
@@ -102,9 +105,9 @@ def main(argv=None) -> int:
     if isinstance(rep, gpu.GpuStatus):
         print(f"bench_gpu: {rep.reason}", file=sys.stderr)
         return 1
-    data = {"schema": bench.SCHEMA, **rep.to_dict()}
+    data = {"schema": recorded.SCHEMA, **rep.to_dict()}
     if a.out:
-        bench.save_report(rep.to_dict(), a.out, command="python benchmarks/bench_gpu.py")
+        recorded.save_report(rep.to_dict(), a.out, command="python benchmarks/bench_gpu.py")
     for e in rep.errors:
         print(f"error: {bench.format_error(e)}")
     return evaluate(data)

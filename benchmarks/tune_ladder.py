@@ -1,7 +1,7 @@
 """Tune the ladder kernels (kernels/10-14) on the GPU at hand: compile candidate template
 instantiations, check each on odd shapes (guarded path) and at the tuning size (fast path)
 against numpy float64 with C poisoned, and time each against cuBLAS (FP32, TF32 off) in the
-same run. The chosen instantiations go into explainer/ladder.py by hand, with this script's
+same run. The chosen instantiations go into explainer/model/ladder.py by hand, with this script's
 output recorded in benchmarks/results/.
 
     python benchmarks/tune_ladder.py                 # every candidate at 4096^3
@@ -28,7 +28,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer import gpu, ladder  # noqa: E402
+from explainer import gpu  # noqa: E402
+
+from explainer.model import ladder
 
 CHECK_SHAPES = ((1, 1, 1), (35, 79, 19), (1000, 300, 77))
 

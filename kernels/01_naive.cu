@@ -10,7 +10,7 @@
 //   arithmetic intensity of 0.25 FLOP/B against DRAM if no cache helped. Caches do help, so the
 //   measured time beats that DRAM bound; the timing page says which bound a number is.
 //
-// Launch (computed once, in explainer/gpu.py launch_config): block (T, T), grid
+// Launch (computed once, in explainer/gpu/launch.py launch_config): block (T, T), grid
 // (ceil(N/T), ceil(M/T)), no shared memory. Correct for any M, N, K >= 1: the grid is rounded up to
 // whole blocks and threads outside C do nothing.
 // Signature shared by every kernel: row-major A (M x K), B (K x N), C (M x N).

@@ -12,7 +12,7 @@
 //   Seed 004 scales row by blockDim.x and col by blockDim.y; with the square blocks used here
 //   (T, T) the grid is the same as 01's.
 //
-// Launch (explainer/gpu.py launch_config): block (T, T), grid (ceil(N/T), ceil(M/T)), no shared
+// Launch (explainer/gpu/launch.py launch_config): block (T, T), grid (ceil(N/T), ceil(M/T)), no shared
 // memory. Correct for any M, N, K >= 1.
 // Run it:  tiled-explainer bench --kernels naive naive_col --sizes 2048 --tiles 16
 #include "common.cuh"

@@ -16,7 +16,7 @@
 //   Boundary checks: elements outside A or B are replaced by zeros, which add nothing to the sum,
 //   and only threads inside C store. Seed 000's example Width = 3, TILE_WIDTH = 2 shows both.
 //
-// Launch (explainer/gpu.py launch_config): block (T, T), grid (ceil(N/T), ceil(M/T)), static shared
+// Launch (explainer/gpu/launch.py launch_config): block (T, T), grid (ceil(N/T), ceil(M/T)), static shared
 // memory 2 * T * T * 4 bytes. Correct for any M, N, K >= 1.
 // Run it:  tiled-explainer bench --kernels tiled --sizes 1024 4096 --tiles 8 16 32
 #include "common.cuh"
@@ -63,7 +63,7 @@ __global__ void tiled_gemm(const float* A, const float* B, float* C, int M, int 
     }
 }
 
-// The tile widths the explainer instantiates (explainer/gpu.py names the same ones as
+// The tile widths the explainer instantiates (explainer/gpu/launch.py names the same ones as
 // name_expressions, e.g. "tiled_gemm<16>"; KernelSpec.tiles).
 template __global__ void tiled_gemm<2>(const float*, const float*, float*, int, int, int);
 template __global__ void tiled_gemm<4>(const float*, const float*, float*, int, int, int);

@@ -7,14 +7,14 @@
 //   2 * T * T * sizeof(float) bytes as the launch's dynamic shared memory. The single array smem is
 //   split by hand: As = smem[0 .. T*T), Bs = smem[T*T .. 2*T*T), both indexed [ty * T + tx].
 //   The host must check the request against the device (sharedMemPerBlock, maxThreadsPerBlock)
-//   before launching; explainer/gpu.py refuses a too-large tile with a message instead of a
+//   before launching; explainer/gpu/launch.py refuses a too-large tile with a message instead of a
 //   failed launch.
 //   The price of flexibility: the inner loop's trip count is unknown at compile time, so the
 //   compiler cannot fully unroll it; the timing page shows what that costs against 03.
 //   Index math, boundary checks and barriers are exactly 03's; the model's "tiled" launch
 //   describes this kernel too.
 //
-// Launch (explainer/gpu.py launch_config): block (T, T) with any T >= 1 the device accepts, grid
+// Launch (explainer/gpu/launch.py launch_config): block (T, T) with any T >= 1 the device accepts, grid
 // (ceil(N/T), ceil(M/T)), dynamic shared memory 2 * T * T * 4 bytes. Correct for any M, N, K >= 1.
 // Run it:  tiled-explainer bench --kernels tiled_dynamic --sizes 1024 --tiles 8 16 32
 #include "common.cuh"

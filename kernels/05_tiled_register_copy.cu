@@ -12,7 +12,7 @@
 //   kernel (a later page).
 //   Loads, boundary checks and barriers are 03's; the model's "tiled" launch describes it.
 //
-// Launch (explainer/gpu.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
+// Launch (explainer/gpu/launch.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
 // shared memory 2 * T * T * 4 bytes. Correct for any M, N, K >= 1.
 // Run it:  tiled-explainer bench --kernels tiled tiled_register_copy --sizes 2048 --tiles 16
 #include "common.cuh"

@@ -17,7 +17,7 @@
 //   gpu.check / trace / benchmark refuse it unless T divides M and N, and explainer.gpu_edges
 //   pads the buffers (A, B with zeros, C with NaN) up to model.unguarded_extents.
 //
-// Launch (explainer/gpu.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
+// Launch (explainer/gpu/launch.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
 // shared memory 2 * T * T * 4 bytes; K / T phases. Correct only when T divides M, N and K.
 // Run it:  python -c "from explainer import gpu_edges; print(gpu_edges.run_unguarded(3, 3, 3, 2))"
 #include "common.cuh"

@@ -13,7 +13,7 @@
 //   sometimes, not always (the page shows measured frequencies). Independent thread scheduling
 //   (Volta and later) does not even promise the lockstep: a pass proves nothing.
 //
-// Launch (explainer/gpu.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
+// Launch (explainer/gpu/launch.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
 // shared memory 2 * T * T * 4 bytes. Boundary checks as 03. WRONG in general: a data race.
 // Run it:  python -m explainer.gpu_edges --out flaky.json   (how often it differs from numpy)
 #include "common.cuh"

@@ -12,7 +12,7 @@
 //   between a fast warp's stores and a slow warp's last reads is at risk; within one warp (a block
 //   of <= 32 threads) the reads finish before the stores. The page shows how often it fails.
 //
-// Launch (explainer/gpu.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
+// Launch (explainer/gpu/launch.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
 // shared memory 2 * T * T * 4 bytes. Boundary checks as 03. WRONG in general: a data race.
 // Run it:  python -m explainer.gpu_edges --out flaky.json   (how often it differs from numpy)
 #include "common.cuh"

@@ -10,7 +10,7 @@
 //   usually execute in lockstep, so every store precedes every read; bigger blocks fail often.
 //   Never rely on it: Volta and later schedule the threads of a warp independently.
 //
-// Launch (explainer/gpu.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
+// Launch (explainer/gpu/launch.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
 // shared memory 2 * T * T * 4 bytes. Boundary checks as 03. WRONG in general: a data race.
 // Run it:  python -m explainer.gpu_edges --out flaky.json   (how often it differs from numpy)
 #include "common.cuh"

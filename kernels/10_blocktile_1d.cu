@@ -13,7 +13,7 @@
 //   Boundary handling: the host picks GUARD = false when BM | M, BN | N and BK | K (no checks at
 //   all) and GUARD = true otherwise (padding zeros for loads outside A / B, stores only inside C).
 //
-// Launch (explainer/gpu.py launch_config, parameters in explainer/ladder.py): 1D blocks of
+// Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // (BM/TM)*BN threads, grid (ceil(N/BN), ceil(M/BM)), static shared (BM*BK + BK*BN)*4 bytes.
 // Correct for any M, N, K >= 1.
 // Run it:  tiled-explainer bench --kernels blocktile_1d --sizes 1024 4096

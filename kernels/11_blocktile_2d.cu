@@ -11,7 +11,7 @@
 //   them must be a compile-time constant (fully unrolled loops), or they spill to local memory.
 //   Loads, barriers and the GUARD choice are those of kernel 10.
 //
-// Launch (explainer/gpu.py launch_config, parameters in explainer/ladder.py): 1D blocks of
+// Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // (BM/TM)*(BN/TN) threads, grid (ceil(N/BN), ceil(M/BM)), static shared (BM*BK + BK*BN)*4 bytes.
 // Correct for any M, N, K >= 1.
 // Run it:  tiled-explainer bench --kernels blocktile_2d --sizes 1024 4096

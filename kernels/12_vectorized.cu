@@ -11,7 +11,7 @@
 //   A float4 needs a 16-byte aligned address: the fast path (GUARD = false, BM | M, BN | N,
 //   BK | K) has it; the edge path (GUARD = true) loads element by element with padding zeros.
 //
-// Launch (explainer/gpu.py launch_config, parameters in explainer/ladder.py): 1D blocks of
+// Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // (BM/TM)*(BN/TN) threads, grid (ceil(N/BN), ceil(M/BM)), static shared (BM*BK + BK*BN)*4 bytes.
 // Correct for any M, N, K >= 1.
 // Run it:  tiled-explainer bench --kernels vectorized --sizes 1024 4096

@@ -14,7 +14,7 @@
 //   of phase t makes the new tile visible before phase t+1 reads it (read-after-write).
 //   The cost: twice the shared memory, and the staging registers.
 //
-// Launch (explainer/gpu.py launch_config, parameters in explainer/ladder.py): 1D blocks of
+// Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // (BM/TM)*(BN/TN) threads, grid (ceil(N/BN), ceil(M/BM)), static shared 2*(BM*BK + BK*BN)*4
 // bytes. Correct for any M, N, K >= 1 (GUARD as in kernel 12).
 // Run it:  tiled-explainer bench --kernels double_buffered --sizes 1024 4096

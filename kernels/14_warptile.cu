@@ -1,6 +1,6 @@
 // kernels/14_warptile.cu -- warp tiling on top of kernel 13 (float4, A transposed, double
 // buffering), with a padded As and parameters tuned on the H100 (benchmarks/tune_ladder.py;
-// the chosen ones are in explainer/ladder.py). siboehm kernel 10 plus double buffering: the top
+// the chosen ones are in explainer/model/ladder.py). siboehm kernel 10 plus double buffering: the top
 // of the ladder that starts where the seeds stop (seed 002's shared-memory tile).
 //
 // What it teaches
@@ -18,7 +18,7 @@
 //   The three levels of tiling are the same idea three times: block tile (shared memory, reuse
 //   across warps), warp tile (reuse across lanes, through broadcast), thread tile (registers).
 //
-// Launch (explainer/gpu.py launch_config, parameters in explainer/ladder.py): 1D blocks of
+// Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM)), static shared 2*(BK*(BM+PAD) + BK*BN)*4
 // bytes. Correct for any M, N, K >= 1 (GUARD as in kernel 12).
 // Run it:  tiled-explainer bench --kernels warptile --sizes 1024 4096

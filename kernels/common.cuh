@@ -1,5 +1,5 @@
 // kernels/common.cuh -- helpers shared by every kernel in this folder. Included, never compiled
-// alone; explainer/gpu.py passes -I<this folder> to the compiler.
+// alone; explainer/gpu/runtime.py passes -I<this folder> to the compiler.
 //
 // What lives here (once, so no kernel file re-defines it):
 //   CEIL_DIV(a, b)        integer ceil(a / b): grid sizes and the number of tile phases.
@@ -19,7 +19,7 @@
 //   The naive kernels have no shared tiles: they record trace_c only.
 //
 // The ladder kernels (10-14: one thread, many outputs; 1D blocks of blockDim.x threads) record
-// by shared-memory slot and by output instead (their layouts: explainer/ladder.py):
+// by shared-memory slot and by output instead (their layouts: explainer/model/ladder.py):
 //   trace_a[(block * phases + t) * SLOTS_A + slot] = r * K + c (or -1), the A element that the
 //             shared slot As[slot] held in phase t (slot in the kernel's own layout, transposed
 //             or padded); padding slots nobody writes stay -2. trace_b likewise with Bs.

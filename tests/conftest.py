@@ -72,7 +72,7 @@ def voila_server(tmp_path_factory) -> VoilaServer:
     """`tiled-explainer serve --no-browser --port <free port>`, answering HTTP."""
     port = _free_port()
     log = tmp_path_factory.mktemp("voila") / "serve.log"
-    cmd = [sys.executable, "-m", "explainer.cli", "serve", "--no-browser", "--port", str(port)]
+    cmd = [sys.executable, "-m", "explainer.app.cli", "serve", "--no-browser", "--port", str(port)]
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -176,3 +176,10 @@ def settle(page, timeout_ms: int = 120_000) -> None:
         "() => [...document.querySelectorAll('.js-plotly-plot')].every((e) => e._fullLayout)",
         timeout=timeout_ms, polling=100)
     page.wait_for_timeout(1000)
+
+
+def view_frames(frames: list[str]) -> list[str]:
+    """The websocket frames a page sent that are not a plotly FigureWidget reporting its drawn
+    layout back to its kernel (``_js2py_*`` state: plotly does that when a figure is resized or
+    scrolled into view, whatever our views do)."""
+    return [f for f in frames if "_js2py_" not in f]

@@ -30,7 +30,7 @@ def test_serve_refuses_a_busy_port():
         busy.bind(("localhost", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        run = subprocess.run([sys.executable, "-m", "explainer.cli", "serve", "--no-browser",
+        run = subprocess.run([sys.executable, "-m", "explainer.app.cli", "serve", "--no-browser",
                               "--port", str(port)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and f"port {port} is already in use" in run.stderr

@@ -2,16 +2,16 @@
 clicking a C cell picks the thread that owns it, and moving the step k or switching the mode
 redraws, all in the browser with no message to the kernel (the websocket is watched); another
 rung asks Python and redraws; a bad thread id shows one line and keeps the state. What the
-view paints is compared with explainer.ladder_view's pictures of the same thread."""
+view paints is compared with explainer.views.ladder_maps's pictures of the same thread."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import settle
+from conftest import settle, view_frames
 
-from explainer import ladder
-from explainer.ladder_view import block_tile_z, copies_z, reads_z
+from explainer.model import ladder
+from explainer.views.ladder_maps import block_tile_z, copies_z, reads_z
 
 PAGE = "08_beyond_tiling.ipynb"
 RENDER_TIMEOUT_MS = 120_000
@@ -90,7 +90,7 @@ def test_ladder_page_steps_in_the_browser_and_asks_python_for_a_rung(voila_serve
     page.locator(f"{VIEW_SEL} .explainer-ladder-mode button[data-value='copies']").click()
     expect_drawn(page, first, owner, 5, "copies")
     assert "LDG.32" in page.locator(f"{VIEW_SEL} .explainer-ladder-copies").inner_text()
-    assert frames == [], f"picking sent {len(frames)} messages to the kernel: {[f[:200] for f in frames[:3]]}"
+    assert view_frames(frames) == [], f"picking sent {len(frames)} messages to the kernel: {[f[:200] for f in frames[:3]]}"
 
     # Another rung: Python sends its arrays; thread 277 does not exist there (256 threads) -> 0.
     page.locator(f"{VIEW_SEL} .explainer-ladder-rung button", has_text=last.title).click()

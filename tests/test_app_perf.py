@@ -2,7 +2,7 @@
 appear, no cell fails, and the page raises no errors."""
 
 import pytest
-from conftest import settle
+from conftest import settle, view_frames
 
 RENDER_TIMEOUT_MS = 120_000
 
@@ -39,7 +39,7 @@ def test_perf_page_renders(notebook, voila_server, browser_page, page_errors):
 def test_warps_page_pins_in_the_browser(voila_server, browser_page, page_errors):
     """Page 05: clicking a thread of the warp map pins it and redraws its warp's sector table
     from the arrays Python sent, with no message to the kernel; the block size asks Python."""
-    from explainer import memory
+    from explainer.model import memory
     from explainer.model import Launch
 
     page = browser_page
@@ -63,7 +63,7 @@ def test_warps_page_pins_in_the_browser(voila_server, browser_page, page_errors)
                                                                str(req.sectors), str(req.ideal)]
     colours = page.evaluate(f"() => {view}.colours()")
     assert colours[14][9] == 3 and sum(r.count(3) for r in colours) == 1  # PINNED: the one thread
-    assert frames == [], [f[:200] for f in frames[:3]]
+    assert view_frames(frames) == [], [f[:200] for f in frames[:3]]
     page.locator(".explainer-warps select.explainer-tile").select_option("32")
     info.filter(has_text="of a 32×32 block").wait_for(timeout=30_000)
     assert any('"cmd":"launch"' in f.replace(" ", "") for f in frames)

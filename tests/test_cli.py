@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explainer.cli import main
+from explainer.app.cli import main
 
 SEED_001 = "trace --kernel tiled --M 1024 --N 1024 --K 1024 --tile 16 --block 2,1 --thread 4,3"
 

@@ -5,7 +5,7 @@ variant), the tile-quantization counts, and the widgets built from them."""
 import numpy as np
 import pytest
 
-from explainer import hazards as H
+from explainer.model import hazards as H
 from explainer.model import Launch, replay, schedule, steps, unguarded_report, unguarded_values
 
 
@@ -150,7 +150,7 @@ def test_steps_drop_the_missing_barriers():
 
 # ---- widgets -----------------------------------------------------------------------------
 def test_stepper_sends_hazards_and_ghosts():
-    from explainer.stepper import TiledStepper
+    from explainer.views.stepper import TiledStepper
 
     st = TiledStepper(8, 8, 8, 4, (1, 0), (1, 2), kernel="tiled_no_barrier1")
     meta, a = st.data()
@@ -169,7 +169,7 @@ def test_stepper_sends_hazards_and_ghosts():
 
 
 def test_seed_003_preset_walks_four_windows():
-    from explainer.stepper import TiledStepper
+    from explainer.views.stepper import TiledStepper
 
     st = TiledStepper(3, 3, 3, 2, (1, 0), (1, 0))
     st.set_preset(next(p for p in st.PRESETS if p.startswith("seed 003")))
@@ -177,7 +177,7 @@ def test_seed_003_preset_walks_four_windows():
 
 
 def test_pages_build_and_switch_variant():
-    from explainer import pages_edges
+    from explainer.pages import edges as pages_edges
 
     from explainer.views.tiled import TiledView
 

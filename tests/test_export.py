@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explainer import export, resources
+from explainer.app import export
+
+from explainer import resources
 from explainer.model import Launch, steps
 from explainer.views import tiled as tv
 from explainer.views.common import PINNED
@@ -70,7 +72,7 @@ def test_the_tiled_page_embeds_the_models_payloads(exported):
     assert state["traits"]["live"] is False
     assert sum(len(base64.b64decode(p["b64"])) for p in store["payloads"]) <= tv.STATIC_BUDGET
     # Every preset is answered, by the payload the model gives for its launch and block.
-    from explainer.stepper import TiledStepper
+    from explainer.views.stepper import TiledStepper
 
     for name, (M, N, K, T, block, thread) in TiledStepper.PRESETS.items():
         entry = store["presets"][f"tiled|{name}"]
@@ -90,7 +92,7 @@ def test_the_tiled_page_embeds_the_models_payloads(exported):
 
 def test_barriers_page_stores_each_variant(exported):
     store = _state((exported / "04_barriers.html").read_text(encoding="utf-8"))["store"]
-    from explainer.pages_edges import VARIANTS
+    from explainer.pages.edges import VARIANTS
 
     for k in VARIANTS:
         assert tv.state_key(k, Launch(k, 8, 8, 8, 4), (1, 0)) in store["states"], k
@@ -99,11 +101,11 @@ def test_barriers_page_stores_each_variant(exported):
 def test_export_command_line(tmp_path):
     target = tmp_path / "a-file"
     target.write_text("x")
-    r = subprocess.run([sys.executable, "-m", "explainer.cli", "export", str(target)],
+    r = subprocess.run([sys.executable, "-m", "explainer.app.cli", "export", str(target)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "not a folder" in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
-    r = subprocess.run([sys.executable, "-m", "explainer.cli", "export", str(tmp_path / "o"), "--budget-mb", "0"],
+    r = subprocess.run([sys.executable, "-m", "explainer.app.cli", "export", str(tmp_path / "o"), "--budget-mb", "0"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "--budget-mb" in r.stderr and not (tmp_path / "o").exists()
 
@@ -313,8 +315,8 @@ def test_served_static_page_steps_and_links_its_live_twin(voila_server, browser_
 
 @pytest.mark.browser
 def test_exported_ladder_page_picks_and_switches_rung_from_file(exported, file_page, page_errors):
-    from explainer import ladder
-    from explainer.ladder_view import block_tile_z, reads_z
+    from explainer.model import ladder
+    from explainer.views.ladder_maps import block_tile_z, reads_z
 
     page = file_page
     page.goto((exported / "08_beyond_tiling.html").as_uri())

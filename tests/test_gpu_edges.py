@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explainer import gpu, hazards
+from explainer import gpu
+
+from explainer.model import hazards
 from explainer.gpu import edges as gpu_edges
 from explainer.model import Launch, schedule, unguarded_values
 

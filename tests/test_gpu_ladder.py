@@ -1,7 +1,7 @@
 """The ladder kernels (kernels/10-14, page 08) on a real GPU (marked ``gpu``; skipped cleanly
 without one): correct on odd shapes and at 4096^3 against numpy float64 with C poisoned, fast
 and guarded instantiations both; and their own trace (-DEXPLAINER_TRACE) equal, slot by slot
-and output by output, to explainer.ladder's model. Speed is measured by
+and output by output, to explainer.model.ladder's model. Speed is measured by
 ``tiled-explainer bench`` and benchmarks/tune_ladder.py, not here."""
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explainer import gpu, ladder
+from explainer import gpu
+
+from explainer.model import ladder
 
 pytestmark = pytest.mark.gpu
 

@@ -17,7 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explainer import bench, gpu
+from explainer.app import bench
+from explainer.gpu import recorded
+
+from explainer import gpu
 from explainer.model import Launch
 
 REPO = Path(__file__).resolve().parent.parent
@@ -105,7 +108,7 @@ def test_bench_run_without_cupy(no_cupy, capsys):
 
 
 def test_cli_bench_without_cupy(no_cupy, capsys):
-    from explainer import cli
+    from explainer.app import cli
 
     rc = cli.main(["bench"])
     out, err = capsys.readouterr()
@@ -114,7 +117,7 @@ def test_cli_bench_without_cupy(no_cupy, capsys):
 
 
 def test_cli_bench_subprocess_exits_1_with_one_line():
-    code = ("import sys; sys.modules['cupy'] = None; from explainer.cli import main; "
+    code = ("import sys; sys.modules['cupy'] = None; from explainer.app.cli import main; "
             "sys.exit(main(['bench']))")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop(gpu.NO_GPU_ENV, None)
@@ -127,7 +130,7 @@ def test_cli_bench_subprocess_exits_1_with_one_line():
 
 def test_cli_bench_subprocess_env_switch():
     env = {**os.environ, "PYTHONPATH": str(REPO), gpu.NO_GPU_ENV: "1"}
-    p = subprocess.run([sys.executable, "-m", "explainer.cli", "bench", "--sizes", "64"],
+    p = subprocess.run([sys.executable, "-m", "explainer.app.cli", "bench", "--sizes", "64"],
                        capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
     assert p.returncode == 1 and p.stdout == ""
     assert len(p.stderr.strip().splitlines()) == 1 and gpu.NO_GPU_ENV in p.stderr
@@ -190,14 +193,14 @@ def _fake_report():
 
 
 def test_save_and_load_recorded(tmp_path):
-    path = bench.save_report(_fake_report(), tmp_path, command="tiled-explainer bench --save")
+    path = recorded.save_report(_fake_report(), tmp_path, command="tiled-explainer bench --save")
     assert path.parent == tmp_path and path.name == "fake-gpu-9000_2026-01-02.json"
-    data = bench.load_recorded(path)
-    assert data["schema"] == bench.SCHEMA and data["source"] == path.name
+    data = recorded.load_recorded(path)
+    assert data["schema"] == recorded.SCHEMA and data["source"] == path.name
     assert data["label"] == "recorded on Fake GPU 9000 on 2026-01-02"
-    assert [r["kernel"] for r in bench.recorded_rows(data, size=64)] == ["cublas", "tiled"]
-    assert bench.recorded_rows(data, kernel="naive") == []
-    assert bench.load_recorded(path, device="H100") is None
+    assert [r["kernel"] for r in recorded.recorded_rows(data, size=64)] == ["cublas", "tiled"]
+    assert recorded.recorded_rows(data, kernel="naive") == []
+    assert recorded.load_recorded(path, device="H100") is None
     line = bench.format_row(data["results"][0])
     assert "tiled" in line and "64x64x64" in line and "40.0" in line
 
@@ -205,18 +208,18 @@ def test_save_and_load_recorded(tmp_path):
 def test_shipped_recorded_timings():
     """The package ships timings recorded on a GPU: every kernel, tiles 8/16/32 (the ladder
     kernels once), N = 512 .. 4096, each with its spread, plus cuBLAS per size and the device and versions."""
-    data = bench.load_recorded()
+    data = recorded.load_recorded()
     assert data is not None, "no recorded timings in explainer/data/recorded/"
     assert data["device"]["name"] and data["device"]["compute_capability"]
     for key in ("cupy", "numpy", "cuda_runtime"):
         assert data["device"]["versions"][key]
     assert data["date"][:4].isdigit()
     for n in (512, 1024, 2048, 4096):
-        assert bench.recorded_rows(data, kernel="cublas", size=n), n
+        assert recorded.recorded_rows(data, kernel="cublas", size=n), n
         for kernel in gpu.KERNEL_NAMES:
             # the ladder kernels (page 08) have no tile: one row per size, tile None
             for tile in ((None,) if gpu.KERNELS[kernel].rung else (8, 16, 32)):
-                rows = [r for r in bench.recorded_rows(data, kernel=kernel, size=n)
+                rows = [r for r in recorded.recorded_rows(data, kernel=kernel, size=n)
                         if r.get("tile") == tile]
                 assert len(rows) == 1, (kernel, n, tile)
                 r = rows[0]

@@ -12,7 +12,7 @@ if not gpu.status().available:
 
 
 def test_timing_panel_measures_live():
-    from explainer.timing import TimingPanel
+    from explainer.views.timing import TimingPanel
 
     p = TimingPanel(kernels=("naive", "tiled"), tiles=(16,), sizes=(64,))
     assert not p.w_button.disabled
@@ -30,7 +30,7 @@ def test_timing_panel_measures_live():
 
 
 def test_timing_panel_bad_sizes_keep_state():
-    from explainer.timing import TimingPanel
+    from explainer.views.timing import TimingPanel
 
     p = TimingPanel(kernels=("tiled",), tiles=(16,), sizes=(64,))
     p.w_sizes.value = "64 banana"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from explainer.hardware import OccupancyError, arches, occupancy, tile_occupancy
+from explainer.model.hardware import OccupancyError, arches, occupancy, tile_occupancy
 
 
 @pytest.mark.parametrize(

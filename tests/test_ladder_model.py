@@ -1,4 +1,4 @@
-"""The ladder kernels' model (explainer.ladder) on the CPU: who owns which output, what each
+"""The ladder kernels' model (explainer.model.ladder) on the CPU: who owns which output, what each
 shared slot holds, and a replay that must reproduce A @ B exactly; plus the launch geometry
 that explainer.gpu takes from it. The GPU side (tests/test_gpu_ladder.py) compares the same
 functions with what the kernels recorded."""
@@ -10,7 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from explainer import gpu, ladder
+from explainer import gpu
+
+from explainer.model import ladder
 
 RUNGS = ladder.RUNGS
 ODD = [(1, 1, 1), (35, 79, 19), (130, 260, 17), (257, 129, 9)]

@@ -1,5 +1,5 @@
 """Page 08 without a GPU: the ladder chart's numbers are the recorded file's (or "not recorded"),
-the speed-ups and shares are computed from them, the mapping views draw what explainer.ladder
+the speed-ups and shares are computed from them, the mapping views draw what explainer.model.ladder
 says, bad input keeps the last good state, and the notebook is thin and up to date.
 
 The chart is tested on the recorded file as it is, on rows filtered from it (the ladder kernels
@@ -16,8 +16,14 @@ import ipywidgets as W
 import numpy as np
 import pytest
 
-from explainer import bench, gpu, ladder, pages, pages_ladder, pages_perf, roofline
-from explainer.ladder_view import (NOW_C, THREAD_C, WARP_C, LadderExplorer, as_store_conflict, check_thread,
+from explainer.gpu import recorded as records
+
+from explainer import gpu, pages
+
+from explainer.model import ladder, roofline
+
+from explainer.pages import ladder as pages_ladder, perf as pages_perf
+from explainer.views.ladder_maps import (NOW_C, THREAD_C, WARP_C, LadderExplorer, as_store_conflict, check_thread,
                                    copies, copies_z, ranges, reads_z, register_counts, shared_loads_per_k,
                                    thread_reads, warp_region, warp_subtiles)
 from explainer.views.ladder import painted
@@ -39,7 +45,7 @@ def text(w) -> str:
 
 
 def recorded():
-    data = bench.load_recorded()
+    data = records.load_recorded()
     assert data, "the package ships a recorded-timings file"
     return data
 
@@ -69,7 +75,7 @@ def with_made_up_ladder(data, factors=(2.0, 1.5, 0.5, 4.0, 1.25)):
 # ---- the chart's numbers ------------------------------------------------------------------
 def test_cells_are_the_recorded_rows():
     data = recorded()
-    rows = bench.recorded_rows(data)
+    rows = records.recorded_rows(data)
     cells = pages_ladder.ladder_cells(rows)
     assert [c["kernel"] for c in cells] == ["tiled", *ladder.NAMES, "cublas"]
     for i, rung in enumerate(cells):
@@ -84,7 +90,7 @@ def test_cells_are_the_recorded_rows():
                 assert c["pct_cublas"] == 100.0
             else:
                 assert c["pct_cublas"] == pytest.approx(row.get("pct_cublas") or
-                                                        100 * bench.recorded_rows(data, "cublas", n)[0]["median_ms"] / row["median_ms"])
+                                                        100 * records.recorded_rows(data, "cublas", n)[0]["median_ms"] / row["median_ms"])
             prev = cells[i - 1]["cells"][n] if i else None
             assert c["speedup"] == (pytest.approx(prev["median_ms"] / c["median_ms"]) if prev else None)
     # the seeds' tiled kernel at T=32 is recorded at every size the chart shows
@@ -93,7 +99,7 @@ def test_cells_are_the_recorded_rows():
 
 def test_missing_ladder_rows_show_not_recorded():
     data = without_ladder(recorded())
-    cells = pages_ladder.ladder_cells(bench.recorded_rows(data))
+    cells = pages_ladder.ladder_cells(records.recorded_rows(data))
     for rung in cells[1:-1]:
         assert all(c is None for c in rung["cells"].values())
     assert all(c["speedup"] is None for c in cells[-1]["cells"].values())  # cuBLAS: the rung above is missing
@@ -108,10 +114,10 @@ def test_missing_ladder_rows_show_not_recorded():
 def test_speedups_and_shares_from_made_up_rows():
     factors = (2.0, 1.5, 0.5, 4.0, 1.25)
     data = with_made_up_ladder(recorded(), factors)
-    rows = bench.recorded_rows(data)
+    rows = records.recorded_rows(data)
     cells = pages_ladder.ladder_cells(rows)
     for n in pages_ladder.SIZES:
-        cub = bench.recorded_rows(data, "cublas", n)[0]["median_ms"]
+        cub = records.recorded_rows(data, "cublas", n)[0]["median_ms"]
         for rung, f in zip(cells[1:6], factors):
             c = rung["cells"][n]
             assert c["speedup"] == pytest.approx(f)
@@ -133,11 +139,11 @@ def test_chart_without_gpu_shows_the_file():
         assert list(tr.x) == labels
         for label, y in zip(labels, tr.y):
             rung = next(r for r in pages_ladder.LADDER if r["label"] == label)
-            row = pages_ladder.find_row(bench.recorded_rows(data), rung["kernel"], rung["tile"], n)
+            row = pages_ladder.find_row(records.recorded_rows(data), rung["kernel"], rung["tile"], n)
             assert y == (row["gflops"] if row else None)
     chart.w_metric.value = "% of cuBLAS"  # updated in place, cuBLAS (100%) left out
     assert chart.fig is fig_before and "cuBLAS" not in chart.fig.data[0].x
-    tiled = bench.recorded_rows(data, "tiled", 4096, 32)[0]
+    tiled = records.recorded_rows(data, "tiled", 4096, 32)[0]
     assert chart.fig.data[-1].y[0] == pytest.approx(tiled["pct_cublas"])
     assert f"{tiled['gflops']:,.0f}" in text(chart.widget)
     for r in ladder.RUNGS:  # the reason for each rung, in a sentence
@@ -153,7 +159,7 @@ class FakeReport:
 
 def test_live_measurement_updates_chart_and_roofline(monkeypatch):
     data = with_made_up_ladder(recorded())
-    rows = [r for r in bench.recorded_rows(data) if r["M"] == r["N"] == r["K"] and r["M"] in (1024, 4096)
+    rows = [r for r in records.recorded_rows(data) if r["M"] == r["N"] == r["K"] and r["M"] in (1024, 4096)
             and (r["kernel"] != "tiled" or r["tile"] == 32) and r["kernel"] in ("cublas", "tiled", *ladder.NAMES)]
     calls = {}
 
@@ -206,7 +212,7 @@ def test_rung_cards_and_table():
         t = text(pages_ladder.rung_card(r.name))
         assert f"{r.fma_per_lds:.2f} FMAs per shared load" in t and f"{r.shared_bytes:,} B" in t
         assert r.expression(False).replace("<", "&lt;").replace(">", "&gt;") in t
-        row = bench.recorded_rows(data, r.name, 4096)
+        row = records.recorded_rows(data, r.name, 4096)
         assert (f"{row[0]['gflops']:,.0f} GFLOP/s" in t) if row else ("not recorded" in t)
     t = text(pages_ladder.rung_table())
     for r in ladder.RUNGS:
@@ -216,24 +222,24 @@ def test_rung_cards_and_table():
 
 def test_rung_card_without_ladder_rows(monkeypatch):
     data = without_ladder(recorded())
-    monkeypatch.setattr(bench, "load_recorded", lambda *a, **k: data)
+    monkeypatch.setattr(records, "load_recorded", lambda *a, **k: data)
     assert "not recorded" in text(pages_ladder.rung_card("warptile"))
 
 
 # ---- the roofline (pages 07 and 08) ----------------------------------------------------------
 def test_ladder_points_on_the_roofline():
     data = recorded()
-    rows = bench.recorded_rows(data)
+    rows = records.recorded_rows(data)
     pts = roofline.ladder_points(rows, 4096)
     assert [p["kernel"] for p in pts] == list(ladder.NAMES)
     for p, r in zip(pts, ladder.RUNGS):
         assert p["flop_per_byte"] == r.intensity() == r.BM * r.BN / (2 * (r.BM + r.BN))
-        row = bench.recorded_rows(data, r.name, 4096)
+        row = records.recorded_rows(data, r.name, 4096)
         assert p["gflops"] == (row[0]["gflops"] if row else None)
         # a block loads BM*BK + BK*BN floats per phase for 2*BM*BN*BK FLOP
         blocks, phases = (4096 // r.BM) * (4096 // r.BN), 4096 // r.BK
         assert p["model_bytes"] == pytest.approx(4 * blocks * phases * (r.BM * r.BK + r.BK * r.BN))
-    assert all(p["gflops"] is None for p in roofline.ladder_points(bench.recorded_rows(without_ladder(data)), 4096))
+    assert all(p["gflops"] is None for p in roofline.ladder_points(records.recorded_rows(without_ladder(data)), 4096))
 
 
 @pytest.mark.parametrize("state", ["as recorded", "without ladder rows"])
@@ -241,7 +247,7 @@ def test_roofline_chart_has_the_ladder(state):
     data = recorded() if state == "as recorded" else without_ladder(recorded())
     chart = pages_perf.RooflineChart(4096, roofline.load_device_record(), data)
     tr = chart.fig.data[chart.ladder_trace]
-    have = [p for p in roofline.ladder_points(bench.recorded_rows(data), 4096) if p["gflops"] is not None]
+    have = [p for p in roofline.ladder_points(records.recorded_rows(data), 4096) if p["gflops"] is not None]
     assert list(tr.x) == [p["flop_per_byte"] for p in have] and list(tr.y) == [p["gflops"] for p in have]
     t = text(chart.widget)
     for name in ladder.NAMES:
@@ -377,14 +383,14 @@ def test_notebook_is_generated_from_the_model_and_up_to_date():
 
 def test_notebook_calls_exist():
     src = NOTEBOOK.read_text()
-    called = set(re.findall(r"pages_ladder\.(\w+)\(", src))
+    called = set(re.findall(r"\bladder\.(\w+)\(", src))
     assert called == {"ladder_chart", "rung_table", "mapping", "rung_card", "roofline"}
     for name in called:
         assert callable(getattr(pages_ladder, name))
 
 
 def test_page_is_listed_and_not_preheated():
-    from explainer import serve
+    from explainer.app import serve
 
     assert ("08_beyond_tiling.ipynb" in [p[0] for p in pages.PAGES])
     assert 'href="08_beyond_tiling.ipynb"' in pages.index().value

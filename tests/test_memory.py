@@ -3,7 +3,7 @@
 
 import pytest
 
-from explainer import memory
+from explainer.model import memory
 from explainer.model import Launch, LaunchError
 
 

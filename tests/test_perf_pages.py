@@ -6,8 +6,12 @@ import re
 import ipywidgets as W
 import pytest
 
-from explainer import bench, pages_perf, roofline
-from explainer.perf_views import OccupancyCalculator
+from explainer.gpu import recorded
+
+from explainer.pages import perf as pages_perf
+
+from explainer.model import roofline
+from explainer.views.perf import OccupancyCalculator
 from explainer.views.warps import WarpExplorer
 
 
@@ -40,7 +44,7 @@ def test_page_calls_build_without_gpu(name):
 def test_notebooks_call_only_these():
     from pathlib import Path
     src = "".join(p.read_text() for p in Path(__file__).resolve().parent.parent.glob("notebooks/0[567]_*.ipynb"))
-    called = set(re.findall(r"pages_perf\.(\w+)\(", src))
+    called = set(re.findall(r"\bperf\.(\w+)\(", src))
     assert called == {n for v in PAGE_CALLS.values() for n in v}
 
 
@@ -84,9 +88,9 @@ def test_coalescing_model_equals_ncu():
 
 
 def test_row_vs_column_from_recorded():
-    data = bench.load_recorded()
-    a = bench.recorded_rows(data, "naive", 2048, 32)[0]["median_ms"]
-    b = bench.recorded_rows(data, "naive_col", 2048, 32)[0]["median_ms"]
+    data = recorded.load_recorded()
+    a = recorded.recorded_rows(data, "naive", 2048, 32)[0]["median_ms"]
+    b = recorded.recorded_rows(data, "naive_col", 2048, 32)[0]["median_ms"]
     assert b > a
     assert f"{b / a:.1f}×" in text(pages_perf.row_vs_column())
 
@@ -127,12 +131,12 @@ def test_kernel_resources_agree_with_calculator():
 
 
 def test_seed_004_reproduced_from_recorded():
-    data = bench.load_recorded()
+    data = recorded.load_recorded()
     rows = pages_perf.seed_004_rows("row", data)
     assert len(rows) == 9 and rows[0]["seed_ms"] == (2.651, 1.023, 1.023)
     r = next(r for r in rows if (r["N"], r["tile"]) == (1024, 16))
     for k, ms in zip(("naive", "tiled", "tiled_register_copy"), r["ms"]):
-        assert ms == bench.recorded_rows(data, k, 1024, 16)[0]["median_ms"]
+        assert ms == recorded.recorded_rows(data, k, 1024, 16)[0]["median_ms"]
     rc = pages_perf.register_copy_ratio(data)
     assert rc["n"] == 12 and 0.98 < rc["min"] <= rc["max"] < 1.02  # "register tiling" = tiled
     assert f"{rc['median']:.3f}×" in text(pages_perf.seed_004_tables())
@@ -181,11 +185,11 @@ def test_recorded_device_roofs():
 
 
 def test_roofline_points_and_figure():
-    dev, data = roofline.load_device_record(), bench.load_recorded()
+    dev, data = roofline.load_device_record(), recorded.load_recorded()
     pts = {(p["kernel"], p["tile"]): p for p in pages_perf.roofline_points(data, 4096, dev)}
     naive = pts[("naive", 16)]
     assert naive["flop_per_byte"] == 0.25
-    assert naive["gflops"] == bench.recorded_rows(data, "naive", 4096, 16)[0]["gflops"]
+    assert naive["gflops"] == recorded.recorded_rows(data, "naive", 4096, 16)[0]["gflops"]
     roofs = roofline.device_roofs(dev)
     # caches: the naive kernel beats its DRAM bound, and DRAM really moved far fewer bytes
     assert naive["gflops"] > roofline.bound_gflops(0.25, roofs["bandwidth_gbs"], roofs["peak_gflops"])

@@ -1,10 +1,10 @@
-"""The arrays page 08's mapping view receives equal what explainer.ladder answers.
+"""The arrays page 08's mapping view receives equal what explainer.model.ladder answers.
 
 The browser picks a thread, a step k and a mode by looking them up in these arrays, so every
 entry is checked against the model one thread at a time (``ladder.thread_outputs`` /
 ``owner_map``, ``loader_a`` / ``loader_b``, the read slots), and what the browser paints for
 every thread (the same look-ups, :func:`explainer.views.ladder.painted`) against the pictures
-of ``explainer.ladder_view`` (``block_tile_z``, ``reads_z``, ``copies_z``), on every rung.
+of ``explainer.views.ladder_maps`` (``block_tile_z``, ``reads_z``, ``copies_z``), on every rung.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explainer import ladder
-from explainer.ladder import WARP
-from explainer.ladder_view import (block_tile_z, copies, copies_z, ranges, reads_z, register_counts, thread_reads,
+from explainer.model import ladder
+from explainer.model.ladder import WARP
+from explainer.views.ladder_maps import (block_tile_z, copies, copies_z, ranges, reads_z, register_counts, thread_reads,
                                    warp_region, warp_subtiles)
 from explainer.views import ladder as lv
 from explainer.views.payload import pack, unpack

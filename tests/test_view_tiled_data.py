@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explainer import hazards as hz
+from explainer.model import hazards as hz
 from explainer.model import PAD, STEP_KINDS, Launch, phase_of_step, step_count, steps, steps_of_phases
 from explainer.views import tiled as tv
 from explainer.views.common import demo_matrices

@@ -1,5 +1,5 @@
 """The arrays the warps explorer's front end receives equal what explainer.model and
-explainer.memory answer: every thread's warp / lane / linear id, and for every warp of the
+explainer.model.memory answer: every thread's warp / lane / linear id, and for every warp of the
 block the request table of naive, naive_col and tiled, on odd launches, edge blocks and every
 block size."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explainer import memory
+from explainer.model import memory
 from explainer.model import Launch, LaunchError
 from explainer.views import warps as wv
 from explainer.views.payload import unpack

@@ -7,7 +7,7 @@ import pytest
 
 from explainer.model import Launch
 from explainer.views.naive import NaiveExplorer
-from explainer.stepper import TiledStepper, source_lines
+from explainer.views.stepper import TiledStepper, source_lines
 
 
 def small(**kw):
@@ -137,7 +137,7 @@ def test_code_panel_highlights_the_real_source():
 
 
 def test_demo_matrix_indexing_is_consistent():
-    from explainer.stepper import DemoMatrix
+    from explainer.views.stepper import DemoMatrix
 
     A = DemoMatrix(50, 70, 7)
     full = A[:, :]
@@ -160,11 +160,12 @@ def test_naive_explorer_pin_is_the_inverse_of_the_mapping(kernel):
 
 
 def test_timing_panel_without_gpu_shows_recorded_label(monkeypatch):
-    from explainer import bench, gpu
-    from explainer.timing import TimingPanel
+    from explainer.gpu import recorded
+    from explainer import gpu
+    from explainer.views.timing import TimingPanel
 
     monkeypatch.setattr(gpu, "status", lambda: gpu.GpuStatus(False, "no GPU: test"))
-    data = bench.load_recorded()
+    data = recorded.load_recorded()
     p = TimingPanel(kernels=("naive", "tiled"), tiles=(16,), sizes=(1024,))
     assert p.w_button.disabled
     assert "Recorded, not measured here" in p.w_status.value
@@ -172,7 +173,7 @@ def test_timing_panel_without_gpu_shows_recorded_label(monkeypatch):
     names = {tr.name for tr in p.fig.data}
     assert names == {"cuBLAS", "naive T=16", "tiled T=16"}
     # the chart's numbers are the file's numbers
-    tiled = next(r for r in bench.recorded_rows(data, "tiled", 1024, 16))
+    tiled = next(r for r in recorded.recorded_rows(data, "tiled", 1024, 16))
     bar = next(tr for tr in p.fig.data if tr.name == "tiled T=16")
     assert bar.y[0] == pytest.approx(tiled["gflops"])
 
@@ -189,7 +190,7 @@ def test_index_links_only_existing_pages():
 
 
 def test_plotly_runtime_points_at_the_served_bundle_or_carries_it(monkeypatch):
-    from explainer import plotly_widget as pw
+    from explainer.views import plotly_widget as pw
 
     monkeypatch.delenv(pw.BUNDLE_URL_ENV, raising=False)
     pw.runtime.cache_clear()

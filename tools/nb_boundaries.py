@@ -18,7 +18,7 @@ The stepper opens on seed 000's example, Width = 3, TILE_WIDTH = 2: in phase 2, 
 (x=1, y=0) of block (x=1, y=0) would read column 3 of A, which does not exist. The *Preset* menu
 also has seed 003's sliding window (A 4×8, B 8×4, BLOCK_SIZE = 2: four windows along K) and a
 35×79×19 launch with T = 8. Any M, N, K ≥ 1 works."""),
-        ("code", "from explainer import pages_edges\npages_edges.boundaries()"),
+        ("code", "from explainer.pages import edges\nedges.boundaries()"),
         ("md", """## The price of the edges, counted
 
 Below the stepper: padding zeros, ghost threads and **wasted multiply-adds** (with a padding factor
@@ -47,10 +47,10 @@ Each phase of the tiled kernel has two `__syncthreads()`:
   (write-before-read).
 
 `kernels/07`–`09` remove barrier 1, barrier 2, or both. The model's hazard detector
-(`explainer.hazards`) lists, for every shared cell and phase, the thread that writes it, the
+(`explainer.model.hazards`) lists, for every shared cell and phase, the thread that writes it, the
 threads that read it, and whether a barrier separates them. Pick a variant: the stepper draws the
 cells in a race at each step in red, and the threads whose stores the pinned thread may miss."""),
-        ("code", "from explainer import pages_edges\npages_edges.barriers()"),
+        ("code", "from explainer.pages import edges\nedges.barriers()"),
         ("md", """## Why a broken kernel can still pass
 
 A race is a *possibility*, not a certainty. The 32 threads of a warp usually execute the same

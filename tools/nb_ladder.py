@@ -1,6 +1,6 @@
 """Page 08 (beyond tiling): read by tools/make_notebooks.py, which writes the notebook.
 
-The numbers in the prose are the model's (explainer.ladder.RUNGS, through explainer.ladder_view):
+The numbers in the prose are the model's (explainer.model.ladder.RUNGS, through explainer.views.ladder_maps):
 they are filled in here when the notebook is written, so a change of a rung's parameters changes
 the text (tests/test_ladder_page.py checks the stored notebook is up to date). Measured figures
 never appear in the prose: the page's widgets show them, labelled with device and date.
@@ -11,14 +11,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer import ladder, roofline  # noqa: E402
-from explainer.ladder_view import (as_store_conflict, register_counts, rung_facts, shared_loads_per_k,  # noqa: E402
+from explainer.model import ladder, roofline  # noqa: E402
+from explainer.views.ladder_maps import (as_store_conflict, register_counts, rung_facts, shared_loads_per_k,  # noqa: E402
                                    warp_region)
 
 R1, R2, RV, RD, RW = (ladder.rung(n) for n in ladder.NAMES)
 F1, F2, FV, FD, FW = (rung_facts(r) for r in (R1, R2, RV, RD, RW))
 L1, L2, LV, LW = (shared_loads_per_k(r) for r in (R1, R2, RV, RW))
-T = 32  # the tiled kernel the chart starts from (pages_ladder.BASELINE_TILE)
+T = 32  # the tiled kernel the chart starts from (ladder.BASELINE_TILE)
 TILED_I = roofline.intensity("tiled", 4096, 4096, 4096, T)
 WD = RW.warp_dims
 CW = as_store_conflict(RW)
@@ -51,14 +51,14 @@ tile divides the matrices a fast path runs without checks, otherwise a guarded o
 
 The chart measures every rung and cuBLAS in one run, at 1024³, 2048³ and 4096³; on a machine
 without a GPU it shows the recorded run, with its device and date."""),
-        ("code", "from explainer import pages_ladder\npages_ladder.ladder_chart()"),
+        ("code", "from explainer.pages import ladder\nladder.ladder_chart()"),
         ("md", """## The rungs in numbers
 
-What each kernel is, computed from the parameters the GPU runs (`explainer/ladder.py`): the block
+What each kernel is, computed from the parameters the GPU runs (`explainer/model/ladder.py`): the block
 tile BM×BN and the depth BK of one shared-memory phase, the threads of a block, the outputs one
 thread owns, and the two ratios that explain the chart: **multiply-adds per shared-memory load**
 (the thread tile's reuse) and **FLOP per byte of DRAM traffic** (the block tile's reuse)."""),
-        ("code", "pages_ladder.rung_table()"),
+        ("code", "ladder.rung_table()"),
         ("md", """## Who computes what: the mapping views
 
 Pick a rung and a thread (type its `threadIdx.x`, or click a cell of the C tile). The big grid is
@@ -69,7 +69,7 @@ step k (light orange: the other steps); blue: its warp; the blue frame is the wa
 windows by the thread that copies them from global memory, in float4 groups from kernel 12 on.
 On the right: the thread's registers at step k, and its copies with the As / Bs slots and banks
 they land in. Hover a cell for its slot, bank and thread."""),
-        ("code", "pages_ladder.mapping()"),
+        ("code", "ladder.mapping()"),
         ("md", f"""## 10 · 1D block tiling: one thread, {R1['TM']} outputs
 
 A block of (BM/TM)·BN = ({R1.BM}/{R1['TM']})·{R1.BN} = **{R1.threads} threads** computes a
@@ -85,7 +85,7 @@ for all {R1['TM']} of its outputs, against {R1['TM']} values of `As`: {L1['fmas'
 block tile also raises the DRAM intensity from T/4 = {fmt(TILED_I)} to {R1.BM}·{R1.BN} / (2·({R1.BM} + {R1.BN}))
 = **{fmt(R1.intensity())} FLOP/B**. Shared memory: ({R1.BM}·{R1.BK} + {R1.BK}·{R1.BN})·4 =
 {R1.shared_bytes:,} B per block."""),
-        ("code", 'pages_ladder.rung_card("blocktile_1d")'),
+        ("code", 'ladder.rung_card("blocktile_1d")'),
         ("md", f"""## 11 · 2D block tiling: {R2['TM']}×{R2['TN']} outputs per thread, in registers
 
 Now a thread owns a TM×TN = {R2['TM']}×{R2['TN']} square: (BM/TM)·(BN/TN) = {R2.BM // R2['TM']}·{R2.BN // R2['TN']}
@@ -98,7 +98,7 @@ forms their **outer product**: `acc[i][j] += regM[i] * regN[j]`, {L2['fmas']} FM
 `acc` is a compile-time constant (fully unrolled loops); otherwise they would spill to local memory.
 The bigger block tile raises the DRAM intensity to **{fmt(R2.intensity())} FLOP/B**. Each thread
 copies {R2.BM * R2.BK // R2.threads} elements of A and {R2.BK * R2.BN // R2.threads} of B per phase."""),
-        ("code", 'pages_ladder.rung_card("blocktile_2d")'),
+        ("code", 'ladder.rung_card("blocktile_2d")'),
         ("md", f"""## 12 · float4: a quarter of the memory instructions
 
 Same tiles as kernel 11, but every access moves **16 bytes** (4 floats) in one instruction. The
@@ -116,7 +116,7 @@ guarded path loads element by element. {f'''One cost remains: the {RV.BK // 4} l
 (k in steps of 4) store into one column of `As`, {4 * RV.lda} words apart, a multiple of 32 banks: a
 **{CV}-way bank conflict** on every store into `As` (hover the A window to see the banks).''' if CV > 1 else
 '''The stores into the transposed `As` are free of bank conflicts.'''}"""),
-        ("code", 'pages_ladder.rung_card("vectorized")'),
+        ("code", 'ladder.rung_card("vectorized")'),
         ("md", f"""## 13 · Double buffering: load the next tile while computing this one
 
 Kernels 10-12 run every phase as *load → barrier → compute → barrier*: while a block waits for
@@ -127,7 +127,7 @@ out tile t from buffer t % 2 while those loads travel, then writes the registers
 (t+1) % 2. **One barrier per phase** is enough: buffer (t+1) % 2 was last read in phase t−1, which every
 thread finished before the previous barrier (the write-after-read hazard of page 04's barrier 2 cannot
 happen), and the barrier at the end of phase t makes the new tile visible before phase t+1 reads it."""),
-        ("code", 'pages_ladder.rung_card("double_buffered")'),
+        ("code", 'ladder.rung_card("double_buffered")'),
         ("md", f"""## 14 · Warp tiling: a compact region per warp
 
 In kernels 11-13 a warp is 32 consecutive thread ids, which own a {W2['rows']}×{W2['cols']} strip of C, and
@@ -147,7 +147,7 @@ read the same ones (a broadcast). `As` rows are padded to BM + PAD = {RW.lda} fl
 lanes copying the same row of A land in different banks ({'no conflict' if CW == 1 else f'still a {CW}-way conflict'}). The parameters
 (a {RW.BM}×{RW.BN} block tile, {FW['intensity']:.1f} FLOP/B; {FW['shared_bytes']:,} B of shared memory)
 were tuned on the H100 by `benchmarks/tune_ladder.py`."""),
-        ("code", 'pages_ladder.rung_card("warptile")'),
+        ("code", 'ladder.rung_card("warptile")'),
         ("md", f"""## The ladder on the roofline
 
 Page 07's roofline, with the ladder's kernels added as squares at their block-tile intensity
@@ -156,6 +156,6 @@ device the ridge point is {RIDGE:.1f} FLOP/B, and {', '.join(r.file.split('_')[0
 past it: their DRAM bound is the FP32 peak itself.''' if PAST_RIDGE else ''} What separates rungs of equal intensity is how
 many instructions the SM spends per multiply-add (shared loads, address arithmetic, barriers) and how
 well the latency of the loads is hidden."""),
-        ("code", "pages_ladder.roofline()"),
+        ("code", "ladder.roofline()"),
     ],
 }

@@ -14,7 +14,7 @@ neighbouring addresses the request touches as few sectors as the bytes need (*co
 lane reads a different row, every lane costs a sector of its own. Pick a block shape and a thread:
 the table lists, for that thread's warp, every global access of the three kernels, computed from the
 execution model's index functions."""),
-        ("code", "from explainer import pages_perf\npages_perf.warps()"),
+        ("code", "from explainer.pages import perf\nperf.warps()"),
         ("md", """**Two corrections to seed 001.** Thread (x=4, y=3) of a 16×16 block is *not* `32+4 = 36`: its id is
 `4 + 3·16 = 52`, warp 1, lane 20 (the explorer opens on it). And the tiled kernel's B-tile load
 `B[(t*T + ty)*N + col]` *is* coalesced: `col = blockIdx.x*T + threadIdx.x`, so neighbouring lanes read
@@ -22,13 +22,13 @@ neighbouring floats of one row of B; it costs exactly the ideal number of sector
 kernel is `naive_col` (seed 004's column partition), where `threadIdx.x` walks the **rows** of A and C.
 
 The model's sector counts against the counters Nsight Compute read on the H100:"""),
-        ("code", "pages_perf.coalescing_summary()"),
+        ("code", "perf.coalescing_summary()"),
         ("md", """## What it costs: row- vs column-mapped naive kernels
 
 Same arithmetic, same occupancy, a different thread → element mapping. The bigger the block, the
 more rows of A one warp spans in `naive_col`, and the slower it gets."""),
-        ("code", "pages_perf.row_vs_column()"),
-        ("code", "pages_perf.warps_timing()"),
+        ("code", "perf.row_vs_column()"),
+        ("code", "perf.warps_timing()"),
         ("md", """## Shared-memory banks
 
 Shared memory has 32 banks of 4-byte words (word `w` lives in bank `w % 32`). Lanes reading the
@@ -40,7 +40,7 @@ after another (an *n-way conflict*). In the compute loop `sum += As[ty][k] * Bs[
 
 Neither conflicts. Storing B transposed and reading `Bs[tx][k]` would put a whole column, T words
 apart, into one warp: a T-way conflict at T = 32, which padding each row to T+1 words removes."""),
-        ("code", "pages_perf.bank_table()"),
+        ("code", "perf.bank_table()"),
     ],
     "06_tile_size_and_occupancy.ipynb": [
         ("md", """# 6 · Tile size and occupancy
@@ -50,31 +50,31 @@ An SM holds several blocks at once, as many as its **threads (warps)**, its **bl
 resident warps over the SM's maximum. Seed 000 works this out for a Fermi SM (16 KB of shared
 memory, 1536 threads, 8 blocks); here the same table is computed from the presets, and extended to
 Turing, Ampere and Hopper. The 64×64 row shows why a tile cannot grow past 32: 4096 threads per block."""),
-        ("code", "from explainer import pages_perf\npages_perf.tile_table()"),
+        ("code", "from explainer.pages import perf\nperf.tile_table()"),
         ("md", """**Seed 001's RTX 2080 Ti.** Turing is the one recent architecture with *fewer* threads per SM
 than its neighbours:"""),
-        ("code", "pages_perf.turing_correction()"),
+        ("code", "perf.turing_correction()"),
         ("md", """## The compiled kernels on the GPU
 
 Registers and shared bytes per kernel come from the compiled kernel, the resident blocks from the
 CUDA driver; the last column is the calculator's prediction for the same resources."""),
-        ("code", "pages_perf.kernel_resources()"),
+        ("code", "perf.kernel_resources()"),
         ("md", """## Time per tile size
 
 On the H100 every block size runs at full occupancy, yet 32×32 is fastest: each element loaded
 from global memory is reused T times, so larger tiles need fewer loads (page 7)."""),
-        ("code", "pages_perf.tile_sweep()"),
-        ("code", "pages_perf.tiles_timing()"),
+        ("code", "perf.tile_sweep()"),
+        ("code", "perf.tiles_timing()"),
         ("md", """## Seed 004's timing tables, reproduced
 
 Seed 004 measured its kernels on its own GPU; the recorded H100 figures for the kernels that do the
 same work stand beside them. Its conclusion about “register tiling” does not survive the measurement."""),
-        ("code", "pages_perf.seed_004_tables()"),
+        ("code", "perf.seed_004_tables()"),
         ("md", """## Occupancy calculator
 
 Type a block's threads, shared bytes and registers per thread; the SM's resources decide how many
 blocks fit and which one runs out first."""),
-        ("code", "pages_perf.occupancy_calculator()"),
+        ("code", "perf.occupancy_calculator()"),
     ],
     "07_arithmetic_intensity_and_roofline.ipynb": [
         ("md", """# 7 · Arithmetic intensity and the roofline
@@ -83,14 +83,14 @@ blocks fit and which one runs out first."""),
 floats (8 bytes) per multiply-add (2 FLOP): 0.25 FLOP/B. The tiled kernel loads each element once per
 block instead of once per thread, T times fewer loads: T/4 FLOP/B. The table counts the loads with
 the execution model, so shapes that are not multiples of T get their exact figure."""),
-        ("code", "from explainer import pages_perf\npages_perf.intensity_table()"),
-        ("code", "pages_perf.pmpp_example()"),
+        ("code", "from explainer.pages import perf\nperf.intensity_table()"),
+        ("code", "perf.pmpp_example()"),
         ("md", """## The roofline of the recorded GPU
 
 A kernel cannot run faster than its memory traffic allows (intensity × bandwidth) nor faster than the
 arithmetic units (the FP32 peak). The peak is computed from the SM clock and SM count; the bandwidth
 is measured by a device-to-device copy."""),
-        ("code", "pages_perf.device_roofs_html()"),
+        ("code", "perf.device_roofs_html()"),
         ("md", """Circles place each kernel at the model's intensity and its measured speed; the dotted line leads to
 where the kernel really sits once the bytes DRAM moved (Nsight Compute) replace the model's count.
 
@@ -104,6 +104,6 @@ The squares are the kernels of page 08, which climb past the tiled kernel by reu
 value more often: in DRAM (bigger block tiles move them right) and in shared memory and registers
 (which the DRAM roofline does not see: they move up, towards the compute roof, at a similar
 intensity)."""),
-        ("code", "pages_perf.roofline_page()"),
+        ("code", "perf.roofline_page()"),
     ],
 }

@@ -2,7 +2,7 @@
 
 :class:`KernelSpec` names each ``.cu`` file and its model; :func:`launch_config` is the one place
 a launch's grid, block and shared memory are computed (from :mod:`explainer.model` /
-:mod:`explainer.ladder`); :func:`refusal` says why a device cannot run one.
+:mod:`explainer.model.ladder`); :func:`refusal` says why a device cannot run one.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import ladder
+from ..model import ladder
 from .. import model
 from .. import resources
 
@@ -47,9 +47,9 @@ class KernelSpec:
     symbol: str
     tiles: tuple[int, ...] | None
     shared: str  # "none" | "static" | "dynamic"
-    model: str  # the explainer.model kernel that describes it ("ladder": explainer.ladder)
+    model: str  # the explainer.model kernel that describes it ("ladder": explainer.model.ladder)
     summary: str
-    rung: str | None = None  # the ladder kernels (10-14): their entry in explainer.ladder.RUNGS
+    rung: str | None = None  # the ladder kernels (10-14): their entry in explainer.model.ladder.RUNGS
 
     @property
     def ladder(self) -> "ladder.Rung | None":
@@ -84,7 +84,7 @@ _SPECS = (
                TEMPLATE_TILES, "static", "tiled",
                "tiled, each shared element copied to a local first (seed 004)"),
 ) + tuple(
-    # The ladder beyond tiling (page 08): one thread, many outputs. Parameters: explainer.ladder.
+    # The ladder beyond tiling (page 08): one thread, many outputs. Parameters: explainer.model.ladder.
     KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name)
     for r in ladder.RUNGS
 )
@@ -177,7 +177,7 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16) -> Launch
 
 def _ladder_config(spec: KernelSpec, M: int, N: int, K: int) -> LaunchConfig:
     """A ladder kernel: 1D blocks, one per BM x BN tile of C; the fast instantiation when the
-    block tile divides the problem, the guarded one otherwise (explainer.ladder)."""
+    block tile divides the problem, the guarded one otherwise (explainer.model.ladder)."""
     r = spec.ladder
     return LaunchConfig(
         kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*r.grid(M, N), 1),

@@ -21,7 +21,7 @@ class KernelTrace:
     Without ``blocks``: ``a``, ``b`` have shape (gy, gx, phases, T, T) indexed
     [by, bx, t, ty, tx] and ``c`` (gy, gx, T, T). For a ladder kernel ``a``/``b`` are
     (gy, gx, phases, slots) indexed by shared slot and ``c`` (gy, gx, threads, outputs per
-    thread), as :func:`explainer.ladder.predict_trace` predicts them. With ``blocks=[(bx, by), ...]`` the first two
+    thread), as :func:`explainer.model.ladder.predict_trace` predicts them. With ``blocks=[(bx, by), ...]`` the first two
     axes become one axis over the listed blocks. ``a``/``b`` hold ``r*K + c`` / ``r*N + c`` or -1
     (padding zero); ``c`` holds ``row*N + col`` or -2 (never written). The naive kernels record
     ``c`` only (``a`` and ``b`` are ``None``).
@@ -57,7 +57,7 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
     cp = rt.cp
     gx, gy, _ = cfg.grid
     T, P = cfg.tile, cfg.phases
-    if spec.rung:  # by shared slot and by output (explainer.ladder.predict_trace's layout)
+    if spec.rung:  # by shared slot and by output (explainer.model.ladder.predict_trace's layout)
         r = spec.ladder
         shape_a, shape_b = (gy, gx, P, r.slots_a), (gy, gx, P, r.slots_b)
         shape_c = (gy, gx, r.threads, r.outputs_per_thread)

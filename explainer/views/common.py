@@ -20,7 +20,7 @@ PALETTE = [
     "#d1d5db",  # PADDING   a padding zero in As / Bs
     "#86efac",  # STORED    stored to C
     "#e5e7eb",  # STALE     left over from the previous phase
-    "#dc2626",  # HAZARD    a shared cell / thread in a race (page 04, explainer.hazards)
+    "#dc2626",  # HAZARD    a shared cell / thread in a race (page 04, explainer.model.hazards)
 ]
 LEGEND = [
     (PANEL, "this block's panel"),

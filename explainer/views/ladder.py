@@ -2,8 +2,8 @@
 of the BM x BN block tile it owns (and its warp's), what it reads from As / Bs at step k of the
 compute loop, which elements it copies from global memory, and its registers.
 
-:func:`ladder_data` computes, once per rung and from :mod:`explainer.ladder` (through the pure
-functions of :mod:`explainer.ladder_view`), everything ``ladder.js`` draws for *every* thread,
+:func:`ladder_data` computes, once per rung and from :mod:`explainer.model.ladder` (through the pure
+functions of :mod:`explainer.views.ladder_maps`), everything ``ladder.js`` draws for *every* thread,
 step k and mode, so that picking a thread (typed, or a click on the C tile), a step k or a mode
 happens in the browser; Python is asked only for another rung (``{cmd: "kernel", name}``).
 
@@ -34,9 +34,10 @@ import html
 
 import numpy as np
 
-from .. import ladder, resources
-from ..ladder import RUNGS, WARP, Rung
-from ..ladder_view import (MODES, NOW_C, OTHER_EVEN, OTHER_ODD, PALETTE, THREAD_C, WARP_C, check_thread,
+from ..model import ladder
+from .. import resources
+from ..model.ladder import RUNGS, WARP, Rung
+from .ladder_maps import (MODES, NOW_C, OTHER_EVEN, OTHER_ODD, PALETTE, THREAD_C, WARP_C, check_thread,
                            copies, ranges, register_counts, rung_facts, rung_label, shared_loads_per_k,
                            thread_reads, warp_lane, warp_region, warp_subtiles)
 from .payload import pack, unpack

@@ -1,6 +1,6 @@
 """The tiled-kernel stepper's data: everything its front end (``tiled.js``) draws, for every step
 of one block, as compact arrays computed from :mod:`explainer.model` (and
-:mod:`explainer.hazards` for the barrier-less variants).
+:mod:`explainer.model.hazards` for the barrier-less variants).
 
 The browser steps, plays, hovers and pins threads of the block on its own; Python is asked again
 only for a new launch, another block, or (on launches with very many phases) the next chunk of
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import hazards as hz
+from ..model import hazards as hz
 from .. import resources
 from ..model import KERNELS, PAD, STEP_KINDS, Launch, Step, phase_of_step, step_count, steps_of_phases
 from .common import (ACTIVE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED,
@@ -341,7 +341,7 @@ def static_store(kernels, launches, initial, budget: int = STATIC_BUDGET, **kw) 
 
 
 class TiledView(BrowserView):
-    """The stepper's front end (``common.js`` + ``tiled.js``); :class:`explainer.stepper.TiledStepper`
+    """The stepper's front end (``common.js`` + ``tiled.js``); :class:`explainer.views.stepper.TiledStepper`
     fills it."""
 
     NAME = "tiled"

@@ -1,7 +1,7 @@
 """The warps and coalescing explorer (page 05): a block's threads -> their warps and lanes, and
 the 32-byte sectors each global access of ``naive`` / ``naive_col`` / ``tiled`` costs a warp.
 
-:func:`warps_data` computes, from :mod:`explainer.model` and :mod:`explainer.memory`, what
+:func:`warps_data` computes, from :mod:`explainer.model` and :mod:`explainer.model.memory`, what
 ``warps.js`` draws for one block size, block and loop step: the warp, lane and linear id of
 every thread, and for *every* warp of the block the request table (active lanes, distinct
 addresses, sectors, the ideal) and the lanes / sectors line. Pinning a thread (a click on the
@@ -19,7 +19,8 @@ import html
 
 import numpy as np
 
-from .. import memory, resources
+from ..model import memory
+from .. import resources
 from ..model import WARP_SIZE, Launch, LaunchError
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView
@@ -140,7 +141,7 @@ class WarpExplorer:
 
     @property
     def requests(self) -> dict:
-        """The pinned thread's warp's requests, per kernel (:func:`explainer.memory.warp_requests`)."""
+        """The pinned thread's warp's requests, per kernel (:func:`explainer.model.memory.warp_requests`)."""
         L = Launch("tiled", self.M, self.N, self.K, self.T)
         warp = int(L.warp_lane(*self.thread)[0])
         return {name: memory.warp_requests(Launch(name, self.M, self.N, self.K, self.T), self.block, warp, t=self.k, k=self.k)

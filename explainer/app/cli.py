@@ -12,9 +12,9 @@ import json
 import platform
 import sys
 
-from . import __version__
-from .hardware import OccupancyError, arches, occupancy, tile_occupancy
-from .model import KERNELS, MAX_TILE, Launch, LaunchError
+from .. import __version__
+from ..model.hardware import OccupancyError, arches, occupancy, tile_occupancy
+from ..model import KERNELS, MAX_TILE, Launch, LaunchError
 
 PROG = "tiled-explainer"
 TRACE_ROWS = 16  # phases shown in the readable trace before it points at --json
@@ -244,9 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Subcommands whose code lives beside the GPU runner and the app server.
     for name, module, help_ in (
-        ("bench", "explainer.bench", "launch the real kernels and cuBLAS, print or save timings"),
-        ("serve", "explainer.serve", "serve the notebooks as a Voila web app"),
-        ("export", "explainer.export", "write every page as static HTML (no kernel, no network)"),
+        ("bench", "explainer.app.bench", "launch the real kernels and cuBLAS, print or save timings"),
+        ("serve", "explainer.app.serve", "serve the notebooks as a Voila web app"),
+        ("export", "explainer.app.export", "write every page as static HTML (no kernel, no network)"),
     ):
         try:
             mod = importlib.import_module(module)

@@ -14,89 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from datetime import datetime
-from importlib import resources
-from pathlib import Path
 
-from .gpu import KERNEL_NAMES
+from ..gpu import KERNEL_NAMES
+from ..gpu.recorded import best_rows, load_recorded, save_report
 
 PROG = "tiled-explainer bench"
-RECORDED_DIR = Path(__file__).resolve().parent / "data" / "recorded"
-SCHEMA = "tiled-explainer/recorded-timings/1"
 DEFAULT_SIZES = ("512", "1024", "2048", "4096")
 DEFAULT_TILES = (8, 16, 32)
-
-
-# --------------------------------------------------------------------------------------
-# Recorded timings (no GPU needed)
-# --------------------------------------------------------------------------------------
-def recorded_files() -> list[Path]:
-    """The recorded-timings files shipped in the package, sorted by name."""
-    try:
-        root = resources.files("explainer").joinpath("data/recorded")
-        return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith(".json"))
-    except (FileNotFoundError, NotADirectoryError, OSError):
-        return sorted(RECORDED_DIR.glob("*.json")) if RECORDED_DIR.is_dir() else []
-
-
-def load_recorded(path: str | Path | None = None, device: str | None = None) -> dict | None:
-    """The newest recorded-timings file (or ``path``), parsed, with ``"source"`` (its file
-    name) added; ``device`` keeps only files whose device name contains it. ``None`` when there
-    is none. Pages show ``data["label"]`` next to the figures: they are recorded, not live."""
-    if path is not None:
-        files = [Path(path)]
-    else:
-        files = recorded_files()
-    best = None
-    for f in files:
-        try:
-            data = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        if data.get("schema") != SCHEMA:
-            continue
-        if device and device.lower() not in str(data.get("device", {}).get("name", "")).lower():
-            continue
-        data["source"] = f.name
-        if best is None or data.get("date", "") > best.get("date", ""):
-            best = data
-    return best
-
-
-def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None,
-                  tile: int | None = None) -> list[dict]:
-    """Rows of a recorded file, filtered (``size`` matches square M = N = K runs)."""
-    rows = list(data.get("cublas", [])) + list(data.get("results", []))
-    return [r for r in rows
-            if (kernel is None or r["kernel"] == kernel)
-            and (size is None or r["M"] == r["N"] == r["K"] == size)
-            and (tile is None or r.get("tile") == tile)]
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "device"
-
-
-def save_report(report_dict: dict, path: str | Path | None = None, command: str = "") -> Path:
-    """Write a report (``BenchReport.to_dict()``) as a recorded-timings file and return its
-    path. ``path``: a file, a folder, or ``None`` for ``explainer/data/recorded/``."""
-    dev = report_dict.get("device", {})
-    day = report_dict.get("date", datetime.now().isoformat())[:10]
-    data = {
-        "schema": SCHEMA,
-        "generated": "written by `tiled-explainer bench --save`; regenerate, do not edit",
-        "label": f"recorded on {dev.get('name', 'an unknown device')} on {day}",
-        "command": command,
-        **report_dict,
-    }
-    target = Path(path) if path else RECORDED_DIR
-    if target.suffix != ".json":
-        target = target / f"{_slug(dev.get('name', 'device'))}_{day}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
-    return target
 
 
 # --------------------------------------------------------------------------------------
@@ -154,19 +79,6 @@ def format_error(e: dict) -> str:
     return f"{e['kernel']} {_fmt_size(e)}{tile}: {e['message']}"
 
 
-def best_rows(data: dict) -> list[dict]:
-    """Per size (in the order measured): the fastest correct kernel of that size's run; its row
-    carries the cuBLAS median of the same run (``cublas_ms``, ``pct_cublas``)."""
-    out = []
-    for cub in data.get("cublas", []):
-        same = [r for r in data.get("results", [])
-                if (r["M"], r["N"], r["K"]) == (cub["M"], cub["N"], cub["K"])
-                and r.get("passed", True) and r.get("median_ms")]
-        if same:
-            out.append(min(same, key=lambda r: r["median_ms"]))
-    return out
-
-
 def format_best(r: dict) -> str:
     tile = f" T={r['tile']}" if r.get("tile") is not None else ""
     return (f"best at {_fmt_size(r)}: {r['kernel']}{tile} {r['median_ms']:.3f} ms, "
@@ -175,12 +87,12 @@ def format_best(r: dict) -> str:
 
 
 def run(args) -> int:
-    from . import gpu
+    from .. import gpu
 
     st = gpu.status()
     if not st.available:
         rec = load_recorded()
-        hint = (f"; recorded timings: {rec['label']} (explainer.bench.load_recorded())"
+        hint = (f"; recorded timings: {rec['label']} (explainer.gpu.recorded.load_recorded())"
                 if rec else "")
         print(f"{PROG}: {st.reason}{hint}", file=sys.stderr)
         return 1

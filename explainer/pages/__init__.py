@@ -6,8 +6,8 @@ import html
 
 import ipywidgets as W
 
-from . import __version__, gpu, resources
-from .model import Launch
+from .. import __version__, gpu, resources
+from ..model import Launch
 
 NOTEBOOKS_DIR = resources.notebooks_dir()
 
@@ -30,9 +30,9 @@ def available_pages() -> list[tuple[str, str, str]]:
 
 
 def gpu_status_html() -> str:
-    from . import export
+    from ..views import context
 
-    if export.active():
+    if context.active():
         return ('<div style="font-size:14px">These are static pages: every stepper steps in the browser for its '
                 "page's launch and presets; timing panels show recorded measurements, labelled with their device and "
                 "date. For your own launches and live GPU timings, run <code>tiled-explainer serve</code>.</div>")
@@ -63,8 +63,8 @@ def index():
 
 def naive(**kw):
     """Page 01: the naive explorer and naive vs cuBLAS timings."""
-    from .views.naive import NaiveExplorer
-    from .timing import TimingPanel
+    from ..views.naive import NaiveExplorer
+    from ..views.timing import TimingPanel
 
     return W.VBox([
         NaiveExplorer(**kw).widget,
@@ -74,8 +74,8 @@ def naive(**kw):
 
 def tiled(**kw):
     """Page 02: the stepper (seed 001's running example by default) and tiled vs naive vs cuBLAS."""
-    from .stepper import TiledStepper
-    from .timing import TimingPanel
+    from ..views.stepper import TiledStepper
+    from ..views.timing import TimingPanel
 
     return W.VBox([
         TiledStepper(**kw).widget,

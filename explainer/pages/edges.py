@@ -1,5 +1,5 @@
 """Pages 03 (boundaries) and 04 (barriers): one call per page, every number from the model
-(:mod:`explainer.model`, :mod:`explainer.hazards`) or measured (:mod:`explainer.gpu.edges`)."""
+(:mod:`explainer.model`, :mod:`explainer.model.hazards`) or measured (:mod:`explainer.gpu.edges`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import html
 import ipywidgets as W
 import numpy as np
 
-from . import gpu, hazards
-from .gpu import edges as gpu_edges
-from .model import Launch, unguarded_report, unguarded_values
-from .plotly_widget import Figure
-from .stepper import HAZARD, PADDING, PALETTE, TiledStepper, sync_figure
+from .. import gpu
+from ..model import hazards
+from ..gpu import edges as gpu_edges
+from ..model import Launch, unguarded_report, unguarded_values
+from ..views.plotly_widget import Figure
+from ..views.stepper import HAZARD, PADDING, PALETTE, TiledStepper, sync_figure
 
 NOTE = 'style="font-size:12px;color:#4b5563"'
 
@@ -151,7 +152,7 @@ def hazard_table(M=8, N=8, K=8, tile=4):
         "<th>write-before-read (barrier 2)</th><th>racing pairs across warps</th><th>first report</th></tr>"
         f"{rows}</table><div {NOTE}>M={M}, N={N}, K={K}, T={tile}: {Launch('tiled', M, N, K, tile).phases} phases, "
         f"{tile * tile} threads per block. A (cell, phase) counts once per kind; a pair is (writer, reader). "
-        "Computed by explainer.hazards.</div>")
+        "Computed by explainer.model.hazards.</div>")
 
 
 def flakiness_table(live_repeats=50):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import FLOAT_BYTES, PAD, WARP_SIZE, Launch, LaunchError, ceil_div
+from .launch import FLOAT_BYTES, PAD, WARP_SIZE, Launch, LaunchError, ceil_div
 
 SECTOR_BYTES = 32
 LINE_BYTES = 128

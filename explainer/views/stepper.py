@@ -15,11 +15,11 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from .model import Launch, LaunchError, Step, steps
+from ..model import Launch, LaunchError, Step, steps
 from .plotly_widget import Figure
 
 
-from .views.common import (  # noqa: F401  (re-exported: pages and tests import them from here)
+from .common import (  # noqa: F401  (re-exported: pages and tests import them from here)
     ACTIVE, COLORSCALE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED,
     TEXT_MAX, TILE, ZRANGE, DemoMatrix, demo_matrices, source_lines, window,
 )
@@ -159,7 +159,7 @@ class TiledStepper:
         # unguarded one, whose reads leave A and B). mark_ghosts / the variant's hazards only
         # add marks (page 03 / 04); presets: extra entries for the Preset menu; variants: the
         # kernels the view's own picker offers (page 04), the browser's {cmd: "kernel"}.
-        from .views.tiled import TiledView
+        from .tiled import TiledView
 
         self.kernel = kernel
         self.mark_ghosts = mark_ghosts
@@ -192,14 +192,14 @@ class TiledStepper:
 
     @property
     def step(self) -> Step:
-        from .model import steps_of_phases, phase_of_step
+        from ..model import steps_of_phases, phase_of_step
 
         t = phase_of_step(self.L, self.index, self.per_k)
         s0, chunk = steps_of_phases(self.L, t, t + 1, self.per_k)
         return chunk[self.index - s0]
 
     def label(self) -> str:
-        from .views.tiled import step_label
+        from .tiled import step_label
 
         return step_label(self.L, self.block, self.step)
 
@@ -209,14 +209,14 @@ class TiledStepper:
 
     def data(self):
         """``(meta, arrays)`` the browser was sent last (for tests)."""
-        from .views.payload import unpack
+        from .payload import unpack
 
         return self.view.meta, unpack(self.view.meta["arrays"], self.view.buf)
 
     def _set(self, L: Launch, block, thread, index: int):
         """Compute the arrays for (launch, block) around step ``index`` and send them."""
-        from .model import phase_of_step
-        from .views.tiled import tiled_payload
+        from ..model import phase_of_step
+        from .tiled import tiled_payload
 
         index = max(0, int(index))
         meta, buf = tiled_payload(L, block, thread, phase_of_step(L, index, self.per_k),
@@ -322,7 +322,7 @@ class TiledStepper:
     def static_store(self, budget: int) -> dict:
         """What an exported page embeds: the current state, each variant and preset, and the
         nearby blocks within ``budget`` bytes (:func:`explainer.views.tiled.static_store`)."""
-        from .views.tiled import static_store
+        from .tiled import static_store
 
         launches = [(self.preset, self.L, self.block, self.thread)] + [
             (name, Launch(self.kernel, M, N, K, T), block, thread)

@@ -3,7 +3,7 @@
 Two doors to the same pages:
 
 * **static pages** (``/voila/files/site/index.html``, the one printed first and opened): the
-  pages exported by :mod:`explainer.export` when the server starts. They cost the server
+  pages exported by :mod:`explainer.app.export` when the server starts. They cost the server
   nothing but a file read: every stepper steps in the student's browser for the page's launch,
   its presets and variants and the blocks near them, and the timing panels show the recorded
   measurements. Each page links its live twin;
@@ -85,7 +85,7 @@ def voila_env(config_dir: Path) -> dict:
     (config_dir / "voila.json").write_text(json.dumps(
         {"VoilaKernelManager": {"preheat_denylist": [NOT_PREHEATED]},
          "VoilaConfiguration": {"file_allowlist": [STATIC_FILES]}}))
-    from explainer.plotly_widget import BUNDLE_URL_ENV
+    from explainer.views.plotly_widget import BUNDLE_URL_ENV
 
     env = dict(os.environ)
     env[BUNDLE_URL_ENV] = f"../files/{PLOTLY_BUNDLE}"  # from /voila/render/<nb>; the kernels inherit it
@@ -163,7 +163,7 @@ def serve_root(config_dir: Path, notebooks: Path) -> Path:
     """Voila's root: a copy of the notebooks (small files), plotly's widget bundle for the live
     pages (so it reaches each browser once, as a cached file, not through every kernel) and,
     once exported, ``site/``."""
-    from explainer.plotly_widget import bundle_path
+    from explainer.views.plotly_widget import bundle_path
 
     root = config_dir / "root"
     root.mkdir()
@@ -175,7 +175,7 @@ def serve_root(config_dir: Path, notebooks: Path) -> Path:
 
 
 def export_command(root: Path) -> list[str]:
-    return [sys.executable, "-m", "explainer.cli", "export", str(root / SITE), "--live-prefix", LIVE_PREFIX]
+    return [sys.executable, "-m", "explainer.app.cli", "export", str(root / SITE), "--live-prefix", LIVE_PREFIX]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from .model import WARP_SIZE, ceil_div
+from .launch import WARP_SIZE, ceil_div
 
 
 class OccupancyError(ValueError):

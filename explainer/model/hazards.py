@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .model import WARP_SIZE, Launch, LaunchError
+from .launch import WARP_SIZE, Launch, LaunchError
 
 READ_BEFORE_WRITE = "read-before-write"
 WRITE_BEFORE_READ = "write-before-read"

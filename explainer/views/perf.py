@@ -1,6 +1,6 @@
 """Widgets of the performance pages (05-07): the occupancy calculator and the roofline figure
-(the warp / coalescing explorer is a browser view: :mod:`explainer.views.warps`). Every number comes from :mod:`explainer.memory`,
-:mod:`explainer.hardware`, :mod:`explainer.roofline` or a recorded file."""
+(the warp / coalescing explorer is a browser view: :mod:`explainer.views.warps`). Every number comes from :mod:`explainer.model.memory`,
+:mod:`explainer.model.hardware`, :mod:`explainer.model.roofline` or a recorded file."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import math
 import ipywidgets as W
 import numpy as np
 
-from . import hardware, roofline
-from .model import Launch
+from ..model import hardware, roofline
+from ..model import Launch
 from .plotly_widget import Figure
 from .stepper import sync_figure
 
@@ -93,14 +93,14 @@ def roofline_points(timing: dict | None, n: int = 4096, device: dict | None = No
     Nsight Compute measured the DRAM bytes, the intensity against the bytes DRAM really moved."""
     if not timing:
         return []
-    from . import bench
+    from ..gpu import recorded
 
     ncu = {}
     for run in (device or {}).get("ncu", {}).get("runs", []):
         m = run["metrics"]
         ncu[(run["kernel"], run["tile"], run["M"])] = m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
     pts = []
-    for r in bench.recorded_rows(timing, size=n):
+    for r in recorded.recorded_rows(timing, size=n):
         if r["kernel"] not in ("naive", "naive_col", "tiled"):
             continue
         L = Launch(r["kernel"], n, n, n, r["tile"])

@@ -11,7 +11,9 @@ import html
 
 import ipywidgets as W
 
-from . import bench, export, gpu
+from ..gpu import recorded
+from . import context
+from .. import gpu
 from .plotly_widget import Figure, runtime
 from .stepper import sync_figure
 
@@ -87,13 +89,13 @@ class TimingPanel:
 
     # ---- recorded -----------------------------------------------------------------------
     def _show_recorded(self):
-        data = bench.load_recorded()
+        data = recorded.load_recorded()
         reason = html.escape(self.st.reason or "no GPU")
         if not data:
             self.w_status.value = f"<b>No GPU here</b> ({reason}) and no recorded timings were found. {LIVE_HINT}"
             return
         sizes = set(_parse_sizes(self.w_sizes.value))
-        rows = [r for r in bench.recorded_rows(data)
+        rows = [r for r in recorded.recorded_rows(data)
                 if r["M"] == r["N"] == r["K"] and r["M"] in sizes
                 and (r["kernel"] == "cublas" or (r["kernel"] in self.kernels and r.get("tile") in self.tiles))]
         self.rows = rows
@@ -103,7 +105,7 @@ class TimingPanel:
         self.w_status.value = (
             f'<div style="background:#fef3c7;padding:6px;border-radius:4px"><b>Recorded, not measured here</b>: '
             f"{html.escape(self.source)}{' (' + html.escape(versions) + ')' if versions else ''}, "
-            f"file <code>{html.escape(data.get('source', ''))}</code>. {export.no_gpu_here(reason)} {LIVE_HINT}</div>"
+            f"file <code>{html.escape(data.get('source', ''))}</code>. {context.no_gpu_here(reason)} {LIVE_HINT}</div>"
         )
         self._draw()
 

@@ -3,7 +3,7 @@ outputs of the BM x BN block tile the thread owns (and its warp), what it reads 
 windows at loop step k, which elements it copies from global memory (in float4s from kernel 12
 on), and its registers.
 
-Everything drawn comes from :mod:`explainer.ladder` (read-only here): :func:`ladder.thread_outputs`,
+Everything drawn comes from :mod:`explainer.model.ladder` (read-only here): :func:`ladder.thread_outputs`,
 :func:`ladder.owner_map`, :func:`ladder.loader_a` / :func:`ladder.loader_b`, the slot layout of
 :func:`ladder.slot_coords_a`. The pure functions below derive what the pictures need;
 :mod:`explainer.views.ladder` turns them into the arrays its browser view draws (its
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ladder
-from .ladder import WARP, Rung
+from ..model import ladder
+from ..model.ladder import WARP, Rung
 
 # ---- colours: one discrete palette for every panel ---------------------------------------
 OTHER_EVEN, OTHER_ODD, WARP_C, THREAD_C, NOW_C = range(5)
@@ -182,7 +182,7 @@ def ranges(values) -> str:
 
 
 def rung_facts(r: Rung) -> dict:
-    """The numbers page 08 states about a rung, all computed from :mod:`explainer.ladder`."""
+    """The numbers page 08 states about a rung, all computed from :mod:`explainer.model.ladder`."""
     tm, tn = r.thread_tile
     lds = shared_loads_per_k(r)
     return {"file": r.file, "title": r.title, "BM": r.BM, "BN": r.BN, "BK": r.BK, "threads": r.threads,
@@ -217,7 +217,7 @@ def __getattr__(name):
     """``LadderExplorer`` lives in :mod:`explainer.views.ladder` (imported on first use: that
     module imports this one)."""
     if name == "LadderExplorer":
-        from .views.ladder import LadderExplorer
+        from .ladder import LadderExplorer
 
         return LadderExplorer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

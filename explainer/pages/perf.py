@@ -12,14 +12,16 @@ import statistics
 
 import ipywidgets as W
 
-from .plotly_widget import runtime
-from .stepper import sync_figure
+from ..views.plotly_widget import runtime
+from ..views.stepper import sync_figure
 
-from . import bench, gpu, hardware, memory, roofline
-from .model import Launch
-from .perf_views import OccupancyCalculator, roofline_figure, roofline_points, table
-from .views.warps import WarpExplorer
-from .timing import TimingPanel
+from ..gpu import recorded
+from .. import gpu
+from ..model import hardware, memory, roofline
+from ..model import Launch
+from ..views.perf import OccupancyCalculator, roofline_figure, roofline_points, table
+from ..views.warps import WarpExplorer
+from ..views.timing import TimingPanel
 
 NOTE = "font-size:12px;color:#4b5563"
 SEED_STYLE = "color:#92400e"  # quoted claims from the seeds
@@ -70,12 +72,12 @@ def _live_note() -> str:
     if st.available:
         return (f"<div style='{NOTE}'>GPU here: <b>{html.escape(st.device or '')}</b>. The timing panel measures "
                 "live; to record this GPU's bandwidth, clock and kernel resources run "
-                "<code>python -m explainer.roofline --save</code>.</div>")
+                "<code>python -m explainer.model.roofline --save</code>.</div>")
     return f"<div style='{NOTE}'>No GPU here ({html.escape(st.reason)}): the figures below are recorded.</div>"
 
 
 def _timing_rows(data, kernel, n, tile):
-    rows = bench.recorded_rows(data, kernel=kernel, size=n, tile=tile) if data else []
+    rows = recorded.recorded_rows(data, kernel=kernel, size=n, tile=tile) if data else []
     return rows[0] if rows else None
 
 
@@ -123,7 +125,7 @@ def coalescing_summary(n: int = 4096, T: int = 16):
 
 def row_vs_column(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
     """Recorded naive vs naive_col: median ms and the slowdown."""
-    data = bench.load_recorded()
+    data = recorded.load_recorded()
     rows = []
     for n in sizes:
         for T in tiles:
@@ -153,7 +155,7 @@ def bank_table(tiles=(8, 16, 32)):
             c, w = m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
             meas += f"T={run['tile']}: {c:,} conflicts in {w:,} shared-load wavefronts ({100 * c / w:.3f}%); "
     cap = ("Warp 0 at k=1: distinct 4-byte words, banks touched, and whether lanes share a word (broadcast); "
-           "the conflict column is the worst over every warp and k. Computed by explainer.memory.")
+           "the conflict column is the worst over every warp and k. Computed by explainer.model.memory.")
     body = table(("T", "read", "layout", "distinct words", "banks", "broadcast", "conflict"), rows, cap, "explainer-bank-table")
     if meas:
         body += f"<div style='{NOTE}'>Measured on the H100 (Nsight Compute, {html.escape(dev['label'])}): {html.escape(meas)}"\
@@ -246,11 +248,11 @@ def kernel_resources():
         ("kernel", "block", "registers / thread", "shared B / block", "blocks / SM (driver)", "occupancy (driver)",
          "calculator: blocks (limiter)"), rows,
         "Driver: cuOccupancyMaxActiveBlocksPerMultiprocessor and the compiled kernel's attributes; calculator: "
-        "explainer.hardware with the Hopper preset."), "explainer-kernel-resources")
+        "explainer.model.hardware with the Hopper preset."), "explainer-kernel-resources")
 
 
 def tile_sweep(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
-    data = bench.load_recorded()
+    data = recorded.load_recorded()
     rows = []
     for n in sizes:
         for k in ("naive", "tiled"):
@@ -265,7 +267,7 @@ def tile_sweep(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
 
 def seed_004_rows(which: str, data: dict | None = None) -> list[dict]:
     """Seed 004's table ``which`` beside the recorded figures of the kernels that reproduce it."""
-    data = data if data is not None else bench.load_recorded()
+    data = data if data is not None else recorded.load_recorded()
     out = []
     for (n, T), claim in SEED_004[which].items():
         row = {"N": n, "tile": T, "seed_ms": claim, "ms": []}
@@ -278,17 +280,17 @@ def seed_004_rows(which: str, data: dict | None = None) -> list[dict]:
 
 def register_copy_ratio(data: dict | None = None) -> dict:
     """tiled_register_copy / tiled median time over every recorded size and tile."""
-    data = data if data is not None else bench.load_recorded()
+    data = data if data is not None else recorded.load_recorded()
     ratios = []
-    for r in bench.recorded_rows(data, kernel="tiled_register_copy"):
-        t = bench.recorded_rows(data, kernel="tiled", size=r["M"], tile=r["tile"])
+    for r in recorded.recorded_rows(data, kernel="tiled_register_copy"):
+        t = recorded.recorded_rows(data, kernel="tiled", size=r["M"], tile=r["tile"])
         if t and r["M"] == r["N"] == r["K"]:
             ratios.append(r["median_ms"] / t[0]["median_ms"])
     return {"n": len(ratios), "min": min(ratios), "max": max(ratios), "median": statistics.median(ratios)}
 
 
 def seed_004_tables():
-    data = bench.load_recorded()
+    data = recorded.load_recorded()
     parts = [recorded_label(data)]
     fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
     for which in SEED_004:
@@ -391,7 +393,7 @@ class RooflineChart:
         self.ladder_trace = len(self.fig.data) - 1
         self.w_table = _html("", "explainer-roofline-table")
         self.w_note = _html("", "explainer-roofline-ladder-note")
-        self.show_ladder(bench.recorded_rows(data) if data else [], "recorded")
+        self.show_ladder(recorded.recorded_rows(data) if data else [], "recorded")
         sync_figure(self.fig)
         self.widget = W.VBox([self.fig, self.w_table, self.w_note, runtime()])
         self.widget.add_class("explainer-roofline")
@@ -442,7 +444,7 @@ class RooflineChart:
 def roofline_chart(n: int = 4096) -> RooflineChart | None:
     """The roofline from the recorded device and timing files; ``None`` if either is missing."""
     dev = roofline.load_device_record()
-    data = bench.load_recorded()
+    data = recorded.load_recorded()
     if not dev or not data:
         return None
     return RooflineChart(n, dev, data)

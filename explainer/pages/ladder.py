@@ -1,8 +1,8 @@
 """Page 08, beyond tiling: the ladder of kernels 10-14 from the seeds' tiled kernel to cuBLAS.
 
 One call per notebook cell. Every figure is measured (live on a GPU through
-:func:`explainer.gpu.benchmark`, else the recorded file of :func:`explainer.bench.load_recorded`,
-labelled with its device and date) or computed by :mod:`explainer.ladder`; rows a recorded file
+:func:`explainer.gpu.benchmark`, else the recorded file of :func:`explainer.recorded.load_recorded`,
+labelled with its device and date) or computed by :mod:`explainer.model.ladder`; rows a recorded file
 lacks show as "not recorded".
 """
 
@@ -12,14 +12,18 @@ import html
 
 import ipywidgets as W
 
-from . import bench, export, gpu, ladder, pages_perf
-from .ladder import RUNGS
-from .ladder_view import rung_facts, rung_label, shared_loads_per_k
-from .perf_views import table
-from .plotly_widget import Figure, runtime
-from .stepper import sync_figure
-from .timing import LIVE_HINT, _parse_sizes
-from .views.ladder import LadderExplorer
+from ..gpu import recorded
+from ..views import context
+from .. import gpu
+from ..model import ladder
+from . import perf as pages_perf
+from ..model.ladder import RUNGS
+from ..views.ladder_maps import rung_facts, rung_label, shared_loads_per_k
+from ..views.perf import table
+from ..views.plotly_widget import Figure, runtime
+from ..views.stepper import sync_figure
+from ..views.timing import LIVE_HINT, _parse_sizes
+from ..views.ladder import LadderExplorer
 
 NOTE = "font-size:12px;color:#4b5563"
 SIZES = (1024, 2048, 4096)
@@ -27,7 +31,7 @@ BASELINE_TILE = 32
 NOT_RECORDED = "not recorded"
 
 #: The chart's rungs in order: the seeds' best (the tiled kernel of page 02 at T=32), the
-#: ladder (explainer.ladder.RUNGS), and cuBLAS, the reference.
+#: ladder (explainer.model.ladder.RUNGS), and cuBLAS, the reference.
 LADDER = (
     {"kernel": "tiled", "tile": BASELINE_TILE, "label": f"03 · tiled T={BASELINE_TILE}",
      "idea": f"the seeds' shared-memory tile (page 02) at T = {BASELINE_TILE}, their best: every "
@@ -200,19 +204,19 @@ class LadderChart:
 
     # ---- recorded / live ---------------------------------------------------------------------
     def _show_recorded(self, data=None, keep_status=False):
-        data = data if data is not None else bench.load_recorded()
+        data = data if data is not None else recorded.load_recorded()
         if not data:
             self.w_status.value = f"<b>No recorded timings were found.</b> {LIVE_HINT}"
             self.rows, self.source = [], "nothing recorded"
             self._draw()
             return
-        self.rows = bench.recorded_rows(data)
+        self.rows = recorded.recorded_rows(data)
         self.sms = (data.get("device") or {}).get("sm_count")
         self.source = data.get("label") or f"recorded on {data.get('device', {}).get('name', '?')}"
         if not keep_status:
             reason = html.escape(self.st.reason or "no GPU")
             self.w_status.value = (pages_perf.recorded_label(data)
-                                   + f"<div style='{NOTE}'>{export.no_gpu_here(reason)} {LIVE_HINT}</div>")
+                                   + f"<div style='{NOTE}'>{context.no_gpu_here(reason)} {LIVE_HINT}</div>")
         self._draw()
 
     def kernels(self) -> list[str]:
@@ -304,9 +308,9 @@ def ladder_chart(**kw):
 
 
 def rung_table():
-    """Each rung's shape, computed by explainer.ladder: block tile, threads, outputs per thread,
+    """Each rung's shape, computed by explainer.model.ladder: block tile, threads, outputs per thread,
     FMAs per shared load, shared memory, barriers, DRAM intensity."""
-    from . import roofline
+    from ..model import roofline
 
     tiled_i = roofline.intensity("tiled", 4096, 4096, 4096, BASELINE_TILE)
     rows = [(f"03 · tiled T={BASELINE_TILE}", f"{BASELINE_TILE}×{BASELINE_TILE}", BASELINE_TILE,
@@ -322,7 +326,7 @@ def rung_table():
     return _html(table(
         ("kernel", "block tile BM×BN", "BK", "threads / block", "outputs / thread", "FMAs / shared loads per k",
          "shared B / block", "barriers / phase", "FLOP/B (DRAM, block tile)"), rows,
-        "Computed from explainer.ladder.RUNGS (the instantiations the GPU runs). Tiled: one output per thread, two "
+        "Computed from explainer.model.ladder.RUNGS (the instantiations the GPU runs). Tiled: one output per thread, two "
         "shared loads per multiply-add, T/4 FLOP/B. Ladder intensity: BM·BN / (2·(BM + BN)), each window loaded once "
         "per block and phase."), "explainer-rung-table")
 
@@ -334,14 +338,14 @@ def mapping(**kw):
 
 
 def rung_card(name: str, n: int = 4096):
-    """One rung in numbers: the model's (explainer.ladder) and the recorded or measured speed at
+    """One rung in numbers: the model's (explainer.model.ladder) and the recorded or measured speed at
     n³ next to the rung before it."""
     r = ladder.rung(name)
     f = rung_facts(r)
     i = next(j for j, x in enumerate(LADDER) if x["kernel"] == name)
     prev = LADDER[i - 1]
-    data = bench.load_recorded()
-    rows = LIVE.rows if LIVE.rows is not None else (bench.recorded_rows(data) if data else [])
+    data = recorded.load_recorded()
+    rows = LIVE.rows if LIVE.rows is not None else (recorded.recorded_rows(data) if data else [])
     source = LIVE.source if LIVE.rows is not None else (data or {}).get("label", "no recorded file")
     cells = ladder_cells(rows, (n,))
     c, cp = cells[i]["cells"][n], cells[i - 1]["cells"][n]

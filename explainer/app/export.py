@@ -22,7 +22,6 @@ import module files there) as well as from any static web host. Nothing is fetch
 from __future__ import annotations
 
 import ast
-import contextlib
 import datetime as _dt
 import html
 import json
@@ -31,7 +30,8 @@ import shutil
 import time
 from pathlib import Path
 
-from . import __version__, resources
+from .. import __version__, resources
+from ..views import context
 
 INDEX = "00_index.ipynb"
 ASSETS = "assets"
@@ -39,34 +39,8 @@ LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>
              "or in JupyterLab to change them.")
 LIVE_NOTE_SERVED = 'These controls need Python: open the <a href="{url}">live page</a> to change them.'
 
-_active = False
-
-
 class ExportError(Exception):
     """A page could not be exported (one line, exit status 2 from the command line)."""
-
-
-def active() -> bool:
-    """True while pages are being built for a static export (pages word things accordingly)."""
-    return _active
-
-
-@contextlib.contextmanager
-def _exporting():
-    global _active
-    _active, before = True, _active
-    try:
-        yield
-    finally:
-        _active = before
-
-
-def no_gpu_here(reason: str) -> str:
-    """The sentence a page says where it shows recorded timings instead of measuring (``reason``
-    is HTML-escaped by the caller): on a static page, nothing is measured at all."""
-    if _active:
-        return "This is a static page: nothing is measured here."
-    return f"This machine has no GPU ({reason})."
 
 
 def page_file(notebook: str) -> str:
@@ -107,8 +81,8 @@ class _Page:
         import ipywidgets as W
         from plotly.basedatatypes import BaseFigure
 
-        from .plotly_widget import PlotlyRuntime
-        from .views.store import BrowserView
+        from ..views.plotly_widget import PlotlyRuntime
+        from ..views.store import BrowserView
 
         if isinstance(w, PlotlyRuntime):
             return ""  # the page loads assets/plotly.min.js instead
@@ -152,7 +126,7 @@ class _Page:
                 + "</div>")
 
     def _view(self, view) -> str:
-        from .views.store import OFFLINE_NOTE_SERVED
+        from ..views.store import OFFLINE_NOTE_SERVED
 
         if view.static_store is None:
             raise ExportError(f"a {type(view).__name__} with nothing behind it has nothing to export")
@@ -315,7 +289,7 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
     ``live_prefix``: see :func:`build_page`."""
     import plotly
 
-    from .views.store import STATIC_BUDGET
+    from ..views.store import STATIC_BUDGET
 
     budget = STATIC_BUDGET if budget is None else budget
     src = notebooks or resources.notebooks_dir()
@@ -328,7 +302,7 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
     shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", out / ASSETS / "plotly.min.js")
     (out / ASSETS / "page.css").write_text(resources.front_end("page.css"), encoding="utf-8")
     written = [out / ASSETS / "plotly.min.js", out / ASSETS / "page.css"]
-    with _exporting():
+    with context.exporting():
         for name in pages:
             t0 = time.perf_counter()
             text, facts = build_page(src / name, pages, budget, live_prefix)

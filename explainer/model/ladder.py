@@ -29,8 +29,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .model import FLOAT_BYTES, PAD, ceil_div
-from .model import WARP_SIZE as WARP
+from .launch import FLOAT_BYTES, PAD, ceil_div
+from .launch import WARP_SIZE as WARP
 
 NEVER = -2  # a slot or output nobody writes (the trace's "never written", gpu.launch.NEVER_WRITTEN)
 

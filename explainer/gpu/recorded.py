@@ -1,0 +1,94 @@
+"""Recorded timings: the files ``tiled-explainer bench --save`` writes into
+``explainer/data/recorded/`` (device, versions, date, every figure with its spread), read back
+for pages on machines without a GPU (no GPU needed here)."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+
+RECORDED_DIR = Path(__file__).resolve().parent.parent / "data" / "recorded"
+SCHEMA = "tiled-explainer/recorded-timings/1"
+
+
+def recorded_files() -> list[Path]:
+    """The recorded-timings files shipped in the package, sorted by name."""
+    try:
+        root = resources.files("explainer").joinpath("data/recorded")
+        return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith(".json"))
+    except (FileNotFoundError, NotADirectoryError, OSError):
+        return sorted(RECORDED_DIR.glob("*.json")) if RECORDED_DIR.is_dir() else []
+
+
+def load_recorded(path: str | Path | None = None, device: str | None = None) -> dict | None:
+    """The newest recorded-timings file (or ``path``), parsed, with ``"source"`` (its file
+    name) added; ``device`` keeps only files whose device name contains it. ``None`` when there
+    is none. Pages show ``data["label"]`` next to the figures: they are recorded, not live."""
+    if path is not None:
+        files = [Path(path)]
+    else:
+        files = recorded_files()
+    best = None
+    for f in files:
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if data.get("schema") != SCHEMA:
+            continue
+        if device and device.lower() not in str(data.get("device", {}).get("name", "")).lower():
+            continue
+        data["source"] = f.name
+        if best is None or data.get("date", "") > best.get("date", ""):
+            best = data
+    return best
+
+
+def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None,
+                  tile: int | None = None) -> list[dict]:
+    """Rows of a recorded file, filtered (``size`` matches square M = N = K runs)."""
+    rows = list(data.get("cublas", [])) + list(data.get("results", []))
+    return [r for r in rows
+            if (kernel is None or r["kernel"] == kernel)
+            and (size is None or r["M"] == r["N"] == r["K"] == size)
+            and (tile is None or r.get("tile") == tile)]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "device"
+
+
+def save_report(report_dict: dict, path: str | Path | None = None, command: str = "") -> Path:
+    """Write a report (``BenchReport.to_dict()``) as a recorded-timings file and return its
+    path. ``path``: a file, a folder, or ``None`` for ``explainer/data/recorded/``."""
+    dev = report_dict.get("device", {})
+    day = report_dict.get("date", datetime.now().isoformat())[:10]
+    data = {
+        "schema": SCHEMA,
+        "generated": "written by `tiled-explainer bench --save`; regenerate, do not edit",
+        "label": f"recorded on {dev.get('name', 'an unknown device')} on {day}",
+        "command": command,
+        **report_dict,
+    }
+    target = Path(path) if path else RECORDED_DIR
+    if target.suffix != ".json":
+        target = target / f"{_slug(dev.get('name', 'device'))}_{day}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    return target
+
+
+def best_rows(data: dict) -> list[dict]:
+    """Per size (in the order measured): the fastest correct kernel of that size's run; its row
+    carries the cuBLAS median of the same run (``cublas_ms``, ``pct_cublas``)."""
+    out = []
+    for cub in data.get("cublas", []):
+        same = [r for r in data.get("results", [])
+                if (r["M"], r["N"], r["K"]) == (cub["M"], cub["N"], cub["K"])
+                and r.get("passed", True) and r.get("median_ms")]
+        if same:
+            out.append(min(same, key=lambda r: r["median_ms"]))
+    return out

@@ -1,0 +1,74 @@
+"""The execution model: pure numpy, no GPU, the single source of truth for every picture.
+
+* :mod:`.launch` — the naive and tiled kernels index for index: :class:`Launch` (grid, blocks,
+  which thread owns which C element, what it loads in each phase), the program's steps, the
+  schedule and its replay, the unguarded kernel's reach. Its names are re-exported here:
+  ``from explainer.model import Launch``.
+* :mod:`.ladder` — the kernels beyond tiling (10-14): block tiles, float4 copies, warp tiles.
+* :mod:`.hazards` — the races of the barrier-less variants.
+* :mod:`.memory` — one warp's global requests (sectors) and shared-memory banks.
+* :mod:`.hardware` — architecture presets (with sources) and occupancy.
+* :mod:`.roofline` — arithmetic intensity, peaks and the roofline bound.
+"""
+
+from __future__ import annotations
+
+from .launch import (  # noqa: F401
+    KERNELS,
+    TILED_BARRIERS,
+    MAX_TILE,
+    WARP_SIZE,
+    FLOAT_BYTES,
+    MAX_INDEX,
+    PAD,
+    LaunchError,
+    ceil_div,
+    grid_dims,
+    phase_count,
+    tile_bytes,
+    Launch,
+    ThreadView,
+    STEP_KINDS,
+    Step,
+    steps,
+    steps_per_phase,
+    step_count,
+    steps_of_phases,
+    phase_of_step,
+    Schedule,
+    schedule,
+    replay,
+    unguarded_extents,
+    unguarded_report,
+    unguarded_values,
+)
+
+__all__ = [
+    "KERNELS",
+    "TILED_BARRIERS",
+    "MAX_TILE",
+    "WARP_SIZE",
+    "FLOAT_BYTES",
+    "MAX_INDEX",
+    "PAD",
+    "LaunchError",
+    "ceil_div",
+    "grid_dims",
+    "phase_count",
+    "tile_bytes",
+    "Launch",
+    "ThreadView",
+    "STEP_KINDS",
+    "Step",
+    "steps",
+    "steps_per_phase",
+    "step_count",
+    "steps_of_phases",
+    "phase_of_step",
+    "Schedule",
+    "schedule",
+    "replay",
+    "unguarded_extents",
+    "unguarded_report",
+    "unguarded_values",
+]
