@@ -61,7 +61,9 @@ def expect_pinned(page, L, block, thread, meta) -> None:
     v = L.thread(block, thread)
     row, col = v.c
     head = f"block (x={block[0]}, y={block[1]}), thread (x={thread[0]}, y={thread[1]})"
-    page.locator(TEXT).filter(has_text=head).wait_for(timeout=UPDATE_TIMEOUT_MS)
+    # The new state's own words (a request to Python leaves the old text, with "computing…").
+    page.locator(TEXT).filter(has_text=head).filter(has_text=f"computes C[{row}][{col}]").filter(
+        has_not_text="computing").wait_for(timeout=UPDATE_TIMEOUT_MS)
     t = text(page)
     assert f"linear id {v.linear_thread} → warp {v.warp}, lane {v.lane}" in t, t
     assert f"= {row}; col = " in t and t.count(f"computes C[{row}][{col}]") == 1, t

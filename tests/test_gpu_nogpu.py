@@ -239,3 +239,54 @@ def test_add_arguments_defaults():
     assert a.save == "" and a.kernels == ["naive", "tiled"]
     with pytest.raises(SystemExit):
         p.parse_args(["--kernels", "cutlass"])
+
+
+def test_every_timing_path_spins_a_cold_gpu_up(monkeypatch):
+    """One spin-up path: timing cuBLAS or a kernel on a GPU idle for longer than IDLE_S first
+    keeps it busy for SPIN_UP_S; right after timed work it does not (a fake GPU records what
+    ran)."""
+    import types
+
+    from explainer.gpu import timing
+
+    log = []
+
+    class Device:
+        def synchronize(self):
+            log.append("sync")
+
+    class Event:
+        def record(self):
+            pass
+
+        def synchronize(self):
+            pass
+
+    cp = types.SimpleNamespace(matmul=lambda a, b, out: log.append("matmul"), cuda=types.SimpleNamespace(
+        Device=Device, Event=Event, get_elapsed_time=lambda a, b: 1.0))
+    rt = types.SimpleNamespace(cp=cp, last_busy=None, flush_l2=lambda: None)
+    prob = types.SimpleNamespace(A=0, B=0, C=0)
+    clock = [100.0]
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: clock[0])
+
+    def spin(rt_, prob_, seconds=timing.SPIN_UP_S):
+        log.append("spin")
+        rt_.last_busy = clock[0]
+        return seconds
+
+    monkeypatch.setattr(timing, "_spin_up", spin)
+    timing._ensure_warm(rt, prob)
+    assert log == ["spin"]  # never used: cold
+    times, _ = timing._time_loop(rt, lambda: None, repeats=3, warmup=1, budget_s=1.0, flush_l2=False)
+    assert rt.last_busy == clock[0] and len(times) == 3
+    clock[0] += timing.IDLE_S / 2
+    timing._ensure_warm(rt, prob)
+    assert log == ["spin"]  # warm: nothing to do
+    clock[0] += 2 * timing.IDLE_S
+    timing._ensure_warm(rt, prob)
+    assert log == ["spin", "spin"]  # idle again: spun up again
+    # Both public timing paths go through it.
+    import inspect
+
+    for fn in (timing._time_kernel_on, timing._time_cublas_on):
+        assert "_ensure_warm(rt, prob)" in inspect.getsource(fn)

@@ -62,6 +62,7 @@ class _Runtime:
         self.modules: dict[tuple[str, bool], object] = {}
         self._flush = None
         self._tf32 = None
+        self.last_busy: float | None = None  # time.perf_counter() when timed GPU work last ended
 
     # -- compiling ---------------------------------------------------------------------
     def module(self, spec: KernelSpec, trace: bool):

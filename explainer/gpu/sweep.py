@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from .verify import DEFAULT_TOL, _Problem, _check_on
 from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _spec, _whole, launch_config
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
-from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, SPIN_UP_S, _spin_up, _time_cublas_on, _time_kernel_on
+from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
 
 # --------------------------------------------------------------------------------------
 # Benchmark: many kernels, sizes and tiles in one run
@@ -70,7 +70,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                   "flush_l2": flush_l2, "seed": seed, "inputs": "uniform [-1, 1) float32",
                   "reference": "numpy float64", "timer": "CUDA events, one launch per event pair",
                   "cublas": "cupy.matmul float32", "tf32": rt.tf32_off(),
-                  "spin_up_s": SPIN_UP_S},
+                  "spin_up_s": SPIN_UP_S, "spin_up_after_idle_s": IDLE_S},
     )
     note = progress or (lambda kind, row: None)
 
@@ -86,8 +86,6 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         try:
             rt.check_fits(launch_config("naive", M, N, K, 1))
             prob = _Problem(rt, M, N, K, seed)
-            if shape == shapes[0] and SPIN_UP_S > 0:
-                _spin_up(rt, prob)
             cub = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup, budget_s=budget_s,
                                   flush_l2=flush_l2)
             report.cublas.append(cub.to_dict())

@@ -109,12 +109,17 @@ def _time_loop(rt: _Runtime, fn, *, repeats: int, warmup: int, budget_s: float,
     per_launch_s = max(min(warm), 1e-6) * 1e-3
     affordable = int(budget_s / per_launch_s)
     n = max(MIN_REPEATS, min(int(repeats), affordable))
-    return [once() for _ in range(n)], n < repeats
+    times = [once() for _ in range(n)]
+    rt.last_busy = time.perf_counter()
+    return times, n < repeats
 
 
-#: Seconds of cuBLAS work before a benchmark's first timing: an idle H100 sits at ~350 MHz and
-#: needs a moment to reach its boost clock (seen 2026-11-22: cuBLAS 2.75 ms cold, 2.66 ms warm).
+#: Seconds of cuBLAS work before timing on a GPU that has been idle: an idle H100 sits at
+#: ~350 MHz and needs a moment to reach its boost clock (seen 2026-11-22: cuBLAS 2.75 ms cold,
+#: 2.66 ms warm at 4096^3; 0.41 ms instead of 0.063 ms at 1024^3).
 SPIN_UP_S = 1.0
+#: A GPU idle longer than this since its last timed work is spun up again before the next.
+IDLE_S = 0.5
 
 
 def _spin_up(rt: _Runtime, prob, seconds: float = SPIN_UP_S) -> float:
@@ -126,11 +131,21 @@ def _spin_up(rt: _Runtime, prob, seconds: float = SPIN_UP_S) -> float:
         for _ in range(4):
             cp.matmul(prob.A, prob.B, out=prob.C)
         cp.cuda.Device().synchronize()
-    return time.perf_counter() - t0
+    rt.last_busy = time.perf_counter()
+    return rt.last_busy - t0
+
+
+def _ensure_warm(rt: _Runtime, prob) -> float:
+    """The one spin-up path of every timing: spin the GPU up unless timed work ended less than
+    :data:`IDLE_S` ago. Returns the seconds spent (0 when it was warm)."""
+    if SPIN_UP_S <= 0 or (rt.last_busy is not None and time.perf_counter() - rt.last_busy <= IDLE_S):
+        return 0.0
+    return _spin_up(rt, prob)
 
 
 def _time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cublas_ms=None):
-    kern = rt.kernel(cfg)
+    kern = rt.kernel(cfg)  # compiling (first use) may take a while: warm up after it
+    _ensure_warm(rt, prob)
     times, cut = _time_loop(
         rt, lambda: _launch(rt, kern, cfg, prob.A, prob.B, prob.C),
         repeats=repeats, warmup=warmup, budget_s=budget_s, flush_l2=flush_l2)
@@ -141,6 +156,7 @@ def _time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cubla
 def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2):
     tf32 = rt.tf32_off()
     cp = rt.cp
+    _ensure_warm(rt, prob)
     times, cut = _time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C),
                             repeats=repeats, warmup=warmup, budget_s=budget_s,
                             flush_l2=flush_l2)
