@@ -1,7 +1,10 @@
-"""Where the project's files are: the one place that knows (issue 12 moves them into the wheel).
+"""Where the project's files are: the one place that knows.
 
-``kernels/`` and ``notebooks/`` sit at the top of a source checkout; the views' front-end
-modules (``*.js``) sit beside their Python side in ``explainer/views/``.
+``kernels/`` and ``notebooks/`` sit at the top of the repository. The wheel maps them into the
+package (``explainer/kernels``, ``explainer/notebooks``: pyproject.toml's hatch
+``force-include``), so an installed package finds them inside itself, from any folder; a source
+checkout or an editable install finds them beside the package. The views' front-end modules
+(``*.js``) sit beside their Python side in ``explainer/views/``.
 """
 
 from __future__ import annotations
@@ -13,12 +16,18 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent
 
 
+def _shipped(name: str) -> Path:
+    """``explainer/<name>`` in an installed wheel, else ``<checkout>/<name>``."""
+    inside = PACKAGE_DIR / name
+    return inside if inside.is_dir() else ROOT / name
+
+
 def kernels_dir() -> Path:
-    return ROOT / "kernels"
+    return _shipped("kernels")
 
 
 def notebooks_dir() -> Path:
-    return ROOT / "notebooks"
+    return _shipped("notebooks")
 
 
 @lru_cache(maxsize=None)

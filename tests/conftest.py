@@ -8,6 +8,7 @@ CI (env ``CI`` set), where they fail: CI must run them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -67,22 +68,21 @@ def _stop(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-@pytest.fixture(scope="session")
-def voila_server(tmp_path_factory) -> VoilaServer:
-    """`tiled-explainer serve --no-browser --port <free port>`, answering HTTP."""
-    port = _free_port()
-    log = tmp_path_factory.mktemp("voila") / "serve.log"
-    cmd = [sys.executable, "-m", "explainer.app.cli", "serve", "--no-browser", "--port", str(port)]
+@contextlib.contextmanager
+def serving(cmd: list[str], cwd: Path, log: Path, env: dict | None = None):
+    """Run a ``serve`` command (``--port`` in ``cmd``) in its own process group until it answers
+    HTTP; yield its :class:`VoilaServer`; stop it and everything it started."""
+    port = cmd[cmd.index("--port") + 1]
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                env={**(env or os.environ), "PYTHONUNBUFFERED": "1"},
                                 start_new_session=True)
     server = VoilaServer(f"http://localhost:{port}", log, ready_at=0.0)
     deadline = time.monotonic() + SERVER_START_TIMEOUT_S
     try:
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"`{' '.join(cmd[2:])}` exited with {proc.returncode} before "
+                pytest.fail(f"`{' '.join(cmd)}` exited with {proc.returncode} before "
                             f"answering. Server log:\n{server.log_tail()}", pytrace=False)
             try:
                 with urllib.request.urlopen(server.url + "/", timeout=5):
@@ -97,6 +97,15 @@ def voila_server(tmp_path_factory) -> VoilaServer:
         yield server
     finally:
         _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def voila_server(tmp_path_factory) -> VoilaServer:
+    """`tiled-explainer serve --no-browser --port <free port>`, answering HTTP."""
+    log = tmp_path_factory.mktemp("voila") / "serve.log"
+    cmd = [sys.executable, "-m", "explainer.app.cli", "serve", "--no-browser", "--port", str(_free_port())]
+    with serving(cmd, REPO, log) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")
@@ -136,12 +145,18 @@ def _is_local(url: str) -> bool:
 def browser_page(browser, page_errors):
     """A fresh page (own context) that records its errors into ``page_errors``.
 
-    Requests that leave the machine are refused, so a test behaves the same with or without a
-    network (a lecture hall may have none). Voila's lab template links Font Awesome from a CDN;
-    those refusals are not page errors."""
+    Requests that leave the machine are refused and recorded in ``page.outside``, so a test
+    behaves the same with or without a network (a lecture hall may have none)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.route(lambda url: not _is_local(url), lambda route: route.abort())
+    outside: list[str] = []
+
+    def refuse(route):
+        outside.append(route.request.url)
+        route.abort()
+
+    context.route(lambda url: not _is_local(url), refuse)
     page = context.new_page()
+    page.outside = outside  # what the page asked for off the machine (tests assert it is empty)
     page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
 
     def on_console(msg):

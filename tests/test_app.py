@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 INDEX = Path(__file__).resolve().parent.parent / "notebooks" / "00_index.ipynb"
 
@@ -61,4 +62,23 @@ def test_index_page_renders_without_code(voila_server, browser_page, page_errors
     assert page.locator(".jp-CodeCell .jp-InputArea").count() == 0
     for line in code_lines:
         assert line not in text, f"code is shown: {line!r}"
+    assert page_errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("notebook", sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb")))
+def test_no_page_asks_for_anything_off_the_machine(voila_server, browser_page, page_errors, notebook):
+    """Every live page renders with every request off the machine refused, and makes none:
+    Voila's lab template links Font Awesome from a CDN, which serve's own template drops (the
+    icons come from Voila's bundle); plotly, the widgets and the views are all served locally."""
+    page = browser_page
+    page.goto(voila_server.page_url(notebook))
+    try:
+        page.locator(".jp-CodeCell .jp-OutputArea-output").first.wait_for(timeout=120_000)
+        page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every((e) => e._fullLayout)",
+                               timeout=120_000)
+    except Exception as e:
+        raise AssertionError(f"{notebook} did not render: {e}\nServer log:\n{voila_server.log_tail()}") from None
+    page.wait_for_timeout(500)
+    assert page.outside == [], page.outside
     assert page_errors == []

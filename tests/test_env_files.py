@@ -8,7 +8,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 # conda-forge names that differ from PyPI's
-CONDA_TO_PYPI = {"cupy": "cupy-cuda13x"}
+CONDA_TO_PYPI = {"cupy": "cupy-cuda13x", "python-build": "build"}
 
 
 def _name(req: str) -> str:
@@ -25,7 +25,7 @@ def pyproject_packages():
 
 def conda_packages():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    names = {_name(d) for d in env["dependencies"] if isinstance(d, str)}
+    names = {CONDA_TO_PYPI.get(n, n) for n in (_name(d) for d in env["dependencies"] if isinstance(d, str))}
     names -= {"python", "pip"}
     # the commented-out GPU line still has to name the package
     text = (ROOT / "environment.yml").read_text()

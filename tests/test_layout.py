@@ -17,7 +17,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "explainer"
 LAYERS = ["model", "gpu", "views", "pages", "app"]
-SHARED = {"explainer", "explainer.resources"}  # the package root (__version__) and the paths
+SHARED = {"explainer", "explainer.resources", "explainer.__main__"}  # the package root (__version__), the paths, python -m explainer
 
 
 def module_name(path: Path, root: Path = PACKAGE) -> str:

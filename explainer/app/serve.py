@@ -88,6 +88,8 @@ def voila_env(config_dir: Path) -> dict:
     from explainer.views.plotly_widget import BUNDLE_URL_ENV
 
     env = dict(os.environ)
+    # Our Voila template (app/jupyter/voila/templates/explainer: lab's, minus its CDN links).
+    env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(TEMPLATES), env.get("JUPYTER_PATH")]))
     env[BUNDLE_URL_ENV] = f"../files/{PLOTLY_BUNDLE}"  # from /voila/render/<nb>; the kernels inherit it
     env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(config_dir), env.get("JUPYTER_CONFIG_PATH")]))
     return env
@@ -102,6 +104,7 @@ def voila_command(root: Path, port: int, ip: str) -> list[str]:
         "--no-browser",  # we open the index page ourselves, not the tree
         "--strip_sources=True",  # lectures show no code cells
         "--theme=light",
+        "--template=explainer",  # lab's, fetching nothing from outside (see TEMPLATES)
         # Each notebook keeps one kernel that has already run it, so the first student to open a
         # page gets it at once; Voila refills the pool a second later. When many students arrive
         # together the pool runs dry and Voila falls back to starting a fresh kernel per tab,
@@ -156,6 +159,8 @@ def _open_browser(url: str) -> None:
         print("Could not start a browser: open the URL above yourself.", flush=True)
 
 
+#: Where our Voila template lives (a Jupyter data folder: voila/templates/explainer).
+TEMPLATES = Path(__file__).resolve().parent / "jupyter"
 PLOTLY_BUNDLE = SITE + "/assets/plotly-widget.js"  # plotly's widget bundle, fetched by live pages
 
 
