@@ -243,6 +243,20 @@ def bench_exported(browser, runs: int, keys: int) -> None:
               f"{statistics.median(opens):.2f} s, runs {[round(o, 2) for o in opens]} "
               f"{'(target met)' if ok else '(TARGET MISSED)'}")
         print(f"exported: requests refused {len(refused)} {refused[:3]}; page errors {len(errors)} {errors[:3]}")
+        # Every other page: open -> every browser view drawn and every plotly chart up.
+        for html in sorted(Path(tmp).glob("*.html")):
+            ctx, page = new_page(browser, errors, files_only=True, refused=refused)
+            t0 = time.monotonic()
+            page.goto(html.as_uri())
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('[data-explainer-view]')].every((v) => v.querySelector('canvas, table')) "
+                "&& [...document.querySelectorAll('.js-plotly-plot')].every((e) => e._fullLayout)", timeout=60_000)
+            took = time.monotonic() - t0
+            views = page.evaluate("() => [...document.querySelectorAll('[data-explainer-view]')].map((v) => v.dataset.explainerView)")
+            print(f"exported {html.name:<46} {html.stat().st_size / 1e6:5.2f} MB  opens in {took:.2f} s  "
+                  f"{'(target met)' if took <= 3.0 else '(TARGET MISSED)'}  views {views}")
+            ctx.close()
+        print(f"exported, all pages: requests refused {len(refused)}; page errors {len(errors)} {errors[:3]}")
 
 
 def main(argv=None) -> int:
