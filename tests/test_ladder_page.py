@@ -384,7 +384,7 @@ def test_notebook_is_generated_from_the_model_and_up_to_date():
 def test_notebook_calls_exist():
     src = NOTEBOOK.read_text()
     called = set(re.findall(r"\bladder\.(\w+)\(", src))
-    assert called == {"ladder_chart", "rung_table", "mapping", "rung_card", "roofline"}
+    assert called == {"ladder_chart", "rung_table", "mapping", "planner", "rung_card", "roofline"}
     for name in called:
         assert callable(getattr(pages_ladder, name))
 

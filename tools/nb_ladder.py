@@ -6,6 +6,7 @@ the text (tests/test_ladder_page.py checks the stored notebook is up to date). M
 never appear in the prose: the page's widgets show them, labelled with device and date.
 """
 
+import json
 import sys
 from pathlib import Path
 
@@ -19,6 +20,13 @@ R1, R2, RV, RD, RW = (ladder.rung(n) for n in ladder.NAMES)
 F1, F2, FV, FD, FW = (rung_facts(r) for r in (R1, R2, RV, RD, RW))
 L1, L2, LV, LW = (shared_loads_per_k(r) for r in (R1, R2, RV, RW))
 T = 32  # the tiled kernel the chart starts from (ladder.BASELINE_TILE)
+W = ladder.rung("warptile")
+SMS = json.loads((Path(__file__).resolve().parent.parent / "explainer" / "data" / "arches.json").read_text())["hopper"]["sms"]
+
+
+def _blocks(r, n: int) -> int:
+    gx, gy = r.grid(n, n)
+    return gx * gy
 TILED_I = roofline.intensity("tiled", 4096, 4096, 4096, T)
 WD = RW.warp_dims
 CW = as_store_conflict(RW)
@@ -70,6 +78,17 @@ windows by the thread that copies them from global memory, in float4 groups from
 On the right: the thread's registers at step k, and its copies with the As / Bs slots and banks
 they land in. Hover a cell for its slot, bank and thread."""),
         ("code", "ladder.mapping()"),
+        ("md", f"""## Why shape matters: how a library picks a kernel
+
+The last rung is not the fastest at every size. A block tile of BM×BN makes ⌈M/BM⌉·⌈N/BN⌉
+blocks, and a launch lasts as long as the SM that gets the most of them. Warp tiling's
+{W.BM}×{W.BN} tiles make {_blocks(W, 4096):,} blocks at 4096³ (about {_blocks(W, 4096) / SMS:.1f} per SM on the
+{SMS} SMs of an H100) but only {_blocks(W, 1024)} at 1024³: {SMS - _blocks(W, 1024)} SMs have nothing to do. cuBLAS
+avoids that by choosing a configuration per shape. The table plans every rung for the shape you
+type: its blocks on the SMs (one square per SM) and a time predicted from one number per rung,
+its SM time per block, measured once with every SM busy; the last column is the recorded
+measurement where there is one. Try 1024³, 2048³, 4096³, and a skinny 4096×64×4096."""),
+        ("code", "ladder.planner()"),
         ("md", f"""## 10 · 1D block tiling: one thread, {R1['TM']} outputs
 
 A block of (BM/TM)·BN = ({R1.BM}/{R1['TM']})·{R1.BN} = **{R1.threads} threads** computes a

@@ -126,6 +126,40 @@ def cmd_stats(args) -> int:
     return 0
 
 
+# ---- plan ----------------------------------------------------------------------------
+def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
+    """The ladder's rungs planned for M x N x K on the recorded device (explainer.model.planner)."""
+    from ..gpu import recorded
+    from ..model import planner
+
+    data = recorded.load_recorded()
+    if not data:
+        raise UsageError("no recorded timings to calibrate the planner (tiled-explainer bench --save)")
+    sms = int(data["device"]["sm_count"])
+    cands = planner.plan(M, N, K, recorded.recorded_rows(data), sms)
+    rows = [{"kernel": c.rung.name, "block_tile": [c.rung.BM, c.rung.BN], "blocks": c.blocks,
+             "busiest_sm_blocks": c.longest, "busy_fraction": round(c.busy_fraction, 4), "guarded": c.guarded,
+             "predicted_ms": c.predicted_ms, "measured_ms": c.measured_ms, "why": c.why()} for c in cands]
+    d = {"M": M, "N": N, "K": K, "device": data["device"]["name"], "sms": sms, "recorded": data["label"],
+         "choice": cands[0].rung.name, "candidates": rows}
+    lines = [f"ladder kernels for M={M} N={N} K={K} on {d['device']} ({sms} SMs); calibrated on {d['recorded']}",
+             f"  {'kernel':<16} {'tile':>9} {'blocks':>7} {'busiest SM':>10} {'SM time used':>12} {'predicted':>10} {'measured':>10}"]
+    for c in cands:
+        meas = f"{c.measured_ms:.4f}" if c.measured_ms else "-"
+        pred = f"{c.predicted_ms:.4f}" if c.predicted_ms else "-"
+        lines.append(f"  {c.rung.name:<16} {c.rung.BM:>4}x{c.rung.BN:<4} {c.blocks:>7,} {c.longest:>10} "
+                     f"{c.busy_fraction:>12.0%} {pred:>10} {meas:>10}")
+    lines.append(f"choice: {cands[0].rung.name}: {cands[0].why()}")
+    lines.append("(ms; predicted = blocks on the busiest SM x SM time per block, from the recorded run)")
+    return d, "\n".join(lines)
+
+
+def cmd_plan(args) -> int:
+    d, text = plan_table(args.M, args.N, args.K)
+    _emit(args, d, text)
+    return 0
+
+
 # ---- occupancy -----------------------------------------------------------------------
 def cmd_occupancy(args) -> int:
     if args.tile is not None:
@@ -229,6 +263,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("stats", help="per-launch totals: loads, stores, flops, FLOP/B, shared bytes")
     _add_launch_args(s)
     s.set_defaults(func=cmd_stats)
+
+    pl = sub.add_parser("plan", help="which ladder kernel suits a shape: blocks per SM, predicted and recorded time")
+    for n in ("M", "N", "K"):
+        pl.add_argument(f"--{n}", type=_size, required=True)
+    pl.add_argument("--json", action="store_true")
+    pl.set_defaults(func=cmd_plan)
 
     o = sub.add_parser("occupancy", help="resident blocks per SM and the limiting resource")
     o.add_argument("--arch", choices=sorted(arches()), required=True)

@@ -337,6 +337,14 @@ def mapping(**kw):
     return LadderExplorer(**kw).widget
 
 
+def planner(M: int = 1024, N: int = 1024, K: int = 1024):
+    """The shape picker: every rung planned for M x N x K on the recorded device's SMs, the
+    predicted and the recorded time (explainer.model.planner)."""
+    from ..views.planner import PlannerPanel
+
+    return PlannerPanel(M, N, K).widget
+
+
 def rung_card(name: str, n: int = 4096):
     """One rung in numbers: the model's (explainer.model.ladder) and the recorded or measured speed at
     n³ next to the rung before it."""

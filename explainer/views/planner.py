@@ -1,0 +1,95 @@
+"""Page 08's shape picker: the ladder's rungs planned for a shape (:mod:`explainer.model.planner`),
+each with its blocks drawn on the device's SMs, the predicted and the recorded time.
+
+Python answers a new shape (three fields); bad input shows one line and the panel keeps its last
+good table. Drawn as HTML and SVG computed here (no front-end logic).
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+
+from ..gpu import recorded
+from ..model import planner
+from ..model.launch import ceil_div
+
+SM_COLS = 12
+#: What the SM strip's colours say.
+IDLE, FEWER, MOST = "#e5e7eb", "#93c5fd", "#1d4ed8"
+
+
+def sm_strip(c: planner.Candidate, cell: int = 9) -> str:
+    """An SVG of the device's SMs, each coloured by how many blocks it gets if the blocks are
+    dealt out in turn (the busiest SMs dark, one block fewer light, none grey)."""
+    full, extra = divmod(c.blocks, c.sms)
+    rows = ceil_div(c.sms, SM_COLS)
+    parts = []
+    for i in range(c.sms):
+        n = full + (1 if i < extra else 0)
+        colour = IDLE if n == 0 else MOST if n == c.longest else FEWER
+        x, y = (i % SM_COLS) * (cell + 1), (i // SM_COLS) * (cell + 1)
+        parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{colour}"><title>SM {i}: {n} '
+                     f'block{"s" if n != 1 else ""}</title></rect>')
+    w, h = SM_COLS * (cell + 1), rows * (cell + 1)
+    return f'<svg class="explainer-sm-strip" width="{w}" height="{h}" role="img">{"".join(parts)}</svg>'
+
+
+def table_html(M: int, N: int, K: int, data: dict) -> str:
+    sms = int(data["device"]["sm_count"])
+    cands = planner.plan(M, N, K, recorded.recorded_rows(data), sms)
+    TD = "padding:3px 8px;border-bottom:1px solid #e5e7eb;text-align:right;vertical-align:middle"
+    rows = []
+    for i, c in enumerate(cands):
+        pred = f"{c.predicted_ms:.4f}" if c.predicted_ms else "–"
+        meas = f"{c.measured_ms:.4f}" if c.measured_ms else "not recorded at this shape"
+        pick = " ◀ planner's choice" if i == 0 else ""
+        rows.append(
+            f"<tr data-kernel='{c.rung.name}'><td style='{TD};text-align:left'><b>{html.escape(c.rung.name)}</b>{pick}</td>"
+            f"<td style='{TD}'>{c.rung.BM}×{c.rung.BN}</td><td style='{TD}'>{c.blocks:,}</td>"
+            f"<td style='{TD}'>{c.longest}</td><td style='{TD}'>{c.busy_fraction:.0%}</td>"
+            f"<td style='{TD}'>{sm_strip(c)}</td><td style='{TD}'>{pred}</td><td style='{TD}'>{meas}</td></tr>")
+    head = "".join(f"<th style='padding:3px 8px;border-bottom:2px solid #9ca3af'>{h}</th>" for h in (
+        "kernel", "block tile", "blocks", "on the busiest SM", "SM time used", f"the {sms} SMs", "predicted ms",
+        "measured ms"))
+    best = cands[0]
+    return (
+        f"<div style='font-size:14px;margin:4px 0'><b>{html.escape(best.rung.name)}</b> for M={M}, N={N}, K={K}: "
+        f"{html.escape(best.why())}.</div>"
+        f"<table class='explainer-plan' style='font-size:13px;border-collapse:collapse'><tr>{head}</tr>{''.join(rows)}</table>"
+        f"<div style='font-size:12px;color:#4b5563'>Dark: the SMs that get the most blocks; light: one block fewer; "
+        f"grey: none. Predicted = blocks on the busiest SM × that rung's SM time per block, measured once with every "
+        f"SM busy ({html.escape(data['label'])}); it leaves out launch overhead and latency, so small launches run "
+        f"slower than predicted. Computed by explainer.model.planner.</div>")
+
+
+class PlannerPanel:
+    """M, N, K fields and the ladder planned for them; display ``.widget``."""
+
+    def __init__(self, M: int = 1024, N: int = 1024, K: int = 1024):
+        self.data = recorded.load_recorded()
+        small = W.Layout(width="150px")
+        self.w_M, self.w_N, self.w_K = (W.IntText(value=v, description=n, layout=small) for n, v in
+                                        (("M", M), ("N", N), ("K", K)))
+        self.w_error = W.HTML()
+        self.w_out = W.HTML()
+        self.w_out.add_class("explainer-planner-out")
+        self.shape = None
+        self.update()
+        for w in (self.w_M, self.w_N, self.w_K):
+            w.observe(lambda _: self.update(), names="value")
+        self.widget = W.VBox([W.HBox([self.w_M, self.w_N, self.w_K]), self.w_error, self.w_out])
+        self.widget.add_class("explainer-planner")
+
+    def update(self) -> bool:
+        shape = (self.w_M.value, self.w_N.value, self.w_K.value)
+        try:
+            if not self.data:
+                raise ValueError("no recorded timings to calibrate the planner (tiled-explainer bench --save)")
+            out = table_html(*shape, self.data)
+        except ValueError as e:
+            self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
+            return False
+        self.shape, self.w_out.value, self.w_error.value = shape, out, ""
+        return True

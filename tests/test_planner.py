@@ -1,0 +1,97 @@
+"""The launch planner (explainer.model.planner): blocks on SMs counted from the rung's tiles, and
+time predicted from one calibration run per rung, checked against the recorded H100 timings
+that the planner did not calibrate on."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from explainer.gpu import recorded
+from explainer.model import ladder, planner
+from explainer.model.launch import ceil_div
+
+DATA = recorded.load_recorded()
+ROWS = recorded.recorded_rows(DATA)
+SMS = DATA["device"]["sm_count"]
+
+
+@pytest.mark.parametrize("M, N, K", [(1024, 1024, 1024), (777, 1000, 333), (4096, 64, 4096), (1, 1, 1), (5000, 3000, 17)])
+def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
+    for c in planner.plan(M, N, K, ROWS, SMS):
+        r = c.rung
+        assert c.grid == (ceil_div(N, r.BN), ceil_div(M, r.BM)) and c.blocks == c.grid[0] * c.grid[1]
+        assert c.longest == ceil_div(c.blocks, SMS) and c.busy_sms == min(c.blocks, SMS)
+        assert c.guarded == (M % r.BM != 0 or N % r.BN != 0 or K % r.BK != 0)
+        assert 0 < c.busy_fraction <= 1
+        assert f"{c.blocks:,} blocks on {SMS} SMs" in c.why()
+
+
+def test_calibration_uses_a_run_with_every_sm_busy():
+    cal = planner.calibrate(ROWS, SMS)
+    assert set(cal) == set(ladder.NAMES)
+    for name, c in cal.items():
+        assert c.blocks >= 2 * SMS and c.size == (4096, 4096, 4096)
+
+
+def test_predictions_match_the_recorded_times_it_was_not_calibrated_on():
+    """At 1024^3 and 2048^3 (the calibration is 4096^3) the prediction of the double-buffered
+    kernels is within 15% of the measurement, and the planner's choice is the measured fastest
+    rung: the model explains why warptile loses at 1024^3 (32 blocks, 100 SMs idle)."""
+    for n in (1024, 2048):
+        cands = planner.plan(n, n, n, ROWS, SMS)
+        for c in cands:
+            if c.rung.buffers == 2:
+                assert c.predicted_ms == pytest.approx(c.measured_ms, rel=0.15), (n, c.rung.name)
+        fastest = min(cands, key=lambda c: c.measured_ms)
+        assert cands[0].rung.name == fastest.rung.name, (n, [(c.rung.name, c.predicted_ms, c.measured_ms) for c in cands])
+    warp = next(c for c in planner.plan(1024, 1024, 1024, ROWS, SMS) if c.rung.name == "warptile")
+    assert warp.blocks == 32 and warp.busy_sms == 32 and "100 SMs idle" in warp.why()
+
+
+def test_no_recorded_rows_means_no_prediction_and_bad_shapes_are_refused():
+    cands = planner.plan(64, 64, 64, [], SMS)
+    assert all(c.predicted_ms is None for c in cands)
+    for bad in ((0, 4, 4), (4, -1, 4), (4, 4, 2.5)):
+        with pytest.raises(ValueError, match="whole number"):
+            planner.plan(*bad, ROWS, SMS)
+
+
+def test_plan_command():
+    out = subprocess.run([sys.executable, "-m", "explainer", "plan", "--M", "1024", "--N", "1024", "--K", "1024"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "choice: double_buffered" in out.stdout and "68 SMs idle" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "explainer", "plan", "--M", "x", "--N", "4", "--K", "4"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_sm_strip_deals_the_blocks_out():
+    import re
+
+    from explainer.views import planner as pv
+
+    for M, N, K in ((1024, 1024, 1024), (4096, 4096, 4096), (100, 100, 100)):
+        for c in planner.plan(M, N, K, ROWS, SMS):
+            svg = pv.sm_strip(c)
+            counts = [int(n) for n in re.findall(r"<title>SM \d+: (\d+) block", svg)]
+            assert len(counts) == SMS and sum(counts) == c.blocks and max(counts) == c.longest
+            assert svg.count(pv.IDLE) == SMS - c.busy_sms
+            assert svg.count(pv.MOST) == sum(1 for n in counts if n == c.longest)
+
+
+def test_planner_panel_answers_a_shape_and_keeps_state_on_bad_input():
+    from explainer.views.planner import PlannerPanel
+
+    p = PlannerPanel()
+    assert p.shape == (1024, 1024, 1024)
+    assert "planner's choice" in p.w_out.value and p.w_out.value.count("<tr data-kernel=") == len(ladder.RUNGS)
+    choice = planner.plan(1024, 1024, 1024, ROWS, SMS)[0].rung.name
+    assert f"<tr data-kernel='{choice}'><td style" in p.w_out.value and "◀ planner's choice" in p.w_out.value
+    p.w_N.value = 64
+    assert p.shape == (1024, 64, 1024) and p.w_error.value == ""
+    before = p.w_out.value
+    p.w_K.value = 0
+    assert "whole number" in p.w_error.value and p.w_out.value == before and p.shape == (1024, 64, 1024)
