@@ -19,7 +19,7 @@ _STATUS = gpu.status()
 if not _STATUS.available:
     pytest.skip(f"needs a CUDA GPU: {_STATUS.reason}", allow_module_level=True)
 
-RUNGS = ladder.RUNGS
+RUNGS = ladder.RUNGS + ladder.CONFIGS  # the rungs and the planner's other configurations
 ODD = [(1, 1, 1), (35, 79, 19), (1000, 300, 77), (4095, 4097, 129)]
 ids = lambda r: r.name  # noqa: E731
 

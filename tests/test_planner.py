@@ -31,24 +31,33 @@ def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
 
 def test_calibration_uses_a_run_with_every_sm_busy():
     cal = planner.calibrate(ROWS, SMS)
-    assert set(cal) == set(ladder.NAMES)
+    assert set(ladder.NAMES) <= set(cal) <= set(ladder.BY_NAME)
     for name, c in cal.items():
         assert c.blocks >= 2 * SMS and c.size == (4096, 4096, 4096)
 
 
 def test_predictions_match_the_recorded_times_it_was_not_calibrated_on():
-    """At 1024^3 and 2048^3 (the calibration is 4096^3) the prediction of the double-buffered
-    kernels is within 15% of the measurement, and the planner's choice is the measured fastest
-    rung: the model explains why warptile loses at 1024^3 (32 blocks, 100 SMs idle)."""
+    """At 1024^3 and 2048^3 (the calibration is 4096^3) the prediction of the ladder's
+    double-buffered rungs (8 warps a block) is within 15% of the measurement, and the model
+    explains why warptile loses at 1024^3 (32 blocks, 100 SMs idle). The configurations made for
+    several blocks per SM are predicted too fast when each SM gets one (the model's stated miss)."""
     for n in (1024, 2048):
-        cands = planner.plan(n, n, n, ROWS, SMS)
-        for c in cands:
-            if c.rung.buffers == 2:
+        for c in planner.plan(n, n, n, ROWS, SMS):
+            if c.rung in ladder.RUNGS and c.rung.buffers == 2:
                 assert c.predicted_ms == pytest.approx(c.measured_ms, rel=0.15), (n, c.rung.name)
-        fastest = min(cands, key=lambda c: c.measured_ms)
-        assert cands[0].rung.name == fastest.rung.name, (n, [(c.rung.name, c.predicted_ms, c.measured_ms) for c in cands])
+            if c.rung in ladder.CONFIGS and c.longest == 1:
+                assert c.predicted_ms < c.measured_ms, (n, c.rung.name)
     warp = next(c for c in planner.plan(1024, 1024, 1024, ROWS, SMS) if c.rung.name == "warptile")
     assert warp.blocks == 32 and warp.busy_sms == 32 and "100 SMs idle" in warp.why()
+
+
+def test_measurements_at_the_shape_decide_and_the_model_ranks_the_rest():
+    measured = planner.plan(1024, 1024, 1024, ROWS, SMS)
+    assert all(c.measured_ms for c in measured)
+    assert [c.measured_ms for c in measured] == sorted(c.measured_ms for c in measured)
+    unmeasured = planner.plan(1000, 1000, 1000, ROWS, SMS)
+    assert not any(c.measured_ms for c in unmeasured)
+    assert [c.predicted_ms for c in unmeasured] == sorted(c.predicted_ms for c in unmeasured)
 
 
 def test_no_recorded_rows_means_no_prediction_and_bad_shapes_are_refused():
@@ -62,7 +71,8 @@ def test_no_recorded_rows_means_no_prediction_and_bad_shapes_are_refused():
 def test_plan_command():
     out = subprocess.run([sys.executable, "-m", "explainer", "plan", "--M", "1024", "--N", "1024", "--K", "1024"],
                          capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0 and "choice: double_buffered" in out.stdout and "68 SMs idle" in out.stdout
+    best = min(planner.plan(1024, 1024, 1024, ROWS, SMS), key=lambda c: c.measured_ms)
+    assert out.returncode == 0 and f"choice: {best.rung.name}:" in out.stdout and best.why() in out.stdout
     bad = subprocess.run([sys.executable, "-m", "explainer", "plan", "--M", "x", "--N", "4", "--K", "4"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
@@ -87,7 +97,7 @@ def test_planner_panel_answers_a_shape_and_keeps_state_on_bad_input():
 
     p = PlannerPanel()
     assert p.shape == (1024, 1024, 1024)
-    assert "planner's choice" in p.w_out.value and p.w_out.value.count("<tr data-kernel=") == len(ladder.RUNGS)
+    assert "planner's choice" in p.w_out.value and p.w_out.value.count("<tr data-kernel=") == len(ladder.RUNGS + ladder.CONFIGS)
     choice = planner.plan(1024, 1024, 1024, ROWS, SMS)[0].rung.name
     assert f"<tr data-kernel='{choice}'><td style" in p.w_out.value and "◀ planner's choice" in p.w_out.value
     p.w_N.value = 64

@@ -86,7 +86,7 @@ _SPECS = (
 ) + tuple(
     # The ladder beyond tiling (page 08): one thread, many outputs. Parameters: explainer.model.ladder.
     KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name)
-    for r in ladder.RUNGS
+    for r in ladder.RUNGS + ladder.CONFIGS  # the rungs, then the planner's other configurations
 )
 #: Deliberately broken teaching variants (pages 03, 04): registered so that check / trace /
 #: benchmark run them by name, but not in KERNEL_NAMES (the "every kernel is correct" set).

@@ -59,14 +59,14 @@ class _Runtime:
         name = props.get("name", b"?")
         self.name = name.decode() if isinstance(name, bytes) else str(name)
         self.props = props
-        self.modules: dict[tuple[str, bool], object] = {}
+        self.modules: dict[tuple, object] = {}
         self._flush = None
         self._tf32 = None
         self.last_busy: float | None = None  # time.perf_counter() when timed GPU work last ended
 
     # -- compiling ---------------------------------------------------------------------
     def module(self, spec: KernelSpec, trace: bool):
-        key = (spec.file, trace)
+        key = (spec.file, trace, tuple(spec.name_expressions or ()))  # configurations share a file
         if key in self.modules:
             return self.modules[key]
         cp = self.cp

@@ -209,13 +209,36 @@ RUNGS: tuple[Rung, ...] = (
        "(no bank conflicts); the tuned 256 x 128 block tile with 16 x 8 outputs per thread "
        "reads each loaded value more often"),
 )
-BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS}
+#: More configurations of the top rung's kernel (kernels/14_warptile.cu) for the launch planner
+#: (explainer.model.planner): smaller block tiles make more blocks, so that shapes too small to
+#: fill the SMs with 256 x 128 tiles (1024^3: 32 blocks on 132 SMs) still keep them busy. They
+#: are not rungs of the ladder (page 08's chart and views show RUNGS); the GPU runs, checks and
+#: traces them like the rungs.
+CONFIGS: tuple[Rung, ...] = (
+    _r("warptile_128x128", "14_warptile.cu", "warptile_gemm",
+       [("BM", 128), ("BN", 128), ("BK", 8), ("WM", 64), ("WN", 32), ("WNITER", 2),
+        ("TM", 8), ("TN", 4), ("THREADS", 256), ("PAD", 4), ("MINB", 2)],
+       "warp tiling, 128 x 128",
+       "the warp-tiled kernel with 128 x 128 block tiles: twice the blocks of 256 x 128"),
+    _r("warptile_128x64", "14_warptile.cu", "warptile_gemm",
+       [("BM", 128), ("BN", 64), ("BK", 8), ("WM", 64), ("WN", 32), ("WNITER", 2),
+        ("TM", 8), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 128 x 64",
+       "the warp-tiled kernel with 128-thread blocks of 128 x 64 outputs: four times the blocks"),
+    _r("warptile_64x64", "14_warptile.cu", "warptile_gemm",
+       [("BM", 64), ("BN", 64), ("BK", 8), ("WM", 32), ("WN", 32), ("WNITER", 2),
+        ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 64 x 64",
+       "the warp-tiled kernel with 64 x 64 block tiles: eight times the blocks, 16 outputs a thread"),
+)
+BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
 
 
 def rung(name: str) -> Rung:
+    """A rung, or one of the planner's configurations, by name."""
     if name not in BY_NAME:
-        raise ValueError(f"unknown ladder kernel {name!r}; choose one of {', '.join(NAMES)}")
+        raise ValueError(f"unknown ladder kernel {name!r}; choose one of {', '.join(BY_NAME)}")
     return BY_NAME[name]
 
 

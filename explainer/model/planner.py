@@ -11,8 +11,15 @@ and the launch lasts as long as the SM that got the most blocks. With 132 SMs:
 The model here: every rung's *SM time per block* is calibrated once from a measured run with many
 blocks per SM (the largest square of the recorded timings: ``ms * SMs / blocks``, with K scaled
 linearly), and a launch is predicted to take ``ceil(blocks / SMs)`` of those (the longest SM).
-:func:`plan` ranks the rungs for a shape by that prediction and says why, in numbers. Pure
-Python: the recorded rows are passed in (``explainer.gpu.recorded`` loads them).
+:func:`plan` ranks the rungs (and the top rung's other configurations, ``ladder.CONFIGS``) for a
+shape by that prediction and says why, in numbers; where every candidate was measured at that
+very shape on the device, the measurements decide (as a library's tuning table would).
+
+What the model leaves out: a block alone on an SM runs at its latency, not at the SM's
+throughput, so configurations made for several blocks per SM (small tiles, 4 warps) are
+predicted too fast when each SM gets one block (warptile_128x64 at 1024^3: 0.052 ms predicted,
+0.081 ms measured), and launch overhead dominates below ~10 us. Pure Python: the recorded rows
+are passed in (``explainer.gpu.recorded`` loads them).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .launch import ceil_div
-from .ladder import RUNGS, Rung
+from .ladder import CONFIGS, RUNGS, Rung
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ def calibrate(rows: list[dict], sms: int) -> dict[str, Calibration]:
     """Per rung, the calibration from its recorded row at the largest square (M = N = K) size
     with at least 2 blocks per SM (so every SM was busy throughout)."""
     out = {}
-    for r in RUNGS:
+    for r in RUNGS + CONFIGS:
         best = None
         for row in rows:
             if row.get("kernel") != r.name or not row.get("median_ms") or not (row["M"] == row["N"] == row["K"]):
@@ -109,5 +116,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int) -> list[Candidate]:
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {v!r}")
     cal = calibrate(rows, sms)
-    cands = [candidate(r, M, N, K, sms, cal.get(r.name), rows) for r in RUNGS]
+    cands = [candidate(r, M, N, K, sms, cal.get(r.name), rows) for r in RUNGS + CONFIGS]
+    if all(c.measured_ms for c in cands):  # measured on this device at this very shape: that decides
+        return sorted(cands, key=lambda c: c.measured_ms)
     return sorted(cands, key=lambda c: (c.predicted_ms is None, c.predicted_ms or 0.0))
