@@ -290,3 +290,23 @@ def test_every_timing_path_spins_a_cold_gpu_up(monkeypatch):
 
     for fn in (timing._time_kernel_on, timing._time_cublas_on):
         assert "_ensure_warm(rt, prob)" in inspect.getsource(fn)
+
+
+def test_a_percentage_against_a_cublas_under_10us_says_launch_overhead_dominates():
+    fast = {**_fake_report()["results"][0], "cublas_ms": 0.004, "pct_cublas": 40.0}
+    slow = {**fast, "cublas_ms": 0.02, "median_ms": 0.05}
+    assert recorded.launch_bound(0.004) and not recorded.launch_bound(0.0101) and not recorded.launch_bound(None)
+    assert recorded.OVERHEAD_NOTE in bench.format_row(fast) and "40.0*" in bench.format_row(fast)
+    assert recorded.OVERHEAD_NOTE not in bench.format_row(slow) and "40.0 " in bench.format_row(slow)
+    cub = {**fast, "kernel": "cublas", "median_ms": 0.004, "pct_cublas": None}
+    assert recorded.OVERHEAD_NOTE in bench.format_row(cub)
+    assert recorded.OVERHEAD_NOTE in bench.format_best(fast) and recorded.OVERHEAD_NOTE not in bench.format_best(slow)
+    # The ladder page's cells say it too.
+    from explainer.pages import ladder as page
+
+    rows = [{"kernel": "cublas", "tile": None, "M": 64, "N": 64, "K": 64, "median_ms": 0.004, "gflops": 1.0},
+            {"kernel": "tiled", "tile": 32, "M": 64, "N": 64, "K": 64, "median_ms": 0.01, "gflops": 1.0,
+             "pct_cublas": 40.0}]
+    cells = page.ladder_cells(rows, sizes=(64,))
+    tiled = next(c for c in cells if c["kernel"] == "tiled")["cells"][64]
+    assert tiled["launch_bound"] and recorded.OVERHEAD_NOTE in page._fmt_cell(tiled, first=True)

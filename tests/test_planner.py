@@ -105,3 +105,17 @@ def test_planner_panel_answers_a_shape_and_keeps_state_on_bad_input():
     before = p.w_out.value
     p.w_K.value = 0
     assert "whole number" in p.w_error.value and p.w_out.value == before and p.shape == (1024, 64, 1024)
+
+
+def test_bench_planned_resolves_each_size_through_the_planner():
+    from explainer.app import bench
+
+    plans = bench.planned_kernels([1024, "777x1000x333", "4096x512x4096"], DATA, SMS)
+    for size, (M, N, K) in zip(plans, [(1024, 1024, 1024), (777, 1000, 333), (4096, 512, 4096)]):
+        best = planner.plan(M, N, K, ROWS, SMS)[0]
+        assert plans[size] == (best.rung.name, best.why())
+    with pytest.raises(ValueError):
+        bench.planned_kernels(["12x0x3"], DATA, SMS)
+    out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "planned", "--sizes", "64"],
+                         capture_output=True, text=True, timeout=120, env={**__import__("os").environ, "EXPLAINER_NO_GPU": "1"})
+    assert out.returncode == 1 and "no GPU" in out.stderr and "Traceback" not in out.stderr

@@ -17,9 +17,11 @@ import json
 import sys
 
 from ..gpu import KERNEL_NAMES
-from ..gpu.recorded import best_rows, load_recorded, save_report
+from ..gpu.recorded import OVERHEAD_NOTE, best_rows, launch_bound, load_recorded, save_report
 
 PROG = "tiled-explainer bench"
+#: ``--kernels planned``: per size, the ladder kernel explainer.model.planner chooses.
+PLANNED = "planned"
 DEFAULT_SIZES = ("512", "1024", "2048", "4096")
 DEFAULT_TILES = (8, 16, 32)
 
@@ -28,8 +30,9 @@ DEFAULT_TILES = (8, 16, 32)
 # The command
 # --------------------------------------------------------------------------------------
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kernels", nargs="+", choices=KERNEL_NAMES, metavar="KERNEL",
-                        help=f"kernels to run (default: all of {', '.join(KERNEL_NAMES)})")
+    parser.add_argument("--kernels", nargs="+", choices=KERNEL_NAMES + (PLANNED,), metavar="KERNEL",
+                        help=f"kernels to run (default: all of {', '.join(KERNEL_NAMES)}); "
+                             f"{PLANNED!r}: per size, the ladder kernel the planner chooses")
     parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), metavar="SIZE",
                         help="N for M=N=K, or MxNxK (default: 512 1024 2048 4096)")
     parser.add_argument("--tiles", nargs="+", type=int, default=list(DEFAULT_TILES),
@@ -62,6 +65,9 @@ def format_row(r: dict) -> str:
     pct = "" if r.get("pct_cublas") is None else f"{r['pct_cublas']:.1f}"
     if r["kernel"] == "cublas":
         pct = "100.0"
+    overhead = launch_bound(r["median_ms"] if r["kernel"] == "cublas" else r.get("cublas_ms"))
+    if overhead and pct:
+        pct += "*"  # see OVERHEAD_NOTE (printed under the table)
     err = r.get("rel_error")
     err_s = "-" if err is None else f"{err:.1e}"
     if r.get("all_written") is False:
@@ -71,7 +77,7 @@ def format_row(r: dict) -> str:
     spread = f"{r['min_ms']:.3f}..{r['max_ms']:.3f}"
     return (f"{r['kernel']:<20} {_fmt_size(r):>15} {tile:>4} {r['median_ms']:>10.4f} "
             f"{r['gflops']:>9.1f} {pct:>8} {err_s:>8} {100 * r['cv']:>5.1f}% {spread:>19} "
-            f"{r['repeats']:>3}")
+            f"{r['repeats']:>3}" + (f"  * {OVERHEAD_NOTE}" if overhead and pct else ""))
 
 
 def format_error(e: dict) -> str:
@@ -81,9 +87,24 @@ def format_error(e: dict) -> str:
 
 def format_best(r: dict) -> str:
     tile = f" T={r['tile']}" if r.get("tile") is not None else ""
+    note = f"; {OVERHEAD_NOTE}, the percentage says little" if launch_bound(r["cublas_ms"]) else ""
     return (f"best at {_fmt_size(r)}: {r['kernel']}{tile} {r['median_ms']:.3f} ms, "
             f"{r['gflops'] / 1e3:.2f} TFLOP/s = {r['pct_cublas']:.1f}% of cuBLAS "
-            f"({r['cublas_ms']:.3f} ms, same inputs, same run)")
+            f"({r['cublas_ms']:.3f} ms, same inputs, same run{note})")
+
+
+def planned_kernels(sizes, data: dict, sms: int) -> dict:
+    """Per size (as given), the planner's choice among the ladder kernels and its reason, from
+    the recorded timings ``data`` (explainer.model.planner)."""
+    from ..gpu.recorded import recorded_rows
+    from ..gpu.sweep import parse_size
+    from ..model import planner
+
+    out = {}
+    for size in sizes:
+        best = planner.plan(*parse_size(size), recorded_rows(data), sms)[0]
+        out[size] = (best.rung.name, best.why())
+    return out
 
 
 def run(args) -> int:
@@ -110,10 +131,37 @@ def run(args) -> int:
         else:
             print(format_row(row), flush=True)
 
-    report = gpu.benchmark(
-        kernels=args.kernels, sizes=args.sizes, tiles=args.tiles, repeats=args.repeats,
-        warmup=args.warmup, budget_s=args.budget, flush_l2=args.flush_l2, seed=args.seed,
-        progress=progress)
+    common = dict(tiles=args.tiles, repeats=args.repeats, warmup=args.warmup, budget_s=args.budget,
+                  flush_l2=args.flush_l2, seed=args.seed, progress=progress)
+    if args.kernels and PLANNED in args.kernels:
+        # The planner picks per size, calibrated on this device's recorded timings (else the newest).
+        rec = load_recorded(device=st.device) or load_recorded()
+        dev = gpu.device_info()
+        if rec is None or not isinstance(dev, gpu.DeviceInfo):
+            print(f"{PROG}: --kernels {PLANNED} needs recorded timings and the device's SM count", file=sys.stderr)
+            return 2
+        try:
+            plans = planned_kernels(args.sizes, rec, dev.sm_count)
+        except ValueError as e:
+            print(f"{PROG}: {e}", file=sys.stderr)
+            return 2
+        others = [k for k in args.kernels if k != PLANNED]
+        report = None
+        for size, (name, why) in plans.items():
+            if not as_json:
+                print(f"# planned for {size}: {name}: {why} (calibrated on {rec['label']})", flush=True)
+            part = gpu.benchmark(kernels=list(dict.fromkeys(others + [name])), sizes=[size], **common)
+            if isinstance(part, gpu.GpuStatus):
+                print(f"{PROG}: {part.reason}", file=sys.stderr)
+                return 1
+            if report is None:
+                report = part
+            else:
+                report.cublas += part.cublas
+                report.results += part.results
+                report.errors += part.errors
+    else:
+        report = gpu.benchmark(kernels=args.kernels, sizes=args.sizes, **common)
     if isinstance(report, gpu.GpuStatus):
         print(f"{PROG}: {report.reason}", file=sys.stderr)
         return 1

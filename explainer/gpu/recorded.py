@@ -12,6 +12,15 @@ from pathlib import Path
 
 RECORDED_DIR = Path(__file__).resolve().parent.parent / "data" / "recorded"
 SCHEMA = "tiled-explainer/recorded-timings/1"
+#: Below this cuBLAS time a launch's fixed cost (a few microseconds) is a large share of it, so a
+#: "% of cuBLAS" compares overheads more than kernels: every place that prints one says so.
+LAUNCH_BOUND_MS = 0.010
+OVERHEAD_NOTE = "cuBLAS under 10 µs: launch overhead dominates"
+
+
+def launch_bound(cublas_ms: float | None) -> bool:
+    """True when a percentage against this cuBLAS time must carry :data:`OVERHEAD_NOTE`."""
+    return cublas_ms is not None and cublas_ms < LAUNCH_BOUND_MS
 
 
 def recorded_files() -> list[Path]:

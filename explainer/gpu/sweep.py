@@ -32,7 +32,8 @@ class BenchReport:
                 "cublas": self.cublas, "results": self.results, "errors": self.errors}
 
 
-def _parse_size(size) -> tuple[int, int, int]:
+def parse_size(size) -> tuple[int, int, int]:
+    """``1024`` -> (1024, 1024, 1024); ``'777x1000x333'`` -> (777, 1000, 333)."""
     if isinstance(size, (tuple, list)):
         M, N, K = size
     else:
@@ -61,7 +62,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
     kernels = list(kernels or KERNEL_NAMES)
     for k in kernels:
         _spec(k)
-    shapes = [_parse_size(s) for s in sizes]
+    shapes = [parse_size(s) for s in sizes]
     dev = device_info()
     report = BenchReport(
         device=dev.to_dict() if isinstance(dev, DeviceInfo) else {"name": rt.name},

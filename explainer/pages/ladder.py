@@ -78,8 +78,10 @@ def ladder_cells(rows: list[dict], sizes=SIZES) -> list[dict]:
                 cub = find_row(rows, "cublas", None, n)
                 pct = 100.0 * cub["median_ms"] / row["median_ms"] if cub else None
             before = prev.get(n)
+            cub = find_row(rows, "cublas", None, n)
             cells[n] = {"gflops": row["gflops"], "median_ms": row["median_ms"], "min_ms": row.get("min_ms"),
                         "max_ms": row.get("max_ms"), "pct_cublas": pct,
+                        "launch_bound": recorded.launch_bound(cub["median_ms"] if cub else None),
                         "speedup": before["median_ms"] / row["median_ms"] if before else None}
         prev = {n: c for n, c in cells.items()}
         out.append({**rung, "cells": cells})
@@ -98,6 +100,8 @@ def _fmt_cell(c: dict | None, first: bool, nblocks: int | None = None) -> str:
     if c is None:
         return f"<span style='color:#9ca3af'>{NOT_RECORDED}</span>"
     pct = f"{c['pct_cublas']:.1f}% of cuBLAS" if c["pct_cublas"] is not None else "— of cuBLAS"
+    if c.get("launch_bound") and c["pct_cublas"] is not None:
+        pct += f" ({recorded.OVERHEAD_NOTE})"
     if first:
         sp = ""
     elif c["speedup"]:
