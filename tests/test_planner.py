@@ -111,11 +111,50 @@ def test_bench_planned_resolves_each_size_through_the_planner():
     from explainer.app import bench
 
     plans = bench.planned_kernels([1024, "777x1000x333", "4096x512x4096"], DATA, SMS)
+    tuned = recorded.load_tuned(DATA["device"]["name"])  # the shipped table for this device, if any
     for size, (M, N, K) in zip(plans, [(1024, 1024, 1024), (777, 1000, 333), (4096, 512, 4096)]):
-        best = planner.plan(M, N, K, ROWS, SMS)[0]
+        best = planner.plan(M, N, K, ROWS, SMS, recorded.recorded_rows(tuned) if tuned else ())[0]
         assert plans[size] == (best.rung.name, best.why())
     with pytest.raises(ValueError):
         bench.planned_kernels(["12x0x3"], DATA, SMS)
     out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "planned", "--sizes", "64"],
                          capture_output=True, text=True, timeout=120, env={**__import__("os").environ, "EXPLAINER_NO_GPU": "1"})
     assert out.returncode == 1 and "no GPU" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_tuning_table_puts_the_nearest_tuned_shapes_winner_first(tmp_path):
+    """A (synthetic) tuning table: at 768x1024x384 warptile_64x64 was fastest, at 4096^3 warptile.
+    A shape near the first gets warptile_64x64 first, with the reason; measured shapes still
+    decide by their own measurements; tables are found per device."""
+    import json
+
+    def row(kernel, M, N, K, ms):
+        return {"kernel": kernel, "M": M, "N": N, "K": K, "tile": None, "median_ms": ms, "passed": True}
+
+    tuned = [row("warptile_64x64", 768, 1024, 384, 0.03), row("double_buffered", 768, 1024, 384, 0.06),
+             row("warptile", 4096, 4096, 4096, 2.8), row("warptile_64x64", 4096, 4096, 4096, 3.7),
+             {"kernel": "cublas", "M": 768, "N": 1024, "K": 384, "median_ms": 0.01}]
+    assert planner.nearest_tuned(777, 1000, 333, tuned) == (768, 1024, 384)
+    assert planner.nearest_tuned(5000, 3000, 4000, tuned) == (4096, 4096, 4096)
+    assert planner.nearest_tuned(5, 5, 5, []) is None
+    cands = planner.plan(777, 1000, 333, ROWS, SMS, tuned)
+    first = cands[0]
+    assert first.rung.name == "warptile_64x64" and first.tuned_at == (768, 1024, 384)
+    near = {c.rung.name: c for c in planner.plan(768, 1024, 384, ROWS, SMS)}
+    assert first.tuned_ms == pytest.approx(0.03 * first.predicted_ms / near["warptile_64x64"].predicted_ms)
+    assert "tuning table" in first.why() and "768x1024x384" in first.why()
+    assert len(cands) == len(ladder.BY_NAME) and cands[1].rung.name == "double_buffered"
+    at_recorded = planner.plan(1024, 1024, 1024, ROWS, SMS, tuned)
+    assert at_recorded[0].rung.name == min(at_recorded, key=lambda c: c.measured_ms).rung.name
+    (tmp_path / "fake-gpu_2026-01-01.json").write_text(json.dumps(
+        {"schema": recorded.SCHEMA, "device": {"name": "Fake GPU"}, "date": "2026-01-01", "cublas": [], "results": tuned}))
+    assert recorded.load_tuned("Fake", tmp_path)["source"] == "fake-gpu_2026-01-01.json"
+    assert recorded.load_tuned("H100", tmp_path) is None
+
+
+def test_tune_command_without_a_gpu_says_so_in_one_line():
+    import os
+
+    out = subprocess.run([sys.executable, "-m", "explainer", "tune", "--m", "64"], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "EXPLAINER_NO_GPU": "1"})
+    assert out.returncode == 1 and "no GPU" in out.stderr and len(out.stderr.strip().splitlines()) == 1

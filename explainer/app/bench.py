@@ -100,9 +100,12 @@ def planned_kernels(sizes, data: dict, sms: int) -> dict:
     from ..gpu.sweep import parse_size
     from ..model import planner
 
+    from ..gpu.recorded import load_tuned
+
+    tuned = load_tuned(device=data["device"]["name"])
     out = {}
     for size in sizes:
-        best = planner.plan(*parse_size(size), recorded_rows(data), sms)[0]
+        best = planner.plan(*parse_size(size), recorded_rows(data), sms, recorded_rows(tuned) if tuned else ())[0]
         out[size] = (best.rung.name, best.why())
     return out
 

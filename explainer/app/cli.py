@@ -136,11 +136,13 @@ def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
     if not data:
         raise UsageError("no recorded timings to calibrate the planner (tiled-explainer bench --save)")
     sms = int(data["device"]["sm_count"])
-    cands = planner.plan(M, N, K, recorded.recorded_rows(data), sms)
+    tuned = recorded.load_tuned(device=data["device"]["name"])
+    cands = planner.plan(M, N, K, recorded.recorded_rows(data), sms, recorded.recorded_rows(tuned) if tuned else ())
     rows = [{"kernel": c.rung.name, "block_tile": [c.rung.BM, c.rung.BN], "blocks": c.blocks,
              "busiest_sm_blocks": c.longest, "busy_fraction": round(c.busy_fraction, 4), "guarded": c.guarded,
              "predicted_ms": c.predicted_ms, "measured_ms": c.measured_ms, "why": c.why()} for c in cands]
     d = {"M": M, "N": N, "K": K, "device": data["device"]["name"], "sms": sms, "recorded": data["label"],
+         "tuned": tuned["source"] if tuned else None,
          "choice": cands[0].rung.name, "candidates": rows}
     lines = [f"ladder kernels for M={M} N={N} K={K} on {d['device']} ({sms} SMs); calibrated on {d['recorded']}",
              f"  {'kernel':<16} {'tile':>9} {'blocks':>7} {'busiest SM':>10} {'SM time used':>12} {'predicted':>10} {'measured':>10}"]
@@ -286,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Subcommands whose code lives beside the GPU runner and the app server.
     for name, module, help_ in (
         ("bench", "explainer.app.bench", "launch the real kernels and cuBLAS, print or save timings"),
+        ("tune", "explainer.app.tune", "measure the ladder's kernels on a grid of shapes: the planner's table"),
         ("serve", "explainer.app.serve", "serve the notebooks as a Voila web app"),
         ("export", "explainer.app.export", "write every page as static HTML (no kernel, no network)"),
     ):

@@ -11,6 +11,9 @@ from importlib import resources
 from pathlib import Path
 
 RECORDED_DIR = Path(__file__).resolve().parent.parent / "data" / "recorded"
+#: Per-device tuning tables (``tiled-explainer tune``): the ladder's kernels and configurations
+#: measured on a grid of shapes; the planner prefers them where they exist for the device.
+TUNED_DIR = Path(__file__).resolve().parent.parent / "data" / "tuned"
 SCHEMA = "tiled-explainer/recorded-timings/1"
 #: Below this cuBLAS time a launch's fixed cost (a few microseconds) is a large share of it, so a
 #: "% of cuBLAS" compares overheads more than kernels: every place that prints one says so.
@@ -101,3 +104,23 @@ def best_rows(data: dict) -> list[dict]:
         if same:
             out.append(min(same, key=lambda r: r["median_ms"]))
     return out
+
+
+def load_tuned(device: str | None = None, folder: str | Path | None = None) -> dict | None:
+    """The newest tuning table (``tiled-explainer tune``) whose device name contains ``device``
+    (any device when ``None``), parsed; ``None`` when there is none."""
+    root = Path(folder) if folder else TUNED_DIR
+    best = None
+    for f in sorted(root.glob("*.json")) if root.is_dir() else []:
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if data.get("schema") != SCHEMA:
+            continue
+        if device and device.lower() not in str(data.get("device", {}).get("name", "")).lower():
+            continue
+        data["source"] = f.name
+        if best is None or data.get("date", "") > best.get("date", ""):
+            best = data
+    return best

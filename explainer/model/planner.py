@@ -24,10 +24,12 @@ are passed in (``explainer.gpu.recorded`` loads them).
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 
 from .launch import ceil_div
-from .ladder import CONFIGS, RUNGS, Rung
+from .ladder import BY_NAME, CONFIGS, RUNGS, Rung
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class Candidate:
     guarded: bool  # the guarded instantiation (a tile does not divide the shape)
     predicted_ms: float | None
     measured_ms: float | None = None  # recorded at exactly this shape, when there is a row
+    tuned_at: tuple[int, int, int] | None = None  # the nearest shape of the device's tuning table
+    tuned_ms: float | None = None  # measured there, scaled by the model's ratio between the shapes
 
     @property
     def busy_fraction(self) -> float:
@@ -74,6 +78,9 @@ class Candidate:
         s += f", {idle} SM{'s' if idle != 1 else ''} idle" if idle else f", {self.busy_fraction:.0%} of the SM time does work"
         if self.guarded:
             s += "; guarded path (a tile does not divide the shape)"
+        if self.tuned_at and self.tuned_ms:
+            s += ("; {:.4f} ms estimated from this device's tuning table (measured at {}x{}x{}, scaled by the "
+                  "model)").format(self.tuned_ms, *self.tuned_at)
         return s
 
 
@@ -109,9 +116,20 @@ def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None
                      longest * cal.per_block_ms(K) if cal else None, measured)
 
 
-def plan(M: int, N: int, K: int, rows: list[dict], sms: int) -> list[Candidate]:
+def nearest_tuned(M: int, N: int, K: int, tuned: list[dict]) -> tuple[int, int, int] | None:
+    """The shape of a tuning table (``tiled-explainer tune``) nearest to ``M x N x K``, in log2
+    steps of M, N and K together, among those where ladder kernels were measured."""
+    shapes = {(r["M"], r["N"], r["K"]) for r in tuned if r.get("kernel") in BY_NAME and r.get("median_ms")}
+    if not shapes:
+        return None
+    dist = lambda s: sum(abs(math.log2(a / b)) for a, b in zip(s, (M, N, K)))  # noqa: E731
+    return min(shapes, key=lambda s: (dist(s), s))
+
+
+def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = ()) -> list[Candidate]:
     """Every rung for ``M x N x K`` on a device of ``sms`` SMs, the predicted fastest first
-    (rungs with no calibration last). ``rows``: the device's recorded timing rows."""
+    (rungs with no calibration last). ``rows``: the device's recorded timing rows; ``tuned``:
+    its tuning table's rows, if any: the kernel fastest at the nearest tuned shape comes first."""
     for name, v in (("M", M), ("N", N), ("K", K), ("SMs", sms)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {v!r}")
@@ -119,4 +137,16 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int) -> list[Candidate]:
     cands = [candidate(r, M, N, K, sms, cal.get(r.name), rows) for r in RUNGS + CONFIGS]
     if all(c.measured_ms for c in cands):  # measured on this device at this very shape: that decides
         return sorted(cands, key=lambda c: c.measured_ms)
+    near = nearest_tuned(M, N, K, list(tuned))
+    if near:
+        # A tuning table measured a nearby shape on this device: each kernel's time there, scaled
+        # by the model's ratio between the two shapes (blocks on the busiest SM, K), estimates it
+        # here. The measurement carries the kernel's real efficiency; the model, the shape change.
+        at = {r["kernel"]: r["median_ms"] for r in tuned if (r["M"], r["N"], r["K"]) == near
+              and r.get("median_ms") and r.get("passed", True)}
+        base = {c.rung.name: c for c in (candidate(r, *near, sms, cal.get(r.name)) for r in RUNGS + CONFIGS)}
+        cands = [dataclasses.replace(c, tuned_at=near, tuned_ms=at[c.rung.name] * c.predicted_ms / base[c.rung.name].predicted_ms)
+                 if c.rung.name in at and c.predicted_ms and base[c.rung.name].predicted_ms else c for c in cands]
+        return sorted(cands, key=lambda c: (c.tuned_ms is None, c.tuned_ms or 0.0,
+                                            c.predicted_ms is None, c.predicted_ms or 0.0))
     return sorted(cands, key=lambda c: (c.predicted_ms is None, c.predicted_ms or 0.0))

@@ -38,7 +38,8 @@ def sm_strip(c: planner.Candidate, cell: int = 9) -> str:
 
 def table_html(M: int, N: int, K: int, data: dict) -> str:
     sms = int(data["device"]["sm_count"])
-    cands = planner.plan(M, N, K, recorded.recorded_rows(data), sms)
+    tuned = recorded.load_tuned(device=data["device"]["name"])
+    cands = planner.plan(M, N, K, recorded.recorded_rows(data), sms, recorded.recorded_rows(tuned) if tuned else ())
     TD = "padding:3px 8px;border-bottom:1px solid #e5e7eb;text-align:right;vertical-align:middle"
     rows = []
     for i, c in enumerate(cands):
