@@ -84,10 +84,13 @@ The last rung is not the fastest at every size. A block tile of BM×BN makes ⌈
 blocks, and a launch lasts as long as the SM that gets the most of them. Warp tiling's
 {W.BM}×{W.BN} tiles make {_blocks(W, 4096):,} blocks at 4096³ (about {_blocks(W, 4096) / SMS:.1f} per SM on the
 {SMS} SMs of an H100) but only {_blocks(W, 1024)} at 1024³: {SMS - _blocks(W, 1024)} SMs have nothing to do. cuBLAS
-avoids that by choosing a configuration per shape. The table plans every rung for the shape you
-type: its blocks on the SMs (one square per SM) and a time predicted from one number per rung,
-its SM time per block, measured once with every SM busy; the last column is the recorded
-measurement where there is one. Try 1024³, 2048³, 4096³, and a skinny 4096×64×4096."""),
+avoids that by choosing a configuration per shape, and so does this planner: it weighs the {len(ladder.RUNGS)}
+rungs and {len(ladder.CONFIGS)} smaller configurations of the warp-tiled kernel for the shape you type. For each:
+its blocks on the SMs (one square per SM); a time from the model (blocks on the busiest SM × the
+kernel's SM time per block, measured once with every SM busy); a time from this device's tuning
+table (`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the
+model); and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, and a skinny
+4096×64×4096."""),
         ("code", "ladder.planner()"),
         ("md", f"""## 10 · 1D block tiling: one thread, {R1['TM']} outputs
 
