@@ -23,7 +23,8 @@ from explainer import gpu, pages
 from explainer.model import ladder, roofline
 
 from explainer.pages import ladder as pages_ladder, perf as pages_perf
-from explainer.views.ladder_maps import (NOW_C, THREAD_C, WARP_C, LadderExplorer, as_store_conflict, check_thread,
+from explainer.views.ladder import LadderExplorer
+from explainer.views.ladder_maps import (NOW_C, THREAD_C, WARP_C, as_store_conflict, check_thread,
                                    copies, copies_z, ranges, reads_z, register_counts, shared_loads_per_k,
                                    thread_reads, warp_region, warp_subtiles)
 from explainer.views.ladder import painted

@@ -35,14 +35,9 @@ def recorded_files() -> list[Path]:
         return sorted(RECORDED_DIR.glob("*.json")) if RECORDED_DIR.is_dir() else []
 
 
-def load_recorded(path: str | Path | None = None, device: str | None = None) -> dict | None:
-    """The newest recorded-timings file (or ``path``), parsed, with ``"source"`` (its file
-    name) added; ``device`` keeps only files whose device name contains it. ``None`` when there
-    is none. Pages show ``data["label"]`` next to the figures: they are recorded, not live."""
-    if path is not None:
-        files = [Path(path)]
-    else:
-        files = recorded_files()
+def _newest(files, device: str | None) -> dict | None:
+    """The newest (by its ``date``) of ``files`` in this schema whose device name contains
+    ``device`` (any when ``None``), parsed, with ``"source"`` (its file name) added."""
     best = None
     for f in files:
         try:
@@ -57,6 +52,13 @@ def load_recorded(path: str | Path | None = None, device: str | None = None) -> 
         if best is None or data.get("date", "") > best.get("date", ""):
             best = data
     return best
+
+
+def load_recorded(path: str | Path | None = None, device: str | None = None) -> dict | None:
+    """The newest recorded-timings file (or ``path``), parsed, with ``"source"`` (its file
+    name) added; ``device`` keeps only files whose device name contains it. ``None`` when there
+    is none. Pages show ``data["label"]`` next to the figures: they are recorded, not live."""
+    return _newest([Path(path)] if path is not None else recorded_files(), device)
 
 
 def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None,
@@ -110,17 +112,4 @@ def load_tuned(device: str | None = None, folder: str | Path | None = None) -> d
     """The newest tuning table (``tiled-explainer tune``) whose device name contains ``device``
     (any device when ``None``), parsed; ``None`` when there is none."""
     root = Path(folder) if folder else TUNED_DIR
-    best = None
-    for f in sorted(root.glob("*.json")) if root.is_dir() else []:
-        try:
-            data = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        if data.get("schema") != SCHEMA:
-            continue
-        if device and device.lower() not in str(data.get("device", {}).get("name", "")).lower():
-            continue
-        data["source"] = f.name
-        if best is None or data.get("date", "") > best.get("date", ""):
-            best = data
-    return best
+    return _newest(sorted(root.glob("*.json")) if root.is_dir() else [], device)

@@ -82,7 +82,8 @@ def tile_bytes(kernel: str, T: int) -> int:
     return 2 * T * T * FLOAT_BYTES if kernel in TILED_BARRIERS else 0
 
 
-def _as_int(name: str, value) -> int:
+def as_int(name: str, value) -> int:
+    """``value`` as an int, or a one-line :class:`LaunchError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise LaunchError(f"{name} must be a whole number, got {value!r}")
     return int(value)
@@ -104,10 +105,10 @@ class Launch:
                 f"unknown kernel {self.kernel!r}; choose one of {', '.join(KERNELS)}"
             )
         for name in ("M", "N", "K"):
-            v = _as_int(name, getattr(self, name))
+            v = as_int(name, getattr(self, name))
             if v < 1:
                 raise LaunchError(f"{name} must be at least 1, got {v}")
-        T = _as_int("tile", self.tile)
+        T = as_int("tile", self.tile)
         if not 1 <= T <= MAX_TILE:
             raise LaunchError(
                 f"tile must be between 1 and {MAX_TILE} (a {T}x{T} block would have "
@@ -176,7 +177,7 @@ class Launch:
     # ---- validation of coordinates ------------------------------------------------
     def check_block(self, bx: int, by: int) -> None:
         gx, gy = self.grid
-        bx, by = _as_int("blockIdx.x", bx), _as_int("blockIdx.y", by)
+        bx, by = as_int("blockIdx.x", bx), as_int("blockIdx.y", by)
         if not (0 <= bx < gx and 0 <= by < gy):
             raise LaunchError(
                 f"block (x={bx}, y={by}) is outside the grid: blockIdx.x must be 0..{gx - 1} "
@@ -185,7 +186,7 @@ class Launch:
 
     def check_thread(self, tx: int, ty: int) -> None:
         T = self.T
-        tx, ty = _as_int("threadIdx.x", tx), _as_int("threadIdx.y", ty)
+        tx, ty = as_int("threadIdx.x", tx), as_int("threadIdx.y", ty)
         if not (0 <= tx < T and 0 <= ty < T):
             raise LaunchError(
                 f"thread (x={tx}, y={ty}) is outside the {T}x{T} block: threadIdx.x and "
@@ -209,7 +210,7 @@ class Launch:
     def c_owner(self, row: int, col: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """The inverse of :meth:`c_index`: ``((bx, by), (tx, ty))`` of the thread that computes
         ``C[row][col]``."""
-        row, col = _as_int("row", row), _as_int("col", col)
+        row, col = as_int("row", row), as_int("col", col)
         if not (0 <= row < self.M and 0 <= col < self.N):
             raise LaunchError(f"C[{row}][{col}] is outside the {self.M}x{self.N} matrix C")
         T = self.T

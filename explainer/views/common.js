@@ -211,3 +211,23 @@ function numberField(parent, title, value, onChange, width = null) {
   input.addEventListener("change", () => onChange(input.value));
   return input;
 }
+
+const NEEDS_LIVE = "This needs the live app (tiled-explainer serve) or JupyterLab.";
+
+// A request only Python can answer (a new launch, block, kernel...). Live: send it, after
+// busy() shows that it is on its way. Static page (views/static.js): the payload the page
+// embedded for it becomes the model's meta / buf and loaded() draws it; with none stored,
+// missing(note) shows the one line that says it needs the live app.
+function askPython(model, msg, { busy, loaded, missing }) {
+  if (model.get("live")) {
+    busy();
+    model.send(msg);
+    return;
+  }
+  const store = model.get("store");
+  const hit = store && store.find ? store.find(msg) : null;
+  if (!hit) return missing((model.get("meta") || {}).offline_note || NEEDS_LIVE);
+  model.set("meta", hit.meta);
+  model.set("buf", hit.buf);
+  loaded();
+}

@@ -6,8 +6,10 @@ Pure Python and numpy: the model's answers turned into what a view draws, nothin
 
 from __future__ import annotations
 
-from .. import resources
 import numpy as np
+
+from .. import resources
+from ..model import LaunchError, as_int
 
 # ---- colours: one discrete palette shared by every grid --------------------------------
 IDLE, PANEL, TILE, ACTIVE, PINNED, PADDING, STORED, STALE, HAZARD = range(9)
@@ -128,3 +130,12 @@ def source_lines(name: str = "03_tiled.cu"):
     return out
 
 
+def whole(name: str, value) -> int:
+    """A number from the browser (typed text, or a JSON number) as an int, or the model's
+    one-line error naming ``name``."""
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            raise LaunchError(f"{name} must be a whole number, got {value.strip()!r}") from None
+    return as_int(name, value)

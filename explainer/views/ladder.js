@@ -57,7 +57,6 @@ function createLadderView({ model, el: host }) {
   injectCss();
   const root = el("div", { class: "explainer-ladder-view explainer-view" }, host);
   const tip = tooltip(root);
-  const live = () => !!model.get("live");
 
   let meta = null, A = null;                // the payload: one rung
   let tid = 0, k = 0, mode = "reads";       // what is shown
@@ -296,22 +295,11 @@ function createLadderView({ model, el: host }) {
 
   // A request only Python can answer; a static page looks it up in its store.
   function ask(msg) {
-    if (!live()) {
-      const store = model.get("store");
-      const hit = store && store.find ? store.find(msg) : null;
-      if (hit) {
-        model.set("meta", hit.meta);
-        model.set("buf", hit.buf);
-        setError("");
-        load();
-        return;
-      }
-      setError(meta.offline_note || "This needs the live app (tiled-explainer serve) or JupyterLab.");
-      syncControls();
-      return;
-    }
-    info.insertAdjacentHTML("afterbegin", '<div class="ex-note">computing…</div>');
-    model.send(msg);
+    askPython(model, msg, {
+      busy: () => info.insertAdjacentHTML("afterbegin", '<div class="ex-note">computing…</div>'),
+      loaded: () => { setError(""); load(); },
+      missing: (note) => { setError(note); syncControls(); },
+    });
   }
 
   function setError(s) {

@@ -6,8 +6,7 @@ on), and its registers.
 Everything drawn comes from :mod:`explainer.model.ladder` (read-only here): :func:`ladder.thread_outputs`,
 :func:`ladder.owner_map`, :func:`ladder.loader_a` / :func:`ladder.loader_b`, the slot layout of
 :func:`ladder.slot_coords_a`. The pure functions below derive what the pictures need;
-:mod:`explainer.views.ladder` turns them into the arrays its browser view draws (its
-:class:`~explainer.views.ladder.LadderExplorer` is re-exported here).
+:mod:`explainer.views.ladder` turns them into the arrays its browser view draws.
 """
 
 from __future__ import annotations
@@ -211,13 +210,3 @@ def as_store_conflict(r: Rung) -> int:
                 if words.size:
                     worst = max(worst, int(np.bincount(words % 32).max()))
     return worst
-
-
-def __getattr__(name):
-    """``LadderExplorer`` lives in :mod:`explainer.views.ladder` (imported on first use: that
-    module imports this one)."""
-    if name == "LadderExplorer":
-        from .ladder import LadderExplorer
-
-        return LadderExplorer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

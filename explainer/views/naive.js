@@ -10,7 +10,6 @@ function createNaiveView({ model, el: host }) {
   injectCss();
   const root = el("div", { class: "explainer-naive explainer-view" }, host);
   const tip = tooltip(root);
-  const live = () => !!model.get("live");
 
   let meta = null, A = null;  // the payload
   let b = 0, p = 0;           // the pinned thread: block b of meta's blocks, thread p of it
@@ -185,21 +184,11 @@ function createNaiveView({ model, el: host }) {
 
   // A request only Python can answer; a static page looks it up in its store.
   function ask(msg) {
-    if (!live()) {
-      const store = model.get("store");
-      const hit = store && store.find ? store.find(msg) : null;
-      if (hit) {
-        model.set("meta", hit.meta);
-        model.set("buf", hit.buf);
-        load();
-        return;
-      }
-      setError(meta.offline_note || "This needs the live app (tiled-explainer serve) or JupyterLab.");
-      syncControls();
-      return;
-    }
-    text.insertAdjacentHTML("afterbegin", '<div class="ex-note">computing…</div>');
-    model.send(msg);
+    askPython(model, msg, {
+      busy: () => text.insertAdjacentHTML("afterbegin", '<div class="ex-note">computing…</div>'),
+      loaded: load,
+      missing: (note) => { setError(note); syncControls(); },
+    });
   }
 
   function setError(s) {

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import resources
 from ..model import WARP_SIZE, Launch, LaunchError, ceil_div
-from .common import ACTIVE, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, demo_matrices, window
+from .common import ACTIVE, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, demo_matrices, whole, window
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView
 from .store import static_store as _static_store
@@ -160,15 +160,6 @@ class NaiveView(BrowserView):
     _esm = resources.front_end(*FRONT_END)
 
 
-def _whole(name: str, value) -> int:
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            raise LaunchError(f"{name} must be a whole number, got {value.strip()!r}") from None
-    return int(value)
-
-
 class NaiveExplorer:
     """Pick a kernel, a launch, a block and a thread (or click a C cell); display ``.widget``.
 
@@ -245,21 +236,21 @@ class NaiveExplorer:
             return
         cmd = content.get("cmd")
         try:
-            p = _whole("thread", content.get("thread", 0))
+            p = whole("thread", content.get("thread", 0))
             _, arrays = self.data()
             if not 0 <= p < len(arrays["thread_xy"]):
                 raise LaunchError(f"thread {p} is not a thread of a {self.L.T}x{self.L.T} block")
             thread = tuple(int(v) for v in arrays["thread_xy"][p])
             pinned = content.get("pinned") or self.block
-            pinned = tuple(_whole(f"blockIdx.{a}", v) for a, v in zip("xy", pinned))
+            pinned = tuple(whole(f"blockIdx.{a}", v) for a, v in zip("xy", pinned))
             if cmd == "launch":
-                M, N, K, T = (_whole(n, content.get(n)) for n in ("M", "N", "K", "T"))
+                M, N, K, T = (whole(n, content.get(n)) for n in ("M", "N", "K", "T"))
                 self.block, self.thread = pinned, thread
                 self.set_launch(M, N, K, T)
             elif cmd == "kernel":
                 self.set_kernel(content.get("name"), pinned, thread)
             elif cmd == "block":
-                bx, by = (_whole(f"blockIdx.{a}", v) for a, v in zip("xy", content.get("block", ())))
+                bx, by = (whole(f"blockIdx.{a}", v) for a, v in zip("xy", content.get("block", ())))
                 self.L.check_block(bx, by)
                 self._set(self.L, (bx, by), thread)
         except (LaunchError, ValueError, TypeError) as e:

@@ -36,9 +36,10 @@ def sm_strip(c: planner.Candidate, cell: int = 9) -> str:
     return f'<svg class="explainer-sm-strip" width="{w}" height="{h}" role="img">{"".join(parts)}</svg>'
 
 
-def table_html(M: int, N: int, K: int, data: dict) -> str:
+def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) -> str:
+    """The planned candidates for ``M x N x K``: ``data`` the device's recorded timings,
+    ``tuned`` its tuning table (``recorded.load_tuned``), if any."""
     sms = int(data["device"]["sm_count"])
-    tuned = recorded.load_tuned(device=data["device"]["name"])
     cands = planner.plan(M, N, K, recorded.recorded_rows(data), sms, recorded.recorded_rows(tuned) if tuned else ())
     TD = "padding:3px 8px;border-bottom:1px solid #e5e7eb;text-align:right;vertical-align:middle"
     rows = []
@@ -74,6 +75,7 @@ class PlannerPanel:
 
     def __init__(self, M: int = 1024, N: int = 1024, K: int = 1024):
         self.data = recorded.load_recorded()
+        self.tuned = recorded.load_tuned(device=self.data["device"]["name"]) if self.data else None  # read once
         small = W.Layout(width="150px")
         self.w_M, self.w_N, self.w_K = (W.IntText(value=v, description=n, layout=small) for n, v in
                                         (("M", M), ("N", N), ("K", K)))
@@ -92,7 +94,7 @@ class PlannerPanel:
         try:
             if not self.data:
                 raise ValueError("no recorded timings to calibrate the planner (tiled-explainer bench --save)")
-            out = table_html(*shape, self.data)
+            out = table_html(*shape, self.data, self.tuned)
         except ValueError as e:
             self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
             return False

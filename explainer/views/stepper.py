@@ -21,7 +21,7 @@ from .plotly_widget import Figure
 
 from .common import (  # noqa: F401  (re-exported: pages and tests import them from here)
     ACTIVE, COLORSCALE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED,
-    TEXT_MAX, TILE, ZRANGE, DemoMatrix, demo_matrices, source_lines, window,
+    TEXT_MAX, TILE, ZRANGE, DemoMatrix, demo_matrices, source_lines, whole, window,
 )
 
 
@@ -120,16 +120,6 @@ def _grid_heatmap(name: str, **kw):
 
 def _axis(title: str, **kw):
     return dict(title=dict(text=title, font=dict(size=11)), showgrid=False, zeroline=False, ticks="", **kw)
-
-
-def _whole(name: str, value) -> int:
-    """A number typed in the browser (a string) as an int, or the model's one-line error."""
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            raise LaunchError(f"{name} must be a whole number, got {value.strip()!r}") from None
-    return value
 
 
 class TiledStepper:
@@ -241,12 +231,12 @@ class TiledStepper:
             self.per_k = content["mode"] == "k"
         try:
             if cmd == "launch":
-                M, N, K, T = (_whole(n, content.get(n)) for n in ("M", "N", "K", "T"))
+                M, N, K, T = (whole(n, content.get(n)) for n in ("M", "N", "K", "T"))
                 self._apply_size(M, N, K, T)
             elif cmd == "preset":
                 self.set_preset(content.get("name"))
             elif cmd == "block":
-                bx, by = (_whole(f"blockIdx.{a}", v) for a, v in zip("xy", content.get("block", ())))
+                bx, by = (whole(f"blockIdx.{a}", v) for a, v in zip("xy", content.get("block", ())))
                 self.L.check_block(bx, by)
                 tx, ty = self._thread_of(int(content.get("thread", 0)))
                 self._set(self.L, (bx, by), (tx, ty), int(content.get("step", 0)))

@@ -12,7 +12,6 @@ function createTiledView({ model, el: host }) {
   injectCss();
   const root = el("div", { class: "explainer-stepper explainer-view" }, host);
   const tip = tooltip(root);
-  const live = () => !!model.get("live");
 
   // ---- state (the view's own: never sent to Python while stepping) --------------------
   let meta = null, A = null;     // the payload: meta (JSON) and the arrays
@@ -423,28 +422,11 @@ function createTiledView({ model, el: host }) {
 
   // A request only Python can answer (a new launch, block or chunk).
   function ask(msg) {
-    if (!live()) {
-      const answer = offline(msg);
-      if (answer) return answer;
-      setError(meta.offline_note || "This needs the live app (tiled-explainer serve) or JupyterLab.");
-      syncControls();
-      return null;
-    }
-    labelStep.textContent = "computing…";
-    model.send(msg);
-    return null;
-  }
-
-  // Static pages: presets (and their blocks) embedded in the page answer some requests.
-  function offline(msg) {
-    const store = model.get("store");
-    if (!store || !store.find) return null;
-    const hit = store.find(msg);
-    if (!hit) return null;
-    model.set("meta", hit.meta);
-    model.set("buf", hit.buf);
-    load();
-    return true;
+    askPython(model, msg, {
+      busy: () => { labelStep.textContent = "computing…"; },
+      loaded: load,
+      missing: (note) => { setError(note); syncControls(); },
+    });
   }
 
   function setError(text) {

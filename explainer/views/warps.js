@@ -10,7 +10,6 @@ function createWarpsView({ model, el: host }) {
   injectCss();
   const root = el("div", { class: "explainer-warps explainer-view" }, host);
   const tip = tooltip(root);
-  const live = () => !!model.get("live");
 
   let meta = null, A = null;
   let tx = 0, ty = 0;  // the pinned thread
@@ -132,21 +131,11 @@ function createWarpsView({ model, el: host }) {
   }
 
   function ask(msg) {
-    if (!live()) {
-      const store = model.get("store");
-      const hit = store && store.find ? store.find(msg) : null;
-      if (hit) {
-        model.set("meta", hit.meta);
-        model.set("buf", hit.buf);
-        load();
-        return;
-      }
-      setError(meta.offline_note || "This needs the live app (tiled-explainer serve) or JupyterLab.");
-      syncControls();
-      return;
-    }
-    errorLine.textContent = "computing…";
-    model.send(msg);
+    askPython(model, msg, {
+      busy: () => { errorLine.textContent = "computing…"; },
+      loaded: load,
+      missing: (note) => { setError(note); syncControls(); },
+    });
   }
 
   function setError(s) { errorLine.textContent = s ? `⚠ ${s}` : ""; }

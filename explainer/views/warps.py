@@ -22,6 +22,7 @@ import numpy as np
 from ..model import memory
 from .. import resources
 from ..model import WARP_SIZE, Launch, LaunchError
+from .common import whole
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView
 from .store import static_store as _static_store
@@ -108,15 +109,6 @@ class WarpsView(BrowserView):
     _esm = resources.front_end(*FRONT_END)
 
 
-def _whole(name: str, value) -> int:
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            raise LaunchError(f"{name} must be a whole number, got {value.strip()!r}") from None
-    return int(value)
-
-
 class WarpExplorer:
     """Block shape + pinned thread -> its warp and lane, the warp map, and the sectors every
     global access of naive / naive_col / tiled costs for that warp. Display ``.widget``.
@@ -156,14 +148,14 @@ class WarpExplorer:
         """Show block size ``T``, ``block``, loop step ``k`` with ``thread`` pinned (unchanged
         where None); on bad input one line in the view, the last good state stays."""
         try:
-            T = self.T if T is None else _whole("block T×T", T)
+            T = self.T if T is None else whole("block T×T", T)
             if T not in TILES:
                 raise LaunchError(f"block T×T must be one of {', '.join(map(str, TILES))}, got {T}")
-            thread = self.thread if thread is None else tuple(_whole(f"threadIdx.{a}", v) for a, v in zip("xy", thread))
+            thread = self.thread if thread is None else tuple(whole(f"threadIdx.{a}", v) for a, v in zip("xy", thread))
             if T != self.T and thread == self.thread:
                 thread = (min(thread[0], T - 1), min(thread[1], T - 1))
-            block = self.block if block is None else tuple(_whole(f"blockIdx.{a}", v) for a, v in zip("xy", block))
-            k = self.k if k is None else _whole("k / phase t", k)
+            block = self.block if block is None else tuple(whole(f"blockIdx.{a}", v) for a, v in zip("xy", block))
+            k = self.k if k is None else whole("k / phase t", k)
             if (T, block, k) == (self.T, self.block, self.k):
                 Launch("tiled", self.M, self.N, self.K, T).check_thread(*thread)
                 self.thread = thread
