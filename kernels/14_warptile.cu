@@ -17,17 +17,25 @@
 //   transposed float4 land in different banks. One barrier per phase (see kernel 13).
 //   The three levels of tiling are the same idea three times: block tile (shared memory, reuse
 //   across warps), warp tile (reuse across lanes, through broadcast), thread tile (registers).
+//   Split-K (warptile_splitk_gemm, chosen by the launch planner, explainer/model/planner.py):
+//   when C has too few tiles to give every SM work (1024^3 with 256 x 128 tiles: 32 blocks for
+//   132 SMs) but K is long, S blocks share one tile of C, block z summing the phases
+//   [z*P/S, (z+1)*P/S). Each stores its partial sums in its own slice of a workspace, counts
+//   itself with an atomicAdd on the tile's counter, and the last to arrive adds the S slices in
+//   the order z = 0, 1, .. (the same float sum whichever block is last) and stores C.
 //
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
-// THREADS threads, grid (ceil(N/BN), ceil(M/BM)), static shared 2*(BK*(BM+PAD) + BK*BN)*4
-// bytes. Correct for any M, N, K >= 1 (GUARD as in kernel 12).
+// THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm), static shared
+// 2*(BK*(BM+PAD) + BK*BN)*4 bytes. Correct for any M, N, K >= 1 (GUARD as in kernel 12).
 // Run it:  tiled-explainer bench --kernels warptile --sizes 1024 4096
 #include "common.cuh"
 
+// The body, shared by the two entry points at the end of the file: warptile_gemm (the whole K
+// loop in one block) and warptile_splitk_gemm (SPLIT: the K loop cut into gridDim.z slices).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int MINB, bool GUARD>
-__global__ void __launch_bounds__(THREADS, MINB)
-warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
+          int PAD, bool GUARD, bool SPLIT>
+__device__ __forceinline__ void
+warptile_body(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done)
 {
     constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
     constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;  // one sub-tile of a warp
@@ -49,6 +57,10 @@ warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
     const int row0 = blockIdx.y * BM;
     const int col0 = blockIdx.x * BN;
     const int phases = CEIL_DIV(K, BK);
+    // Split-K: block z of gridDim.z sums the phases [t_begin, t_end) only (every phase belongs to
+    // exactly one z; each gets at least one when gridDim.z <= phases, which the launch ensures).
+    const int t_begin = SPLIT ? (int)((long long)blockIdx.z * phases / gridDim.z) : 0;  // @step:phase
+    const int t_end = SPLIT ? (int)((long long)(blockIdx.z + 1) * phases / gridDim.z) : phases;  // @step:phase
     float acc[WMITER * TM][WNITER * TN] = {};
     float regM[WMITER * TM], regN[WNITER * TN];
     float4 ra[A4], rb[B4];
@@ -92,14 +104,14 @@ warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
         }
     };
 
-    fetch(0);
-    stash(0);
+    fetch(t_begin);
+    stash(t_begin);
     __syncthreads();  // @step:barrier1
 
     const int am = wrow * WM + trow * TM;  // this thread's first row inside the block tile
     const int bn = wcol * WN + tcol * TN;  // and its first column
-    for (int t = 0; t < phases; ++t) {  // @step:phase
-        if (t + 1 < phases) fetch(t + 1);
+    for (int t = t_begin; t < t_end; ++t) {  // @step:phase
+        if (t + 1 < t_end) fetch(t + 1);
         const float* as = As[t & 1];
         const float* bs = Bs[t & 1];
 #pragma unroll
@@ -130,8 +142,62 @@ warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
                 }
             }
         }
-        if (t + 1 < phases) stash(t + 1);
+        if (t + 1 < t_end) stash(t + 1);
         __syncthreads();  // @step:barrier1
+    }
+
+    if constexpr (SPLIT) {
+        // Split-K epilogue. This block holds the sums over its slice of K only. It stores them in
+        // its own slice W[z] of the workspace (M x N floats per z, laid out like C) ...
+        float* Wz = W + (size_t)blockIdx.z * M * N;
+#pragma unroll
+        for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int wn = 0; wn < WNITER; ++wn)
+                    store_row<TN, GUARD>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N,
+                                         &acc[wm * TM + i][wn * TN]);
+        // ... makes them visible to every block, and counts itself done for this tile of C. The
+        // last of the gridDim.z blocks to arrive adds the slices; the others are finished.
+        __threadfence();
+        __syncthreads();  // split-K: every thread's slice is stored and fenced before the block counts itself
+        int arrived = 0;
+        if (tid == 0) arrived = atomicAdd(&tiles_done[blockIdx.y * gridDim.x + blockIdx.x], 1) + 1;
+        // all threads learn whether this block came last (a barrier that ORs a flag)
+        if (!__syncthreads_or(arrived == (int)gridDim.z)) return;
+        if (tid == 0) tiles_done[blockIdx.y * gridDim.x + blockIdx.x] = 0;  // ready for the next launch
+        __threadfence();
+        // C = W[0] + W[1] + ... in the order z = 0, 1, ..: the same float sum whichever block is
+        // last (its own slice comes from its registers, the same values it stored).
+#pragma unroll
+        for (int wm = 0; wm < WMITER; ++wm) {
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+#pragma unroll
+                for (int wn = 0; wn < WNITER; ++wn) {
+                    const int row = row0 + am + wm * WSUBM + i, col = col0 + bn + wn * WSUBN;
+                    float sum[TN] = {}, part[TN];
+                    for (int z = 0; z < (int)gridDim.z; ++z) {
+                        if (z == (int)blockIdx.z) {
+#pragma unroll
+                            for (int j = 0; j < TN; ++j) part[j] = acc[wm * TM + i][wn * TN + j];
+                        } else {
+                            load_row<TN, GUARD>(W + (size_t)z * M * N, row, col, M, N, part);
+                        }
+#pragma unroll
+                        for (int j = 0; j < TN; ++j) sum[j] += part[j];  // @step:compute
+                    }
+                    store_row<TN, GUARD>(C, row, col, M, N, sum);  // @step:store
+#pragma unroll
+                    for (int j = 0; j < TN; ++j)
+                        if (row < M && col + j < N)
+                            TRACE_OUT(WMITER * TM * WNITER * TN, (wm * TM + i) * WNITER * TN + wn * TN + j,
+                                      row * N + col + j);
+                }
+            }
+        }
+        return;
     }
 
 #pragma unroll
@@ -151,4 +217,26 @@ warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
             }
         }
     }
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
+          int PAD, int MINB, bool GUARD>
+__global__ void __launch_bounds__(THREADS, MINB)
+warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
+{
+    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
+        A, B, C, M, N, K, nullptr, nullptr);
+}
+
+// Split-K (the launch planner's choice where C has too few tiles to fill the SMs and K is long):
+// grid (ceil(N/BN), ceil(M/BM), S); W holds S * M * N floats, tiles_done one int per tile of C,
+// zero before the first launch (every launch leaves them zero again).
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
+          int PAD, int MINB, bool GUARD>
+__global__ void __launch_bounds__(THREADS, MINB)
+warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int K, float* W,
+                     int* tiles_done)
+{
+    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
+        A, B, C, M, N, K, W, tiles_done);
 }

@@ -94,13 +94,37 @@ __device__ __forceinline__ void store4(float* p, float4 v)
     *reinterpret_cast<float4*>(p) = v;
 }
 // Four consecutive elements (r, c .. c+3) of a row-major rows x cols matrix: one 16-byte load on
-// the fast path, four guarded loads (padding zeros outside) on the edge path.
+// the fast path. On the edge path (c is a multiple of 4 in every caller): four zeros outside the
+// matrix; when cols is a multiple of 4, rows start 16-byte aligned and a granule is wholly inside
+// or wholly outside, so one 16-byte load still serves; otherwise four scalar loads, those past the
+// last column replaced by zeros. The same values as four load_or_zero (measured against other
+// ways of writing it: benchmarks/results/splitk_2026-11-23.md).
 template <bool GUARD>
 __device__ __forceinline__ float4 load4_at(const float* X, int r, int c, int rows, int cols)
 {
     if (!GUARD) return load4(X + r * cols + c);
-    return make_float4(load_or_zero(X, r, c, rows, cols), load_or_zero(X, r, c + 1, rows, cols),
-                       load_or_zero(X, r, c + 2, rows, cols), load_or_zero(X, r, c + 3, rows, cols));
+    if (r >= rows || c >= cols) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    const float* p = X + r * cols + c;
+    if ((cols & 3) == 0) return load4(p);
+    if (c + 3 < cols) return make_float4(p[0], p[1], p[2], p[3]);
+    return make_float4(p[0], c + 1 < cols ? p[1] : 0.0f, c + 2 < cols ? p[2] : 0.0f, 0.0f);
+}
+// Loads TN consecutive elements X[row][col .. col+TN-1] written by another block of this launch
+// (split-K's workspace): through L2 (__ldcg; L1 is not coherent between SMs), 16 bytes at a time on
+// the fast path, only the elements inside the matrix on the edge path (zeros elsewhere).
+template <int TN, bool GUARD>
+__device__ __forceinline__ void load_row(const float* X, int row, int col, int M, int N, float* v)
+{
+    if constexpr (!GUARD) {
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const float4 q = __ldcg(reinterpret_cast<const float4*>(X + row * N + col + j));
+            v[j] = q.x; v[j + 1] = q.y; v[j + 2] = q.z; v[j + 3] = q.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) v[j] = (row < M && col + j < N) ? __ldcg(X + row * N + col + j) : 0.0f;
+    }
 }
 // Stores TN consecutive outputs C[row][col .. col+TN-1]: 16-byte stores on the fast path, only the
 // elements inside C on the edge path.

@@ -112,3 +112,55 @@ def test_benchmark_runs_the_ladder_once_per_size():
     assert [(x["kernel"], x["tile"]) for x in rep.results[:6]] == \
         [("tiled", 16)] + [(n, None) for n in ladder.NAMES]
     assert len(rep.results) == 12 and all(x["passed"] for x in rep.results)
+
+
+# ---- split-K (kernel 14's warptile_splitk_gemm) ----------------------------------------------
+SPLITTERS = [r for r in RUNGS if r.splits_k]
+
+
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
+def test_split_k_matches_numpy(r):
+    """Odd shapes (guarded) and whole tiles (fast), S up to the number of phases; C and the
+    workspace poisoned with NaN before each launch."""
+    for M, N, K in [(35, 79, 19), (1000, 300, 77), (2 * r.BM, 3 * r.BN, 40 * r.BK),
+                    (r.BM + 1, 2 * r.BN - 1, 9 * r.BK + 3)]:
+        for S in sorted({2, 3, 5, 7, r.phases(K)}):
+            if S > r.phases(K):
+                continue
+            res = gpu.check(r.name, M, N, K, seed=_seed("split", r.name, M, N, K, S), splits=S)
+            assert isinstance(res, gpu.CheckResult), res
+            where = f"{r.name} {M}x{N}x{K} split {S}"
+            assert res.all_written, f"{where}: {res.unwritten} elements unwritten"
+            assert res.rel_error < 1e-5, f"{where}: rel. error {res.rel_error:.2e}"
+
+
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
+def test_split_k_is_deterministic_and_leaves_its_counters_zero(r):
+    """The last block adds the slices in the order z = 0, 1, ..: two runs give the same bits;
+    exact on small integers; every tile counter is zero again after the launch."""
+    rng = np.random.default_rng(11)
+    M, N, K = r.BM + 5, r.BN + 7, 16 * r.BK + 1
+    A = rng.uniform(-1, 1, size=(M, K)).astype(np.float32)
+    B = rng.uniform(-1, 1, size=(K, N)).astype(np.float32)
+    one, two = gpu.matmul(r.name, A, B, splits=4), gpu.matmul(r.name, A, B, splits=4)
+    np.testing.assert_array_equal(one, two)
+    Ai = rng.integers(-4, 5, size=(M, K)).astype(np.float32)
+    Bi = rng.integers(-4, 5, size=(K, N)).astype(np.float32)
+    np.testing.assert_array_equal(gpu.matmul(r.name, Ai, Bi, splits=5), Ai.astype(np.float64) @ Bi)
+    rt = gpu.runtime._runtime()
+    assert int(abs(rt._split_done).sum()) == 0
+
+
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
+def test_split_k_trace_matches_the_model(r):
+    """Each phase recorded once, by the block of its slice; each output stored by the thread
+    the model names (in the block that adds the slices)."""
+    for M, N, K, S in [(35, 79, 19, min(3, r.phases(19))), (2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 4),
+                       (2 * r.BM, 2 * r.BN, 6 * r.BK, 6)]:
+        tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-split", r.name, M, N, K), splits=S)
+        assert isinstance(tr, gpu.KernelTrace), tr
+        assert tr.config.grid[2] == S and tr.all_written and tr.rel_error < 1e-5
+        want = ladder.predict_trace(r, M, N, K)
+        np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{S} As slots")
+        np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{S} Bs slots")
+        np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{S} outputs")

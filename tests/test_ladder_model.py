@@ -146,3 +146,44 @@ def test_reuse_grows_up_the_ladder():
     i = [r.intensity() for r in ladder.RUNGS]
     assert all(b >= a for a, b in zip(f, f[1:])) and f[-1] > 10 * f[0]
     assert all(b >= a for a, b in zip(i, i[1:]))
+
+
+@pytest.mark.parametrize("K,S", [(8, 1), (19, 3), (77, 5), (4096, 7), (1000, 125)])
+def test_split_ranges_cover_every_phase_once(K, S):
+    r = ladder.BY_NAME["warptile_64x64"]
+    ranges = r.split_ranges(K, S)
+    assert len(ranges) == S and all(t1 > t0 for t0, t1 in ranges)
+    phases = [t for t0, t1 in ranges for t in range(t0, t1)]
+    assert phases == list(range(r.phases(K)))
+
+
+def test_split_k_is_refused_in_one_line():
+    with pytest.raises(ValueError, match="between 1 and the 3 phases"):
+        gpu.launch_config("warptile_64x64", 64, 64, 19, splits=4)
+    with pytest.raises(ValueError, match="no split-K"):
+        gpu.launch_config("double_buffered", 128, 128, 128, splits=2)
+    with pytest.raises(ValueError, match="no split-K"):
+        gpu.launch_config("tiled", 128, 128, 128, 16, splits=2)
+    cfg = gpu.launch_config("warptile_64x64", 100, 70, 800, splits=4)
+    assert cfg.grid == (2, 2, 4) and cfg.workspace_floats == 4 * 100 * 70
+    assert cfg.expression.startswith("warptile_splitk_gemm<") and cfg.expression.endswith("true>")
+
+
+def test_kernel_labels_with_a_split_count():
+    from explainer.gpu.launch import kernel_and_splits
+
+    assert kernel_and_splits("warptile") == ("warptile", 1)
+    assert kernel_and_splits("warptile_64x64@6") == ("warptile_64x64", 6)
+    for bad, msg in (("warptile@0", "whole number"), ("warptile@x", "whole number"),
+                     ("tiled@2", "no split-K"), ("nope@2", "unknown kernel")):
+        with pytest.raises(ValueError, match=msg):
+            kernel_and_splits(bad)
+
+
+def test_bench_refuses_a_bad_split_label_in_one_line():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "double_buffered@2"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "no split-K" in out.stderr and "Traceback" not in out.stderr

@@ -85,12 +85,18 @@ blocks, and a launch lasts as long as the SM that gets the most of them. Warp ti
 {W.BM}×{W.BN} tiles make {_blocks(W, 4096):,} blocks at 4096³ (about {_blocks(W, 4096) / SMS:.1f} per SM on the
 {SMS} SMs of an H100) but only {_blocks(W, 1024)} at 1024³: {SMS - _blocks(W, 1024)} SMs have nothing to do. cuBLAS
 avoids that by choosing a configuration per shape, and so does this planner: it weighs the {len(ladder.RUNGS)}
-rungs and {len(ladder.CONFIGS)} smaller configurations of the warp-tiled kernel for the shape you type. For each:
-its blocks on the SMs (one square per SM); a time from the model (blocks on the busiest SM × the
-kernel's SM time per block, measured once with every SM busy); a time from this device's tuning
-table (`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the
-model); and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, and a skinny
-4096×64×4096."""),
+rungs and {len(ladder.CONFIGS)} other configurations of the warp-tiled kernel for the shape you type.
+
+Where C has few tiles but K is long it can also **split K** (split-K): S blocks share one tile of
+C, each summing K/S of the products, and the last of them to finish adds the S partial tiles.
+Warptile at 1024³ with K split in 4 makes {4 * _blocks(W, 1024)} blocks instead of {_blocks(W, 1024)}.
+
+For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the
+model (blocks on the busiest SM × the kernel's SM time per block, measured once with every SM
+busy, plus the split's extra traffic); a time from this device's tuning table
+(`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the model);
+and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, a skinny
+4096×64×4096 and a deep 1000×1000×8000."""),
         ("code", "ladder.planner()"),
         ("md", f"""## 10 · 1D block tiling: one thread, {R1['TM']} outputs
 

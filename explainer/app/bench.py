@@ -29,9 +29,23 @@ DEFAULT_TILES = (8, 16, 32)
 # --------------------------------------------------------------------------------------
 # The command
 # --------------------------------------------------------------------------------------
+def _kernel_arg(value: str) -> str:
+    """A kernel name, ``name@S`` (a warp-tiled kernel with split-K, S slices), or ``planned``."""
+    if value == PLANNED:
+        return value
+    from ..gpu.launch import kernel_and_splits
+
+    try:
+        kernel_and_splits(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kernels", nargs="+", choices=KERNEL_NAMES + (PLANNED,), metavar="KERNEL",
-                        help=f"kernels to run (default: all of {', '.join(KERNEL_NAMES)}); "
+    parser.add_argument("--kernels", nargs="+", type=_kernel_arg, metavar="KERNEL",
+                        help=f"kernels to run (default: all of {', '.join(KERNEL_NAMES)}); NAME@S: a "
+                             f"warp-tiled kernel with K split in S (split-K); "
                              f"{PLANNED!r}: per size, the ladder kernel the planner chooses")
     parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), metavar="SIZE",
                         help="N for M=N=K, or MxNxK (default: 512 1024 2048 4096)")
@@ -60,6 +74,11 @@ HEADER = (f"{'kernel':<20} {'size':>15} {'tile':>4} {'ms':>10} {'GFLOP/s':>9} {'
           f"{'rel.err':>8} {'CV':>6} {'min..max ms':>19} {'n':>3}")
 
 
+def label(r: dict) -> str:
+    """A row's kernel as ``--kernels`` takes it: ``name``, or ``name@S`` for split-K."""
+    return r["kernel"] + (f"@{r['splits']}" if r.get("splits", 1) != 1 else "")
+
+
 def format_row(r: dict) -> str:
     tile = "-" if r.get("tile") is None else str(r["tile"])
     pct = "" if r.get("pct_cublas") is None else f"{r['pct_cublas']:.1f}"
@@ -75,7 +94,7 @@ def format_row(r: dict) -> str:
     elif r.get("passed") is False:
         err_s += "!"
     spread = f"{r['min_ms']:.3f}..{r['max_ms']:.3f}"
-    return (f"{r['kernel']:<20} {_fmt_size(r):>15} {tile:>4} {r['median_ms']:>10.4f} "
+    return (f"{label(r):<20} {_fmt_size(r):>15} {tile:>4} {r['median_ms']:>10.4f} "
             f"{r['gflops']:>9.1f} {pct:>8} {err_s:>8} {100 * r['cv']:>5.1f}% {spread:>19} "
             f"{r['repeats']:>3}" + (f"  * {OVERHEAD_NOTE}" if overhead and pct else ""))
 
@@ -88,7 +107,7 @@ def format_error(e: dict) -> str:
 def format_best(r: dict) -> str:
     tile = f" T={r['tile']}" if r.get("tile") is not None else ""
     note = f"; {OVERHEAD_NOTE}, the percentage says little" if launch_bound(r["cublas_ms"]) else ""
-    return (f"best at {_fmt_size(r)}: {r['kernel']}{tile} {r['median_ms']:.3f} ms, "
+    return (f"best at {_fmt_size(r)}: {label(r)}{tile} {r['median_ms']:.3f} ms, "
             f"{r['gflops'] / 1e3:.2f} TFLOP/s = {r['pct_cublas']:.1f}% of cuBLAS "
             f"({r['cublas_ms']:.3f} ms, same inputs, same run{note})")
 
@@ -105,8 +124,8 @@ def planned_kernels(sizes, data: dict, sms: int) -> dict:
     tuned = load_tuned(device=data["device"]["name"])
     out = {}
     for size in sizes:
-        best = planner.plan(*parse_size(size), recorded_rows(data), sms, recorded_rows(tuned) if tuned else ())[0]
-        out[size] = (best.rung.name, best.why())
+        best = planner.plan(*parse_size(size), recorded_rows(data, split_k=True), sms, recorded_rows(tuned, split_k=True) if tuned else ())[0]
+        out[size] = (best.label, best.why())
     return out
 
 
@@ -191,7 +210,7 @@ def run(args) -> int:
     wrong = [r for r in report.results if not r.get("passed", True)]
     for r in wrong:
         tile = "" if r.get("tile") is None else f" tile {r['tile']}"
-        print(f"{PROG}: WRONG RESULT {r['kernel']} {_fmt_size(r)}{tile}: "
+        print(f"{PROG}: WRONG RESULT {label(r)} {_fmt_size(r)}{tile}: "
               f"rel. error {r['rel_error']:.2e}, all written: {r['all_written']}",
               file=sys.stderr)
     return 3 if (report.errors or wrong) else 0

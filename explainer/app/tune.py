@@ -1,7 +1,11 @@
 """``tiled-explainer tune``: measure the ladder's kernels and configurations on a grid of shapes
 on this GPU, and write the device's tuning table that the planner prefers.
 
-    tiled-explainer tune [--m 256 512 ...] [--n ...] [--k ...] [--out FOLDER]
+    tiled-explainer tune [--m 256 512 ...] [--n ...] [--k ...] [--no-odd] [--out FOLDER]
+
+The grid is every M x N x K of the lists, and the same minus 1 in each dimension (odd shapes: the
+guarded path, which the planner must also know); each warp-tiled kernel also at every split-K
+count the planner considers at that shape.
 
 Every kernel is checked against numpy float64 and timed next to cuBLAS, as by ``bench``; the
 table (device, versions, date inside) goes to ``explainer/data/tuned/`` unless ``--out`` says
@@ -14,14 +18,17 @@ import argparse
 import sys
 
 PROG = "tiled-explainer tune"
-DEFAULT_M = DEFAULT_N = (256, 512, 1024, 2048, 4096)
-DEFAULT_K = (256, 1024, 4096)
+DEFAULT_M = DEFAULT_N = (128, 256, 512, 1024, 2048, 4096)
+DEFAULT_K = (256, 1024, 4096, 16384)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     for name, default in (("m", DEFAULT_M), ("n", DEFAULT_N), ("k", DEFAULT_K)):
         parser.add_argument(f"--{name}", nargs="+", type=int, default=list(default), metavar=name.upper(),
                             help=f"{name.upper()} values of the grid (default {' '.join(map(str, default))})")
+    parser.add_argument("--no-odd", dest="odd", action="store_false",
+                        help="leave out the odd grid (every shape of the grid minus 1 in M, N and K: the "
+                             "guarded path, for shapes that no tile divides)")
     parser.add_argument("--repeats", type=int, default=10, help="timed launches per kernel and shape (default 10)")
     parser.add_argument("--out", default=None, metavar="FOLDER", help="where to write the table "
                         "(default explainer/data/tuned/)")
@@ -30,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from .. import gpu
     from ..gpu import recorded
-    from ..model import ladder
+    from ..model import ladder, planner
 
     st = gpu.status()
     if not st.available:
@@ -40,28 +47,45 @@ def run(args) -> int:
     if bad:
         print(f"{PROG}: sizes must be at least 1, got {bad[0]}", file=sys.stderr)
         return 2
-    sizes = [f"{m}x{n}x{k}" for m in args.m for n in args.n for k in args.k]
-    kernels = list(ladder.BY_NAME)
-    print(f"# {st.reason}: {len(kernels)} kernels x {len(sizes)} shapes", flush=True)
-    done = [0]
+    shapes = [(m, n, k) for m in args.m for n in args.n for k in args.k]
+    if args.odd:  # the same grid one less in every dimension: no tile divides it, rows unaligned
+        shapes += [(m - 1, n - 1, k - 1) for m, n, k in shapes if min(m, n, k) > 1]
+    dev = gpu.device_info()
+    sms = dev.sm_count if isinstance(dev, gpu.DeviceInfo) else 132
+    # per shape: every kernel, and the warp-tiled ones at each split-K count the planner considers there
+    per_shape = {s: [r.name if S == 1 else f"{r.name}@{S}" for r in ladder.BY_NAME.values()
+                     for S in planner.split_choices(r, *s, sms)] for s in shapes}
+    total = sum(len(v) for v in per_shape.values())
+    print(f"# {st.reason}: {len(ladder.BY_NAME)} kernels (with their split-K counts: {total} launches) x "
+          f"{len(shapes)} shapes", flush=True)
 
     def progress(kind, row):
-        done[0] += 1
         if kind == "error":
             print(f"  refused/failed: {row['kernel']} {row['M']}x{row['N']}x{row['K']}: {row['message']}", flush=True)
 
-    report = gpu.benchmark(kernels=kernels, sizes=sizes, tiles=[16], repeats=args.repeats, budget_s=0.5,
-                           progress=progress)
-    if isinstance(report, gpu.GpuStatus):
-        print(f"{PROG}: {report.reason}", file=sys.stderr)
-        return 1
+    report = None
+    for i, (s, kernels) in enumerate(per_shape.items()):
+        part = gpu.benchmark(kernels=kernels, sizes=["x".join(map(str, s))], tiles=[16], repeats=args.repeats,
+                             budget_s=0.5, progress=progress)
+        if isinstance(part, gpu.GpuStatus):
+            print(f"{PROG}: {part.reason}", file=sys.stderr)
+            return 1
+        if report is None:
+            report = part
+        else:
+            report.cublas += part.cublas
+            report.results += part.results
+            report.errors += part.errors
+        if (i + 1) % 10 == 0:
+            print(f"  {i + 1} of {len(shapes)} shapes measured", flush=True)
     data = report.to_dict()
-    path = recorded.save_report(data, args.out or recorded.TUNED_DIR, command="tiled-explainer tune " + " ".join(
+    path = recorded.save_report(recorded.compact(data), args.out or recorded.TUNED_DIR, indent=None, command="tiled-explainer tune " + " ".join(
         [f"--m {' '.join(map(str, args.m))}", f"--n {' '.join(map(str, args.n))}",
-         f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}"]))
+         f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}"] + ([] if args.odd else ["--no-odd"])))
     wins = {}
     for r in recorded.best_rows(data):
-        wins[r["kernel"]] = wins.get(r["kernel"], 0) + 1
+        key = r["kernel"] + (f"@{r['splits']}" if r.get("splits", 1) != 1 else "")
+        wins[key] = wins.get(key, 0) + 1
     print(f"wrote {path}: fastest per shape: " + ", ".join(f"{k} {n}" for k, n in sorted(wins.items(), key=lambda x: -x[1])))
     wrong = [r for r in report.results if not r.get("passed", True)]
     return 3 if (report.errors or wrong) else 0

@@ -111,6 +111,20 @@ def _spec(kernel: str) -> KernelSpec:
     return KERNELS[kernel]
 
 
+def kernel_and_splits(label: str) -> tuple[str, int]:
+    """``"warptile"`` -> ``("warptile", 1)``; ``"warptile@4"`` -> ``("warptile", 4)`` (split-K with
+    S = 4, as ``bench --kernels`` and the planner write it). Raises ``ValueError`` in one line."""
+    name, at, s = str(label).partition("@")
+    _spec(name)
+    if not at:
+        return name, 1
+    if not s.isdigit() or int(s) < 1:
+        raise ValueError(f"{label!r}: after '@' comes the split-K count, a whole number >= 1")
+    if int(s) > 1 and not (KERNELS[name].rung and KERNELS[name].ladder.splits_k):
+        raise ValueError(f"{name} has no split-K; only the warp-tiled kernels (14) split K")
+    return name, int(s)
+
+
 def _whole(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be a whole number, got {value!r}")
@@ -135,6 +149,17 @@ class LaunchConfig:
     phases: int  # ceil(K / T) for the tiled kernels, 0 for the naive ones
     file: str
     expression: str
+    splits: int = 1  # split-K: blocks per tile of C along K (grid z); 1 = the whole K loop in one block
+
+    @property
+    def tiles(self) -> int:
+        """Tiles of C (blocks per split)."""
+        return self.grid[0] * self.grid[1]
+
+    @property
+    def workspace_floats(self) -> int:
+        """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K)."""
+        return self.splits * self.M * self.N if self.splits > 1 else 0
 
     @property
     def threads_per_block(self) -> int:
@@ -149,15 +174,20 @@ class LaunchConfig:
         return FLOAT_BYTES * (self.M * self.K + self.K * self.N + self.M * self.N)
 
 
-def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16) -> LaunchConfig:
+def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: int = 1) -> LaunchConfig:
     """The launch geometry of ``kernel`` for C = A (M x K) @ B (K x N) with T x T blocks.
 
-    Raises ``ValueError`` (one readable line) for an unknown kernel, a size < 1, or a tile the
-    kernel was not compiled for. Device limits are checked at launch (see :func:`refusal`).
+    ``splits`` > 1 cuts the K loop of a warp-tiled kernel (14) into that many slices, one block
+    each per tile of C (split-K; grid z). Raises ``ValueError`` (one readable line) for an
+    unknown kernel, a size < 1, a tile the kernel was not compiled for, or a split the kernel
+    cannot make. Device limits are checked at launch (see :func:`refusal`).
     """
     spec = _spec(kernel)
+    S = _whole("splits", splits)
     if spec.rung:
-        return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))))
+        return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))), S)
+    if S != 1:
+        raise ValueError(f"{kernel} has no split-K; only the warp-tiled kernels (14) split K")
     M, N, K, T = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("tile", tile)))
     if spec.tiles and T not in spec.tiles:
         raise ValueError(
@@ -175,14 +205,20 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16) -> Launch
     )
 
 
-def _ladder_config(spec: KernelSpec, M: int, N: int, K: int) -> LaunchConfig:
-    """A ladder kernel: 1D blocks, one per BM x BN tile of C; the fast instantiation when the
-    block tile divides the problem, the guarded one otherwise (explainer.model.ladder)."""
+def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1) -> LaunchConfig:
+    """A ladder kernel: 1D blocks, one per BM x BN tile of C (times ``splits`` along K); the
+    fast instantiation when the block tile divides the problem, the guarded one otherwise
+    (explainer.model.ladder)."""
     r = spec.ladder
+    if splits > 1:
+        if not r.splits_k:
+            raise ValueError(f"{spec.name} has no split-K; only the warp-tiled kernels (14) split K")
+        r.split_ranges(K, splits)  # raises when there are fewer phases than splits
     return LaunchConfig(
-        kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*r.grid(M, N), 1),
+        kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*r.grid(M, N), splits),
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
-        phases=r.phases(K), file=spec.file, expression=r.expression(not r.fast(M, N, K)),
+        phases=r.phases(K), file=spec.file,
+        expression=r.expression(not r.fast(M, N, K), splits > 1), splits=splits,
     )
 
 

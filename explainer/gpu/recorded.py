@@ -62,20 +62,45 @@ def load_recorded(path: str | Path | None = None, device: str | None = None) -> 
 
 
 def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None,
-                  tile: int | None = None) -> list[dict]:
-    """Rows of a recorded file, filtered (``size`` matches square M = N = K runs)."""
+                  tile: int | None = None, split_k: bool = False) -> list[dict]:
+    """Rows of a recorded file, filtered (``size`` matches square M = N = K runs). Split-K rows
+    (``splits`` > 1: the planner's launches) only with ``split_k``, so that a kernel's row at a
+    size is its plain launch."""
     rows = list(data.get("cublas", [])) + list(data.get("results", []))
     return [r for r in rows
             if (kernel is None or r["kernel"] == kernel)
             and (size is None or r["M"] == r["N"] == r["K"] == size)
-            and (tile is None or r.get("tile") == tile)]
+            and (tile is None or r.get("tile") == tile)
+            and (split_k or r.get("splits", 1) == 1)]
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "device"
 
 
-def save_report(report_dict: dict, path: str | Path | None = None, command: str = "") -> Path:
+#: What a tuning table keeps of each row (the planner and best_rows read no more).
+TUNED_KEYS = ("kernel", "splits", "M", "N", "K", "median_ms", "passed")
+
+
+def compact(report_dict: dict, keys=TUNED_KEYS) -> dict:
+    """A report with only ``keys`` of each row (and medians rounded to 0.1 ns): thousands of
+    rows of a tuning table in a file small enough to ship."""
+    def row(r):
+        out = {k: r[k] for k in keys if k in r}
+        for k in ("median_ms", "min_ms", "max_ms", "cublas_ms"):
+            if isinstance(out.get(k), float):
+                out[k] = round(out[k], 7)
+        for k in ("gflops", "pct_cublas"):
+            if isinstance(out.get(k), float):
+                out[k] = round(out[k], 2)
+        return out
+
+    return {**report_dict, "cublas": [row(r) for r in report_dict.get("cublas", [])],
+            "results": [row(r) for r in report_dict.get("results", [])]}
+
+
+def save_report(report_dict: dict, path: str | Path | None = None, command: str = "",
+                indent: int | None = 1) -> Path:
     """Write a report (``BenchReport.to_dict()``) as a recorded-timings file and return its
     path. ``path``: a file, a folder, or ``None`` for ``explainer/data/recorded/``."""
     dev = report_dict.get("device", {})
@@ -91,7 +116,7 @@ def save_report(report_dict: dict, path: str | Path | None = None, command: str 
     if target.suffix != ".json":
         target = target / f"{_slug(dev.get('name', 'device'))}_{day}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    target.write_text(json.dumps(data, indent=indent, sort_keys=False) + "\n")
     return target
 
 

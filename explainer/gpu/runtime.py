@@ -63,6 +63,8 @@ class _Runtime:
         self._flush = None
         self._tf32 = None
         self.last_busy: float | None = None  # time.perf_counter() when timed GPU work last ended
+        self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
+        self._split_done = None
 
     # -- compiling ---------------------------------------------------------------------
     def module(self, spec: KernelSpec, trace: bool):
@@ -107,11 +109,25 @@ class _Runtime:
             raise _Refused(why)
         free, total = self.free_bytes()
         need = cfg.bytes_in_out + extra_bytes
+        if cfg.workspace_floats and (self._split_w is None or self._split_w.size < cfg.workspace_floats):
+            need += 4 * cfg.workspace_floats
         if need > free:
             raise _Refused(
                 f"out of memory: {cfg.M}x{cfg.N}x{cfg.K} needs {need / 2**20:.0f} MiB on the GPU "
                 f"and {free / 2**20:.0f} MiB of {total / 2**20:.0f} MiB are free",
                 "out_of_memory")
+
+    def split_workspace(self, cfg: LaunchConfig) -> tuple:
+        """(W, tiles_done) for a split-K launch: at least ``cfg.workspace_floats`` floats of
+        partial sums and one zeroed counter per tile of C (kernel 14 leaves them zero again).
+        Kept between launches, like cuBLAS's workspace, and grown when a launch needs more."""
+        cp = self.cp
+        if self._split_w is None or self._split_w.size < cfg.workspace_floats:
+            self._split_w = None
+            self._split_w = cp.empty(cfg.workspace_floats, dtype=cp.float32)
+        if self._split_done is None or self._split_done.size < cfg.tiles:
+            self._split_done = cp.zeros(cfg.tiles, dtype=cp.int32)
+        return self._split_w, self._split_done
 
     def free_bytes(self) -> tuple[int, int]:
         """(free, total) device memory, counting blocks CuPy's pool holds but does not use."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from .verify import DEFAULT_TOL, _Problem, _check_on
-from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _spec, _whole, launch_config
+from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, kernel_and_splits, launch_config
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
 from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
 
@@ -61,7 +61,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
     """
     kernels = list(kernels or KERNEL_NAMES)
     for k in kernels:
-        _spec(k)
+        kernel_and_splits(k)  # "name" or "name@S" (split-K)
     shapes = [parse_size(s) for s in sizes]
     dev = device_info()
     report = BenchReport(
@@ -99,10 +99,11 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
             if st.kind == "launch_error":
                 return report
             continue
-        for kernel in kernels:
+        for label in kernels:
+            kernel, splits = kernel_and_splits(label)
             for tile in ((None,) if KERNELS[kernel].rung else tiles):
                 try:
-                    cfg = launch_config(kernel, M, N, K, tile)
+                    cfg = launch_config(kernel, M, N, K, tile, splits)
                     rt.check_fits(cfg)
                     chk = _check_on(rt, cfg, prob)
                     tm = _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,
@@ -111,7 +112,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                     info = _kernel_info(rt, cfg)
                 except Exception as e:
                     st = _classify(rt, e)
-                    fail(kernel, shape, tile, st)
+                    fail(label, shape, tile, st)
                     if st.kind == "launch_error":
                         prob.release(rt)
                         return report

@@ -46,13 +46,15 @@ def _set_pointer(rt: _Runtime, mod, name: str, ptr: int) -> None:
 
 @_public
 def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
-          blocks=None, seed: int = 0) -> KernelTrace:
+          blocks=None, seed: int = 0, splits: int = 1) -> KernelTrace:
     """Launch the trace build of ``kernel`` once and return its recorded shared and C stores.
 
     ``blocks``: optional list of ``(blockIdx.x, blockIdx.y)`` to return (the whole launch is
-    recorded on the device either way; only those blocks come back to the host).
+    recorded on the device either way; only those blocks come back to the host). ``splits``:
+    split-K; every phase is still recorded once, by the block of its slice, and each output by
+    the block that adds the slices, so the layout (and the model's prediction) is the same.
     """
-    cfg = launch_config(kernel, M, N, K, tile)
+    cfg = launch_config(kernel, M, N, K, tile, splits)
     spec = KERNELS[kernel]
     cp = rt.cp
     gx, gy, _ = cfg.grid

@@ -41,8 +41,10 @@ class _Problem:
 
 def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C) -> None:
     np32 = np.int32
-    kern(cfg.grid[:2], cfg.block[:2], (A, B, C, np32(cfg.M), np32(cfg.N), np32(cfg.K)),
-         shared_mem=cfg.dynamic_shared_bytes)
+    args = (A, B, C, np32(cfg.M), np32(cfg.N), np32(cfg.K))
+    if cfg.splits > 1:
+        args += rt.split_workspace(cfg)
+    kern(cfg.grid, cfg.block[:2], args, shared_mem=cfg.dynamic_shared_bytes)
 
 
 def _compare(out: np.ndarray, ref: np.ndarray) -> dict:
@@ -83,6 +85,8 @@ class CheckResult:
 def _check_on(rt: _Runtime, cfg: LaunchConfig, prob: _Problem, trace: bool = False, kern=None):
     kern = kern or rt.kernel(cfg, trace)
     prob.C.fill(np.nan)  # poison: an element no thread stores stays NaN
+    if cfg.splits > 1:  # and a slice of split-K's workspace that no block stores is read as NaN
+        rt.split_workspace(cfg)[0][:cfg.workspace_floats].fill(np.nan)
     _launch(rt, kern, cfg, prob.A, prob.B, prob.C)
     rt.cp.cuda.Device().synchronize()
     return _compare(prob.C.get(), prob.reference)
@@ -95,10 +99,11 @@ DEFAULT_TOL = 1e-4
 
 @_public
 def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
-          seed: int = 0, tol: float = DEFAULT_TOL) -> CheckResult:
+          seed: int = 0, tol: float = DEFAULT_TOL, splits: int = 1) -> CheckResult:
     """Run ``kernel`` once on random non-symmetric inputs with C poisoned by NaN and compare
-    with numpy float64: relative error and whether every element of C was written."""
-    cfg = launch_config(kernel, M, N, K, tile)
+    with numpy float64: relative error and whether every element of C was written. ``splits``:
+    split-K (the warp-tiled kernels; their workspace is poisoned too)."""
+    cfg = launch_config(kernel, M, N, K, tile, splits)
     rt.check_fits(cfg)
     prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
     try:
@@ -110,13 +115,13 @@ def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
 
 
 @_public
-def matmul(rt: _Runtime, kernel: str, A, B, tile: int = 16) -> np.ndarray:
+def matmul(rt: _Runtime, kernel: str, A, B, tile: int = 16, splits: int = 1) -> np.ndarray:
     """C = A @ B computed by ``kernel`` on the GPU (float32), for the pages' demo matrices."""
     A = np.ascontiguousarray(A, dtype=np.float32)
     B = np.ascontiguousarray(B, dtype=np.float32)
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"shapes {A.shape} and {B.shape} do not multiply")
-    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile)
+    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile, splits)
     rt.check_fits(cfg)
     cp = rt.cp
     dA, dB = cp.asarray(A), cp.asarray(B)

@@ -152,13 +152,34 @@ class Rung:
         """Whether (M, N, K) takes the unguarded fast instantiation."""
         return M % self.BM == 0 and N % self.BN == 0 and K % self.BK == 0
 
-    def expression(self, guard: bool) -> str:
+    @property
+    def splits_k(self) -> bool:
+        """Whether the kernel can cut its K loop into slices (split-K, ``warptile_splitk_gemm``):
+        the warp-tiled kernel 14 in every configuration."""
+        return self.layout == "warp"
+
+    def expression(self, guard: bool, split: bool = False) -> str:
+        if split and not self.splits_k:
+            raise ValueError(f"{self.name} has no split-K entry point")
         args = ", ".join(str(v) for _, v in self.params)
-        return f"{self.symbol}<{args}, {'true' if guard else 'false'}>"
+        symbol = self.symbol.replace("_gemm", "_splitk_gemm") if split else self.symbol
+        return f"{symbol}<{args}, {'true' if guard else 'false'}>"
 
     @property
     def expressions(self) -> list[str]:
-        return [self.expression(False), self.expression(True)]
+        out = [self.expression(False), self.expression(True)]
+        if self.splits_k:
+            out += [self.expression(False, True), self.expression(True, True)]
+        return out
+
+    def split_ranges(self, K: int, splits: int) -> list[tuple[int, int]]:
+        """The phases ``[t_begin, t_end)`` that block ``z`` of a split-K launch sums, for
+        ``z = 0 .. splits - 1`` (the kernel's own formula, ``floor(z * P / S)``): every phase
+        belongs to exactly one slice, and each slice gets at least one when ``splits <= P``."""
+        P = self.phases(K)
+        if not 1 <= splits <= P:
+            raise ValueError(f"splits must be between 1 and the {P} phases of K = {K} (BK = {self.BK}), got {splits}")
+        return [(z * P // splits, (z + 1) * P // splits) for z in range(splits)]
 
     # ---- per-step counts (what the page's sentences and the roofline use) --------------
     @property
@@ -230,6 +251,24 @@ CONFIGS: tuple[Rung, ...] = (
         ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 4)],
        "warp tiling, 64 x 64",
        "the warp-tiled kernel with 64 x 64 block tiles: eight times the blocks, 16 outputs a thread"),
+    _r("warptile_64x64_bk16", "14_warptile.cu", "warptile_gemm",
+       [("BM", 64), ("BN", 64), ("BK", 16), ("WM", 32), ("WN", 32), ("WNITER", 2),
+        ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 64 x 64, BK 16",
+       "64 x 64 tiles with 16-deep phases: twice the multiply-adds per wait for global memory, for "
+       "small blocks that each SM runs alone or in pairs (latency-bound phases)"),
+    _r("warptile_64x64_bk32", "14_warptile.cu", "warptile_gemm",
+       [("BM", 64), ("BN", 64), ("BK", 32), ("WM", 32), ("WN", 32), ("WNITER", 2),
+        ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 64 x 64, BK 32",
+       "64 x 64 tiles with 32-deep phases: four times the multiply-adds per wait of the BK 8 "
+       "configuration; fastest on the guarded path of small odd shapes"),
+    _r("warptile_32x128", "14_warptile.cu", "warptile_gemm",
+       [("BM", 32), ("BN", 128), ("BK", 16), ("WM", 32), ("WN", 32), ("WNITER", 2),
+        ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 32 x 128",
+       "4 warps side by side along N over 32 rows: for C with few rows (skinny M), less of each "
+       "tile falls outside C"),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)

@@ -15,6 +15,13 @@ linearly), and a launch is predicted to take ``ceil(blocks / SMs)`` of those (th
 shape by that prediction and says why, in numbers; where every candidate was measured at that
 very shape on the device, the measurements decide (as a library's tuning table would).
 
+Split-K (kernel 14's ``warptile_splitk_gemm``): where C has fewer tiles than twice the SMs,
+each warp-tiled configuration is also planned with its K loop cut into S slices (S blocks per
+tile; S from :data:`SPLITS`, each slice at least 2 phases, at most :data:`MAX_BLOCKS_PER_SM`
+blocks per SM): ``ceil(tiles * S / SMs)`` blocks on the busiest SM, each with the longest slice
+of K, plus the fix-up's traffic (S slices of M x N floats written and read back) at
+:data:`FIXUP_GBS`.
+
 What the model leaves out: a block alone on an SM runs at its latency, not at the SM's
 throughput, so configurations made for several blocks per SM (small tiles, 4 warps) are
 predicted too fast when each SM gets one block (warptile_128x64 at 1024^3: 0.052 ms predicted,
@@ -30,6 +37,27 @@ from dataclasses import dataclass
 
 from .launch import ceil_div
 from .ladder import BY_NAME, CONFIGS, RUNGS, Rung
+
+
+#: Split counts the planner considers (kernel 14 takes any S up to the number of phases).
+SPLITS = (2, 3, 4, 6, 8, 12, 16)
+#: No split that gives more blocks than this per SM (their slices get too short to pay).
+MAX_BLOCKS_PER_SM = 8
+#: The fix-up's traffic is charged at this rate (GB/s): the H100's measured device-to-device copy
+#: bandwidth (benchmarks/results/ladder_planner_2026-11-23.md); most of it stays in L2.
+FIXUP_GBS = 2990.0
+
+
+def split_choices(r: Rung, M: int, N: int, K: int, sms: int) -> list[int]:
+    """The split counts planned for ``r`` at this shape: 1, and for the warp-tiled kernels where
+    C has fewer than 2 tiles per SM, every S of :data:`SPLITS` that leaves each slice at least 2
+    phases and gives at most :data:`MAX_BLOCKS_PER_SM` blocks per SM."""
+    gx, gy = r.grid(M, N)
+    tiles = gx * gy
+    out = [1]
+    if r.splits_k and tiles < 2 * sms:
+        out += [S for S in SPLITS if 2 * S <= r.phases(K) and tiles * S <= MAX_BLOCKS_PER_SM * sms]
+    return out
 
 
 @dataclass(frozen=True)
@@ -64,6 +92,21 @@ class Candidate:
     measured_ms: float | None = None  # recorded at exactly this shape, when there is a row
     tuned_at: tuple[int, int, int] | None = None  # the nearest shape of the device's tuning table
     tuned_ms: float | None = None  # measured there, scaled by the model's ratio between the shapes
+    splits: int = 1  # split-K: blocks per tile of C (blocks = tiles * splits)
+
+    @property
+    def tiles(self) -> int:
+        return self.grid[0] * self.grid[1]
+
+    @property
+    def label(self) -> str:
+        """The name ``bench --kernels`` takes: ``warptile`` or ``warptile@4`` (split-K, S = 4)."""
+        return self.rung.name if self.splits == 1 else f"{self.rung.name}@{self.splits}"
+
+    @property
+    def estimate_ms(self) -> float | None:
+        """What ranks the candidate: measured at the shape, else the tuning table's estimate."""
+        return self.measured_ms or self.tuned_ms
 
     @property
     def busy_fraction(self) -> float:
@@ -73,8 +116,12 @@ class Candidate:
     def why(self) -> str:
         r = self.rung
         idle = self.sms - self.busy_sms
-        s = (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.blocks:,} blocks on {self.sms} SMs: "
-             f"the busiest SM runs {self.longest} block{'s' if self.longest != 1 else ''}")
+        if self.splits == 1:
+            s = f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.blocks:,} blocks on {self.sms} SMs: "
+        else:
+            s = (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.tiles:,} tiles, K split in "
+                 f"{self.splits} (split-K, {r.phases(self.K)} phases) → {self.blocks:,} blocks on {self.sms} SMs: ")
+        s += f"the busiest SM runs {self.longest} block{'s' if self.longest != 1 else ''}"
         s += f", {idle} SM{'s' if idle != 1 else ''} idle" if idle else f", {self.busy_fraction:.0%} of the SM time does work"
         if self.guarded:
             s += "; guarded path (a tile does not divide the shape)"
@@ -91,7 +138,8 @@ def calibrate(rows: list[dict], sms: int) -> dict[str, Calibration]:
     for r in RUNGS + CONFIGS:
         best = None
         for row in rows:
-            if row.get("kernel") != r.name or not row.get("median_ms") or not (row["M"] == row["N"] == row["K"]):
+            if (row.get("kernel") != r.name or not row.get("median_ms") or row.get("splits", 1) != 1
+                    or not (row["M"] == row["N"] == row["K"])):
                 continue
             gx, gy = r.grid(row["M"], row["N"])
             if gx * gy < 2 * sms:
@@ -105,48 +153,97 @@ def calibrate(rows: list[dict], sms: int) -> dict[str, Calibration]:
     return out
 
 
-def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
-              rows: list[dict] = ()) -> Candidate:
+def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None, splits: int = 1) -> float | None:
+    """The model's time: blocks on the busiest SM x the SM time of one block (its longest slice
+    of K), plus, with split-K, the fix-up's traffic at :data:`FIXUP_GBS`."""
+    if cal is None:
+        return None
     gx, gy = r.grid(M, N)
-    blocks = gx * gy
+    longest = ceil_div(gx * gy * splits, sms)
+    k_slice = min(K, ceil_div(r.phases(K), splits) * r.BK)
+    fixup = 2 * splits * M * N * 4 / (FIXUP_GBS * 1e6) if splits > 1 else 0.0
+    return longest * cal.per_block_ms(k_slice) + fixup
+
+
+def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
+              rows: list[dict] = (), splits: int = 1) -> Candidate:
+    gx, gy = r.grid(M, N)
+    blocks = gx * gy * splits
     longest = ceil_div(blocks, sms)
     measured = next((row["median_ms"] for row in rows if row.get("kernel") == r.name
+                     and row.get("splits", 1) == splits
                      and (row["M"], row["N"], row["K"]) == (M, N, K) and row.get("median_ms")), None)
     return Candidate(r, M, N, K, sms, blocks, (gx, gy), longest, min(blocks, sms), not r.fast(M, N, K),
-                     longest * cal.per_block_ms(K) if cal else None, measured)
+                     model_ms(r, M, N, K, sms, cal, splits), measured, splits=splits)
+
+
+#: How far apart (in log2 steps) two shapes of different kinds count (see :func:`shape_kind`).
+KIND_STEP = 0.25
+
+
+def shape_kind(M: int, N: int, K: int) -> tuple[bool, bool]:
+    """(rows of A and B 16-byte aligned: K and N multiples of 4; whole tiles: M, N multiples of 128
+    and K of 32): what decides between the kernels' fast path, the guarded path with 16-byte loads,
+    and the guarded path with scalar loads."""
+    return K % 4 == 0 and N % 4 == 0, M % 128 == 0 and N % 128 == 0 and K % 32 == 0
 
 
 def nearest_tuned(M: int, N: int, K: int, tuned: list[dict]) -> tuple[int, int, int] | None:
     """The shape of a tuning table (``tiled-explainer tune``) nearest to ``M x N x K``, in log2
-    steps of M, N and K together, among those where ladder kernels were measured."""
+    steps of M, N and K together, plus :data:`KIND_STEP` for each way its kind differs
+    (:func:`shape_kind`), among those where ladder kernels were measured."""
     shapes = {(r["M"], r["N"], r["K"]) for r in tuned if r.get("kernel") in BY_NAME and r.get("median_ms")}
     if not shapes:
         return None
-    dist = lambda s: sum(abs(math.log2(a / b)) for a, b in zip(s, (M, N, K)))  # noqa: E731
+    kind = shape_kind(M, N, K)
+    dist = lambda s: (sum(abs(math.log2(a / b)) for a, b in zip(s, (M, N, K)))  # noqa: E731
+                      + KIND_STEP * sum(x != y for x, y in zip(shape_kind(*s), kind)))
     return min(shapes, key=lambda s: (dist(s), s))
 
 
 def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = ()) -> list[Candidate]:
-    """Every rung for ``M x N x K`` on a device of ``sms`` SMs, the predicted fastest first
-    (rungs with no calibration last). ``rows``: the device's recorded timing rows; ``tuned``:
-    its tuning table's rows, if any: the kernel fastest at the nearest tuned shape comes first."""
+    """Every rung and configuration (and split-K count, :func:`split_choices`) for ``M x N x K``
+    on a device of ``sms`` SMs, the fastest first. ``rows``: the device's recorded timing rows;
+    ``tuned``: its tuning table's rows, if any.
+
+    Ranking: a candidate measured at this very shape (recorded, or in the tuning table) by its
+    measurement; else one the tuning table measured at the nearest tuned shape by that time
+    scaled by the model's ratio between the two shapes; those with neither come after, by the
+    model alone (rungs with no calibration last)."""
     for name, v in (("M", M), ("N", N), ("K", K), ("SMs", sms)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {v!r}")
     cal = calibrate(rows, sms)
-    cands = [candidate(r, M, N, K, sms, cal.get(r.name), rows) for r in RUNGS + CONFIGS]
-    if all(c.measured_ms for c in cands):  # measured on this device at this very shape: that decides
-        return sorted(cands, key=lambda c: c.measured_ms)
-    near = nearest_tuned(M, N, K, list(tuned))
+    tuned = list(tuned)
+    both = list(rows) + [r for r in tuned if r.get("passed", True)]
+    cands = [candidate(r, M, N, K, sms, cal.get(r.name), both, S)
+             for r in RUNGS + CONFIGS for S in split_choices(r, M, N, K, sms)]
+    near = nearest_tuned(M, N, K, tuned)
     if near:
         # A tuning table measured a nearby shape on this device: each kernel's time there, scaled
         # by the model's ratio between the two shapes (blocks on the busiest SM, K), estimates it
         # here. The measurement carries the kernel's real efficiency; the model, the shape change.
-        at = {r["kernel"]: r["median_ms"] for r in tuned if (r["M"], r["N"], r["K"]) == near
-              and r.get("median_ms") and r.get("passed", True)}
-        base = {c.rung.name: c for c in (candidate(r, *near, sms, cal.get(r.name)) for r in RUNGS + CONFIGS)}
-        cands = [dataclasses.replace(c, tuned_at=near, tuned_ms=at[c.rung.name] * c.predicted_ms / base[c.rung.name].predicted_ms)
-                 if c.rung.name in at and c.predicted_ms and base[c.rung.name].predicted_ms else c for c in cands]
-        return sorted(cands, key=lambda c: (c.tuned_ms is None, c.tuned_ms or 0.0,
-                                            c.predicted_ms is None, c.predicted_ms or 0.0))
-    return sorted(cands, key=lambda c: (c.predicted_ms is None, c.predicted_ms or 0.0))
+        at = {(r["kernel"], r.get("splits", 1)): r["median_ms"] for r in tuned
+              if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)}
+        out = []
+        for c in cands:
+            key = (c.rung.name, c.splits)
+            there = (model_ms(c.rung, *near, sms, cal.get(c.rung.name), c.splits)
+                     if key in at and c.splits <= c.rung.phases(near[2]) else None)
+            if there and c.predicted_ms:
+                c = dataclasses.replace(c, tuned_at=near, tuned_ms=at[key] * c.predicted_ms / there)
+            out.append(c)
+        cands = out
+    return sorted(cands, key=lambda c: (c.estimate_ms is None, c.estimate_ms or 0.0,
+                                        c.predicted_ms is None, c.predicted_ms or 0.0))
+
+
+def best_per_kernel(cands: list[Candidate]) -> list[Candidate]:
+    """The ranked candidates of :func:`plan` with one row per kernel: each kernel at its best
+    split-K count (the first of its candidates), in ranking order."""
+    seen, out = set(), []
+    for c in cands:
+        if c.rung.name not in seen:
+            seen.add(c.rung.name)
+            out.append(c)
+    return out

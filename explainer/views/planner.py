@@ -40,7 +40,8 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
     """The planned candidates for ``M x N x K``: ``data`` the device's recorded timings,
     ``tuned`` its tuning table (``recorded.load_tuned``), if any."""
     sms = int(data["device"]["sm_count"])
-    cands = planner.plan(M, N, K, recorded.recorded_rows(data), sms, recorded.recorded_rows(tuned) if tuned else ())
+    cands = planner.best_per_kernel(planner.plan(M, N, K, recorded.recorded_rows(data, split_k=True), sms,
+                                                 recorded.recorded_rows(tuned, split_k=True) if tuned else ()))
     TD = "padding:3px 8px;border-bottom:1px solid #e5e7eb;text-align:right;vertical-align:middle"
     rows = []
     for i, c in enumerate(cands):
@@ -50,24 +51,27 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
         pick = " ◀ planner's choice" if i == 0 else ""
         rows.append(
             f"<tr data-kernel='{c.rung.name}'><td style='{TD};text-align:left'><b>{html.escape(c.rung.name)}</b>{pick}</td>"
-            f"<td style='{TD}'>{c.rung.BM}×{c.rung.BN}</td><td style='{TD}'>{c.blocks:,}</td>"
+            f"<td style='{TD}'>{c.rung.BM}×{c.rung.BN}</td><td style='{TD}'>{c.splits if c.splits > 1 else '–'}</td>"
+            f"<td style='{TD}'>{c.blocks:,}</td>"
             f"<td style='{TD}'>{c.longest}</td><td style='{TD}'>{c.busy_fraction:.0%}</td>"
             f"<td style='{TD}'>{sm_strip(c)}</td><td style='{TD}'>{pred}</td><td style='{TD}'>{tuned_s}</td>"
             f"<td style='{TD}'>{meas}</td></tr>")
     head = "".join(f"<th style='padding:3px 8px;border-bottom:2px solid #9ca3af'>{h}</th>" for h in (
-        "kernel", "block tile", "blocks", "on the busiest SM", "SM time used", f"the {sms} SMs", "model ms",
+        "kernel", "block tile", "K split in (split-K)", "blocks", "on the busiest SM", "SM time used", f"the {sms} SMs", "model ms",
         "from the tuning table ms", "measured ms"))
     best = cands[0]
     tuned_note = (f"From the tuning table ({html.escape(tuned['source'])}) = the kernel's time measured at the nearest "
                   "tuned shape, scaled by the model's ratio between the two shapes; it ranks the kernels." if tuned else "No tuning table for this device (tiled-explainer tune writes one).")
     return (
-        f"<div style='font-size:14px;margin:4px 0'><b>{html.escape(best.rung.name)}</b> for M={M}, N={N}, K={K}: "
+        f"<div style='font-size:14px;margin:4px 0'><b>{html.escape(best.label)}</b> for M={M}, N={N}, K={K}: "
         f"{html.escape(best.why())}.</div>"
         f"<table class='explainer-plan' style='font-size:13px;border-collapse:collapse'><tr>{head}</tr>{''.join(rows)}</table>"
         f"<div style='font-size:12px;color:#4b5563'>Dark: the SMs that get the most blocks; light: one block fewer; "
         f"grey: none. Model = blocks on the busiest SM × that kernel's SM time per block, measured once with every "
         f"SM busy ({html.escape(data['label'])}); it leaves out launch overhead and latency, so small launches run "
-        f"slower than it says. {tuned_note} Computed by explainer.model.planner.</div>")
+        f"slower than it says. Split-K (kernel 14): S blocks share a tile of C, each summing 1/S of K; the last to "
+        f"finish adds the S partial tiles (the model charges their traffic at {planner.FIXUP_GBS:,.0f} GB/s); each "
+        f"kernel's row shows its best S. {tuned_note} Computed by explainer.model.planner.</div>")
 
 
 class PlannerPanel:
