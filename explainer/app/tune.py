@@ -63,7 +63,10 @@ def run(args) -> int:
         if kind == "error":
             print(f"  refused/failed: {row['kernel']} {row['M']}x{row['N']}x{row['K']}: {row['message']}", flush=True)
 
-    report = None
+    command = "tiled-explainer tune " + " ".join(
+        [f"--m {' '.join(map(str, args.m))}", f"--n {' '.join(map(str, args.n))}",
+         f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}"] + ([] if args.odd else ["--no-odd"]))
+    report = path = None
     for i, (s, kernels) in enumerate(per_shape.items()):
         part = gpu.benchmark(kernels=kernels, sizes=["x".join(map(str, s))], tiles=[16], repeats=args.repeats,
                              budget_s=0.5, progress=progress)
@@ -76,12 +79,14 @@ def run(args) -> int:
             report.cublas += part.cublas
             report.results += part.results
             report.errors += part.errors
-        if (i + 1) % 10 == 0:
+        if (i + 1) % 10 == 0 or i + 1 == len(shapes):
+            # written as it goes: a run cut short still leaves the table of the shapes it measured
+            # (the command line inside says how many of the grid's shapes it holds)
+            done = "" if i + 1 == len(shapes) else f" (cut short: {i + 1} of {len(shapes)} shapes)"
+            path = recorded.save_report(recorded.compact(report.to_dict()), args.out or recorded.TUNED_DIR,
+                                        indent=None, command=command + done)
             print(f"  {i + 1} of {len(shapes)} shapes measured", flush=True)
     data = report.to_dict()
-    path = recorded.save_report(recorded.compact(data), args.out or recorded.TUNED_DIR, indent=None, command="tiled-explainer tune " + " ".join(
-        [f"--m {' '.join(map(str, args.m))}", f"--n {' '.join(map(str, args.n))}",
-         f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}"] + ([] if args.odd else ["--no-odd"])))
     wins = {}
     for r in recorded.best_rows(data):
         key = r["kernel"] + (f"@{r['splits']}" if r.get("splits", 1) != 1 else "")
