@@ -385,7 +385,7 @@ def test_notebook_is_generated_from_the_model_and_up_to_date():
 def test_notebook_calls_exist():
     src = NOTEBOOK.read_text()
     called = set(re.findall(r"\bladder\.(\w+)\(", src))
-    assert called == {"ladder_chart", "rung_table", "mapping", "planner", "rung_card", "roofline"}
+    assert called == {"ladder_chart", "rung_table", "mapping", "planner", "devices", "rung_card", "roofline"}
     for name in called:
         assert callable(getattr(pages_ladder, name))
 
@@ -396,3 +396,27 @@ def test_page_is_listed_and_not_preheated():
     assert ("08_beyond_tiling.ipynb" in [p[0] for p in pages.PAGES])
     assert 'href="08_beyond_tiling.ipynb"' in pages.index().value
     assert re.match(serve.NOT_PREHEATED, "notebooks/08_beyond_tiling.ipynb")
+
+
+def test_two_devices_side_by_side_from_their_own_files():
+    """The pages describe the device of the device record (H100); the H200's recording is shipped
+    too, and page 08's table shows both: each cell equal to that device's own row, the ratio of
+    their medians, each device's facts from its file; with one device it says how to add one."""
+    files = records.recorded_by_device()
+    assert files[0] is not None and files[0]["device"]["name"] == records.pages_device()
+    assert records.load_recorded()["source"] == files[0]["source"]
+    names = [d["device"]["name"] for d in files]
+    assert len(names) >= 2 and len(set(names)) == len(names) and any("H200" in n for n in names)
+    out = pages_ladder.devices_html(files[:2], (1024, 4096))
+    cells = pages_ladder.device_cells(files[:2], (1024, 4096))
+    warp = next(c for c in cells if c["kernel"] == "warptile")
+    for dev, data in zip(warp["devices"], files[:2]):
+        row = next(r for r in records.recorded_rows(data, kernel="warptile", size=4096))
+        assert dev[4096]["median_ms"] == row["median_ms"]
+        assert f"<b>{row['gflops']:,.0f}</b> GFLOP/s" in out
+    ratio = warp["devices"][1][4096]["median_ms"] / warp["devices"][0][4096]["median_ms"]
+    assert f"{ratio:.2f}" in out
+    for d in files[:2]:
+        assert f"{d['device']['sm_count']} SMs" in out and d["source"] in out
+    one = pages_ladder.devices_html(files[:1])
+    assert "Only one device is recorded" in one and "bench --save" in one

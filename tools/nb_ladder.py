@@ -98,6 +98,14 @@ busy, plus the split's extra traffic); a time from this device's tuning table
 and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, a skinny
 4096×64×4096 and a deep 1000×1000×8000."""),
         ("code", "ladder.planner()"),
+        ("md", """## The same kernels on another GPU
+
+The planner's SM count and the ladder's timings belong to one device. Below, the ladder as
+recorded on every GPU the project has a recording of, side by side: each device's facts come
+from its own file, and each percentage is against that device's cuBLAS in the same run. Compare
+how much each rung moves: a kernel limited by its arithmetic follows the SMs and their clock, a
+kernel limited by memory follows the memory."""),
+        ("code", "ladder.devices()"),
         ("md", f"""## 10 · 1D block tiling: one thread, {R1['TM']} outputs
 
 A block of (BM/TM)·BN = ({R1.BM}/{R1['TM']})·{R1.BN} = **{R1.threads} threads** computes a

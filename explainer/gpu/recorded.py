@@ -54,11 +54,51 @@ def _newest(files, device: str | None) -> dict | None:
     return best
 
 
+def pages_device() -> str | None:
+    """The device the pages describe: the one of the newest device record (clocks, bandwidth,
+    ncu; ``tiled-explainer device --save``), so that timings and device facts agree."""
+    from ..model.roofline import load_device_record
+
+    rec = load_device_record()
+    name = (rec or {}).get("device")
+    return (name.get("name") if isinstance(name, dict) else name) or None
+
+
 def load_recorded(path: str | Path | None = None, device: str | None = None) -> dict | None:
     """The newest recorded-timings file (or ``path``), parsed, with ``"source"`` (its file
-    name) added; ``device`` keeps only files whose device name contains it. ``None`` when there
-    is none. Pages show ``data["label"]`` next to the figures: they are recorded, not live."""
-    return _newest([Path(path)] if path is not None else recorded_files(), device)
+    name) added; ``device`` keeps only files whose device name contains it. Without either, the
+    newest file of :func:`pages_device` (the newest of any device when that has none). ``None``
+    when there is none. Pages show ``data["label"]`` next to the figures: they are recorded, not
+    live."""
+    files = [Path(path)] if path is not None else recorded_files()
+    if path is None and device is None:
+        own = pages_device()
+        found = _newest(files, own) if own else None
+        if found:
+            return found
+    return _newest(files, device)
+
+
+def recorded_by_device() -> list[dict]:
+    """The newest recorded-timings file of each device shipped, :func:`load_recorded`'s first
+    (the pages' device), then the others by name."""
+    first = load_recorded()
+    names = set()
+    for f in recorded_files():
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if data.get("schema") == SCHEMA:
+            names.add(str(data.get("device", {}).get("name", "")))
+    out = [first] if first else []
+    for name in sorted(names):
+        if first and name == first["device"].get("name"):
+            continue
+        found = _newest([f for f in recorded_files()], name)
+        if found and found["device"].get("name") == name:
+            out.append(found)
+    return out
 
 
 def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None,

@@ -349,6 +349,67 @@ def planner(M: int = 1024, N: int = 1024, K: int = 1024):
     return PlannerPanel(M, N, K).widget
 
 
+def device_cells(files: list[dict], sizes=(1024, 4096)) -> list[dict]:
+    """Per rung of :data:`LADDER`: per recorded device (``files``, one recording each) and size,
+    the cell of :func:`ladder_cells` (``None`` where that device has no row)."""
+    per = [ladder_cells(recorded.recorded_rows(d), sizes) for d in files]
+    return [{**rung, "devices": [p[i]["cells"] for p in per]} for i, rung in enumerate(LADDER)]
+
+
+def devices_html(files: list[dict], sizes=(1024, 4096)) -> str:
+    """The ladder on each recorded device side by side (:func:`device_cells`), with each device's
+    facts from its own file and, per size, the second device's median time over the first's."""
+    if len(files) < 2:
+        return ("<b>Only one device is recorded</b> (" + html.escape(files[0]["label"] if files else "none")
+                + "): <code>tiled-explainer bench --save</code> on another GPU adds one.")
+    names = [d["device"]["name"] for d in files]
+    short = [n.replace("NVIDIA ", "").split(" ")[0] for n in names]
+    facts = []
+    for d in files:
+        dev = d["device"]
+        facts.append(f"<b>{html.escape(dev['name'])}</b>: {dev.get('sm_count', '?')} SMs, "
+                     f"L2 {dev.get('l2_bytes', 0) / 2**20:.0f} MiB, memory {dev.get('memory_bytes', 0) / 2**30:.0f} GiB, "
+                     f"driver {html.escape(str(dev.get('versions', {}).get('driver', '?')))} "
+                     f"<span style='{NOTE}'>({html.escape(d['label'])}, {html.escape(d['source'])})</span>")
+    head = ["rung"]
+    for n in sizes:
+        head += [f"{n}³ {s}" for s in short] + [f"{n}³ {short[1]} time ÷ {short[0]}"]
+    rows = []
+    for rung in device_cells(files, sizes):
+        row = [("html", f"<b>{html.escape(rung['label'])}</b>")]
+        for n in sizes:
+            cells = [dv[n] for dv in rung["devices"][:2]]
+            for c in cells:
+                if c is None:
+                    row.append(("html", f"<span style='color:#9ca3af'>{NOT_RECORDED}</span>"))
+                else:
+                    pct = "" if c["pct_cublas"] is None else f" · {c['pct_cublas']:.0f}%"
+                    row.append(("html", f"<b>{c['gflops']:,.0f}</b> GFLOP/s{pct}"))
+            a, b = cells
+            row.append(f"{b['median_ms'] / a['median_ms']:.2f}" if a and b else "–")
+        rows.append(row)
+    return ("<div style='font-size:13px;line-height:1.6'>" + "<br>".join(facts) + "</div>" + table(
+        head, rows, "GFLOP/s and % of that device's cuBLAS in the same run (median of the recorded repeats); the last "
+        f"column of each size is the {html.escape(short[1])}'s median time over the {html.escape(short[0])}'s (below 1: "
+        "faster there). " + _same_software(files), "explainer-devices-table"))
+
+
+def _same_software(files: list[dict]) -> str:
+    """What the recordings share (CuPy, CUDA runtime, driver) and their dates, from the files."""
+    keys = ("cupy", "cuda_runtime", "driver")
+    vers = [tuple(d["device"].get("versions", {}).get(k) for k in keys) for d in files]
+    dates = ", ".join(html.escape(str(d.get("date", "?"))[:16].replace("T", " ")) for d in files)
+    if len(set(vers)) == 1:
+        same = ", ".join(f"{k} {v}" for k, v in zip(keys, vers[0]))
+        return f"Same software on both ({html.escape(same)}); recorded at {dates} (UTC)."
+    return f"Software differs between the recordings (see each file); recorded at {dates} (UTC)."
+
+
+def devices(sizes=(1024, 4096)):
+    """The same kernels on every recorded GPU, side by side (page 08)."""
+    return _html(devices_html(recorded.recorded_by_device(), tuple(sizes)), "explainer-devices")
+
+
 def rung_card(name: str, n: int = 4096):
     """One rung in numbers: the model's (explainer.model.ladder) and the recorded or measured speed at
     n³ next to the rung before it."""
