@@ -19,6 +19,13 @@ test: $(VENV)/.installed
 	    echo "No /usr/bin/chromium (apt-get install chromium): browser tests will be skipped."; \
 	  fi; \
 	fi
+	@if ! command -v npm >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm; \
+	  else \
+	    echo "No npm (apt-get install nodejs npm): the hub tests cannot install their proxy."; \
+	  fi; \
+	fi
 	$(VENV)/bin/python -m pytest --nbval-lax --nbval-current-env $(ARGS)
 
 # Reinstall only when pyproject.toml changes; the package itself is installed editable.

@@ -9,6 +9,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 # conda-forge names that differ from PyPI's
 CONDA_TO_PYPI = {"cupy": "cupy-cuda13x", "python-build": "build"}
+#: Not Python packages, so not in pyproject.toml: Node.js runs the hub's proxy (from npm).
+CONDA_ONLY = {"nodejs"}
 
 
 def _name(req: str) -> str:
@@ -26,7 +28,7 @@ def pyproject_packages():
 def conda_packages():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     names = {CONDA_TO_PYPI.get(n, n) for n in (_name(d) for d in env["dependencies"] if isinstance(d, str))}
-    names -= {"python", "pip"}
+    names -= {"python", "pip"} | CONDA_ONLY
     # the commented-out GPU line still has to name the package
     text = (ROOT / "environment.yml").read_text()
     commented = {_name(m) for m in re.findall(r"^\s*#\s*-\s*([A-Za-z0-9_.\-]+[^\n]*)$", text, re.M)}

@@ -297,6 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("tune", "explainer.app.tune", "measure the ladder's kernels on a grid of shapes: the planner's table"),
         ("serve", "explainer.app.serve", "serve the notebooks as a Voila web app"),
         ("export", "explainer.app.export", "write every page as static HTML (no kernel, no network)"),
+        ("hub", "explainer.app.hub", "a JupyterHub on this machine: every student their own live app"),
     ):
         try:
             mod = importlib.import_module(module)

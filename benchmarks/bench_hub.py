@@ -1,0 +1,222 @@
+"""How many students one machine's hub serves: N students log in to `tiled-explainer hub` and
+open page 02 in Chromium, all at once and staggered; per student the seconds from the login
+form to page 02's stepper, and the memory of their server and kernels; the hub's and the
+proxy's own memory.
+
+    python benchmarks/bench_hub.py                      # 30 students, at once then staggered over 60 s
+    python benchmarks/bench_hub.py --students 10 --modes at-once --out benchmarks/results/
+
+Real parts: the shipped hub config (only the authenticator is JupyterHub's dummy one, for N
+made-up students), configurable-http-proxy, one Jupyter server with Voila per student, and one
+headless Chromium with a browser context (its own cookies) per student. The browsers run on the
+same machine as the hub, so their CPU is part of what is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PASSWORD = "bench-class-password"
+PAGE = "02_tiled.ipynb"
+LABEL = ".explainer-stepper .explainer-step-label"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def processes() -> list[tuple[int, str, str]]:
+    """(pid, cwd, command line) of every process we can see."""
+    out = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            out.append((int(p.name), os.readlink(p / "cwd"), (p / "cmdline").read_text().replace("\0", " ")))
+        except OSError:
+            continue
+    return out
+
+
+def memory(state: Path, users: list[str]) -> dict:
+    """MB per student (their server and kernels: the processes working in their folder), and the
+    hub's, the proxy's and the idle culler's own."""
+    procs = processes()
+    per = {u: sum(rss_mb(pid) for pid, cwd, _ in procs if cwd == str(state / "users" / u)) for u in users}
+    hub = sum(rss_mb(pid) for pid, cwd, cmd in procs if cwd == str(state) and "-m jupyterhub -f" in cmd)
+    proxy = sum(rss_mb(pid) for pid, _, cmd in procs if "configurable-http-proxy" in cmd)
+    culler = sum(rss_mb(pid) for pid, _, cmd in procs if "jupyterhub_idle_culler" in cmd)
+    return {"per_student_mb": per, "hub_mb": hub, "proxy_mb": proxy, "culler_mb": culler}
+
+
+def start_hub(state: Path, port: int, users: list[str], log: Path) -> subprocess.Popen:
+    extra = state.parent / "bench_config.py"
+    extra.write_text(f"""c = get_config()  # noqa
+c.JupyterHub.authenticator_class = "dummy"  # benchmark only: made-up students
+c.DummyAuthenticator.password = {PASSWORD!r}
+c.Authenticator.allow_all = True
+c.JupyterHub.concurrent_spawn_limit = {max(100, len(users))}
+""")
+    cmd = [sys.executable, "-m", "explainer", "hub", "--port", str(port), "--state", str(state),
+           "--extra-config", str(extra), "--cull", "3600"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=open(log, "wb"), stderr=subprocess.STDOUT,
+                            env={**os.environ, "EXPLAINER_NO_GPU": os.environ.get("EXPLAINER_NO_GPU", "1")},
+                            start_new_session=True)
+    import urllib.request
+
+    deadline = time.monotonic() + 180
+    while True:
+        if proc.poll() is not None:
+            raise SystemExit(f"the hub exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/login", timeout=5):
+                return proc
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the hub did not answer: {log.read_text()[-2000:]}")
+            time.sleep(0.5)
+
+
+async def one_student(browser, base: str, user: str, delay: float, t_start: float) -> dict:
+    """One student: waits ``delay`` s after ``t_start``, logs in through the form, opens page 02,
+    waits for its stepper and takes one step with the arrow key."""
+    await asyncio.sleep(max(0.0, t_start + delay - time.monotonic()))
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    outside: list[str] = []
+
+    async def refuse(route):
+        outside.append(route.request.url)
+        await route.abort()
+
+    await page.route(re.compile(r"^https?://(?!127\.0\.0\.1|localhost)"), refuse)
+    t0 = time.monotonic()
+    row: dict = {"user": user, "delay_s": delay}
+    try:
+        await page.goto(f"{base}/hub/login", timeout=300_000)
+        await page.fill("input[name=username]", user)
+        await page.fill("input[name=password]", PASSWORD)
+        await page.click("input[type=submit], button[type=submit]")
+        await page.wait_for_url(re.compile(rf"/user/{user}/voila/render/"), timeout=600_000)
+        row["login_to_app_s"] = time.monotonic() - t0
+        await page.goto(f"{base}/user/{user}/voila/render/{PAGE}", timeout=600_000)
+        await page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=600_000)
+        row["login_to_page02_s"] = time.monotonic() - t0
+        await page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        await page.locator("body").press("ArrowRight")
+        await page.locator(LABEL).filter(has_text=re.compile(r"step 2 of \d+")).wait_for(timeout=60_000)
+        row["stepped"] = True
+    except Exception as e:  # noqa: BLE001  (a student who did not get the page is a result too)
+        row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+    row["outside_requests"] = outside
+    row["_ctx"] = ctx
+    return row
+
+
+async def drive(base: str, users: list[str], delays: list[float], chromium: str, state: Path) -> tuple:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        t0 = time.monotonic()
+        rows = await asyncio.gather(*(one_student(browser, base, u, d, t0) for u, d in zip(users, delays)))
+        wall = time.monotonic() - t0
+        mem = memory(state, users)  # every student's page 02 still open
+        for r in rows:
+            await r.pop("_ctx").close()
+        await browser.close()
+    return list(rows), mem, wall
+
+
+def run_mode(mode: str, n: int, spread_s: float, args) -> dict:
+    root = Path(tempfile.mkdtemp(prefix=f"bench-hub-{mode}-"))
+    state, log = root / "state", root / "hub.log"
+    port = free_port()
+    users = [f"s{i:02d}" for i in range(n)]
+    hub = start_hub(state, port, users, log)
+    base = f"http://127.0.0.1:{port}"
+    delays = [0.0] * n if mode == "at-once" else [spread_s * i / max(1, n - 1) for i in range(n)]
+    try:
+        rows, mem, wall = asyncio.run(drive(base, users, delays, args.chromium, state))
+    finally:
+        hub.send_signal(signal.SIGTERM)
+        try:
+            hub.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(hub.pid, signal.SIGKILL)
+    ok = sorted(r["login_to_page02_s"] for r in rows if "login_to_page02_s" in r)
+    return {"mode": mode, "students": n, "spread_s": spread_s if mode != "at-once" else 0, "wall_s": wall,
+            "rows": rows, "memory": mem, "ok": len(ok),
+            "login_to_page02_s": {"median": statistics.median(ok) if ok else None,
+                                  "p90": ok[int(0.9 * (len(ok) - 1))] if ok else None,
+                                  "max": ok[-1] if ok else None}}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--students", type=int, default=30)
+    ap.add_argument("--modes", nargs="+", default=["at-once", "staggered"], choices=["at-once", "staggered"])
+    ap.add_argument("--spread", type=float, default=60.0, help="seconds over which staggered students arrive")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+    if a.students < 1:
+        print("bench_hub: --students must be at least 1", file=sys.stderr)
+        return 2
+    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                          "mem_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)},
+              "runs": []}
+    for mode in a.modes:
+        r = run_mode(mode, a.students, a.spread, a)
+        report["runs"].append(r)
+        m = r["memory"]
+        per = list(m["per_student_mb"].values())
+        t = r["login_to_page02_s"]
+        times = (f"login -> page 02 median {t['median']:.1f} s, p90 {t['p90']:.1f} s, max {t['max']:.1f} s"
+                 if r["ok"] else "none reached page 02")
+        print(f"{mode}: {r['ok']}/{r['students']} students reached page 02; {times}; "
+              f"per student {statistics.median(per):.0f} MB median "
+              f"({min(per):.0f}-{max(per):.0f}); hub {m['hub_mb']:.0f} MB, proxy {m['proxy_mb']:.0f} MB, "
+              f"idle culler {m['culler_mb']:.0f} MB; outside requests: "
+              f"{sum(len(x['outside_requests']) for x in r['rows'])}", flush=True)
+        for row in r["rows"]:
+            if "error" in row:
+                print(f"  {row['user']}: {row['error']}", flush=True)
+    if a.out:
+        path = Path(a.out) / f"bench_hub_{report['date'][:10]}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=1))
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The cluster deployments shipped in deploy/: the zero-to-jupyterhub values file validates
+against the chart's own schema (vendored with its provenance) and keeps the single-machine hub's
+choices; the image definition installs the wheel and the pages; the Slurm example asks each job
+for one GPU. Offline: no cluster, no Docker here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+jsonschema = pytest.importorskip("jsonschema")
+from traitlets.config import Config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+SCHEMA = json.loads((DEPLOY / "kubernetes" / "z2jh-values.schema.json").read_text())
+VALUES = yaml.safe_load((DEPLOY / "kubernetes" / "values.yaml").read_text())
+DEFAULTS = yaml.safe_load((DEPLOY / "kubernetes" / "z2jh-default-values.yaml").read_text())
+
+
+def merged(defaults, values):
+    """Helm's merge of a values file over the chart's defaults: maps merge key by key, anything
+    else (lists, scalars) replaces; null deletes."""
+    out = dict(defaults)
+    for k, v in values.items():
+        if v is None:
+            out.pop(k, None)
+        elif isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = merged(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def test_values_validate_against_the_charts_schema():
+    jsonschema.validate(merged(DEFAULTS, VALUES), SCHEMA)
+    assert "48ea50e3" in SCHEMA["$comment"]  # where the schema came from
+
+
+def test_the_schema_check_can_fail():
+    for broken in ({**VALUES, "singleuser": {**VALUES["singleuser"], "defaultUrl": 7}},
+                   {**VALUES, "cull": {**VALUES["cull"], "timeout": "soon"}},
+                   {**VALUES, "hubb": {}}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(merged(DEFAULTS, broken), SCHEMA)
+
+
+def test_values_keep_the_hubs_choices_and_offer_cpu_and_gpu_profiles():
+    su = VALUES["singleuser"]
+    assert su["defaultUrl"] == "/voila/render/00_index.ipynb"
+    assert VALUES["hub"]["config"]["JupyterHub"]["authenticator_class"] != "dummy"
+    server = su["extraFiles"]["jupyter_server_config"]["data"]
+    assert server["ServerApp"]["terminals_enabled"] is False
+    assert server["ServerApp"]["jpserver_extensions"]["jupyterlab"] is False
+    assert server["ServerApp"]["tornado_settings"]["mathjax_url"] == ""  # (helm would drop a null)
+    assert server["VoilaConfiguration"]["template"] == "explainer"
+    assert VALUES["cull"]["enabled"] is True
+    profiles = {p["slug"]: p for p in su["profileList"]}
+    assert profiles["gpu"]["kubespawner_override"]["extra_resource_limits"] == {"nvidia.com/gpu": "1"}
+    assert "kubespawner_override" not in profiles["student-cpu"] and profiles["student-cpu"]["default"]
+    assert su["extraEnv"]["EXPLAINER_NO_GPU"] == "1"
+    assert profiles["gpu"]["kubespawner_override"]["environment"]["EXPLAINER_NO_GPU"] == ""
+
+
+def test_image_installs_the_wheel_and_the_pages_it_copies_at_start():
+    docker = (DEPLOY / "image" / "Dockerfile").read_text()
+    assert docker.startswith("#") and "FROM quay.io/jupyter/base-notebook" in docker
+    assert "pip install --no-cache-dir /tmp/tiled_gemm_explainer-*.whl" in docker
+    assert "/opt/explainer-pages" in docker
+    hook = " ".join(VALUES["singleuser"]["lifecycleHooks"]["postStart"]["exec"]["command"])
+    assert "/opt/explainer-pages/*.ipynb /home/jovyan/" in hook
+    assert (ROOT / "environment.yml").is_file()  # what repo2docker builds from
+
+
+def test_slurm_example_asks_each_job_for_one_gpu():
+    c = Config()
+    ns = {"get_config": lambda: c, "__name__": "jupyterhub_config"}
+    exec(compile((DEPLOY / "slurm" / "jupyterhub_config.py").read_text(), "slurm_config", "exec"), ns)
+    assert c.JupyterHub.spawner_class == "batchspawner.SlurmSpawner"
+    assert c.SlurmSpawner.req_options == "--gres=gpu:1"
+    assert c.Spawner.notebook_dir.endswith("notebooks") and Path(c.Spawner.notebook_dir, "02_tiled.ipynb").is_file()
