@@ -109,6 +109,8 @@ async def one_student(browser, base: str, user: str, delay: float, t_start: floa
     waits for its stepper and takes one step with the arrow key."""
     await asyncio.sleep(max(0.0, t_start + delay - time.monotonic()))
     ctx = await browser.new_context()
+    ctx.set_default_timeout(600_000)  # a login click waits for the spawn it starts: minutes when a class arrives
+    ctx.set_default_navigation_timeout(600_000)
     page = await ctx.new_page()
     outside: list[str] = []
 
@@ -187,6 +189,7 @@ def main(argv=None) -> int:
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the hub is stopped (finally) on kill
     if a.students < 1:
         print("bench_hub: --students must be at least 1", file=sys.stderr)
         return 2
