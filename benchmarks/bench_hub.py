@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import platform
 import re
@@ -104,10 +105,17 @@ c.JupyterHub.concurrent_spawn_limit = {max(100, len(users))}
             time.sleep(0.5)
 
 
-async def one_student(browser, base: str, user: str, delay: float, t_start: float) -> dict:
+async def one_student(pw, shared, base: str, user: str, delay: float, t_start: float, args) -> dict:
     """One student: waits ``delay`` s after ``t_start``, logs in through the form, opens page 02,
-    waits for its stepper and takes one step with the arrow key."""
+    waits for its stepper and takes one step with the arrow key. With ``--browser-per-student``
+    the student has a Chromium of their own (as in a class), else a context of a shared one; with
+    ``--reload-after S`` a student whose "server starting" page has not moved on in S seconds
+    reloads it, as a student would (counted in ``reloads``)."""
     await asyncio.sleep(max(0.0, t_start + delay - time.monotonic()))
+    own = None
+    if shared is None:
+        own = await pw.chromium.launch(executable_path=args.chromium, args=["--no-sandbox", "--disable-gpu"])
+    browser = own or shared
     ctx = await browser.new_context()
     ctx.set_default_timeout(600_000)  # a login click waits for the spawn it starts: minutes when a class arrives
     ctx.set_default_navigation_timeout(600_000)
@@ -126,7 +134,18 @@ async def one_student(browser, base: str, user: str, delay: float, t_start: floa
         await page.fill("input[name=username]", user)
         await page.fill("input[name=password]", PASSWORD)
         await page.click("input[type=submit], button[type=submit]")
-        await page.wait_for_url(re.compile(rf"/user/{user}/voila/render/"), timeout=600_000)
+        app = re.compile(rf"/user/{user}/voila/render/")
+        row["reloads"] = 0
+        while True:
+            wait = args.reload_after * 1000 if args.reload_after else 600_000
+            try:
+                await page.wait_for_url(app, timeout=wait)
+                break
+            except Exception:  # noqa: BLE001
+                if not args.reload_after or time.monotonic() - t0 > 600:
+                    raise
+                row["reloads"] += 1
+                await page.reload()
         row["login_to_app_s"] = time.monotonic() - t0
         await page.goto(f"{base}/user/{user}/voila/render/{PAGE}", timeout=600_000)
         await page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=600_000)
@@ -138,22 +157,27 @@ async def one_student(browser, base: str, user: str, delay: float, t_start: floa
     except Exception as e:  # noqa: BLE001  (a student who did not get the page is a result too)
         row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
     row["outside_requests"] = outside
-    row["_ctx"] = ctx
+    row["_ctx"] = (ctx, own)
     return row
 
 
-async def drive(base: str, users: list[str], delays: list[float], chromium: str, state: Path) -> tuple:
+async def drive(base: str, users: list[str], delays: list[float], args, state: Path) -> tuple:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        shared = None if args.browser_per_student else await pw.chromium.launch(
+            executable_path=args.chromium, args=["--no-sandbox", "--disable-gpu"])
         t0 = time.monotonic()
-        rows = await asyncio.gather(*(one_student(browser, base, u, d, t0) for u, d in zip(users, delays)))
+        rows = await asyncio.gather(*(one_student(pw, shared, base, u, d, t0, args) for u, d in zip(users, delays)))
         wall = time.monotonic() - t0
         mem = memory(state, users)  # every student's page 02 still open
         for r in rows:
-            await r.pop("_ctx").close()
-        await browser.close()
+            ctx, own = r.pop("_ctx")
+            await ctx.close()
+            if own:
+                await own.close()
+        if shared:
+            await shared.close()
     return list(rows), mem, wall
 
 
@@ -166,7 +190,7 @@ def run_mode(mode: str, n: int, spread_s: float, args) -> dict:
     base = f"http://127.0.0.1:{port}"
     delays = [0.0] * n if mode == "at-once" else [spread_s * i / max(1, n - 1) for i in range(n)]
     try:
-        rows, mem, wall = asyncio.run(drive(base, users, delays, args.chromium, state))
+        rows, mem, wall = asyncio.run(drive(base, users, delays, args, state))
     finally:
         hub.send_signal(signal.SIGTERM)
         try:
@@ -177,7 +201,7 @@ def run_mode(mode: str, n: int, spread_s: float, args) -> dict:
     return {"mode": mode, "students": n, "spread_s": spread_s if mode != "at-once" else 0, "wall_s": wall,
             "rows": rows, "memory": mem, "ok": len(ok),
             "login_to_page02_s": {"median": statistics.median(ok) if ok else None,
-                                  "p90": ok[int(0.9 * (len(ok) - 1))] if ok else None,
+                                  "p90": ok[max(0, math.ceil(0.9 * len(ok)) - 1)] if ok else None,
                                   "max": ok[-1] if ok else None}}
 
 
@@ -187,6 +211,9 @@ def main(argv=None) -> int:
     ap.add_argument("--modes", nargs="+", default=["at-once", "staggered"], choices=["at-once", "staggered"])
     ap.add_argument("--spread", type=float, default=60.0, help="seconds over which staggered students arrive")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--browser-per-student", action="store_true", help="a Chromium per student (default: one shared)")
+    ap.add_argument("--reload-after", type=float, default=0,
+                    help="reload a 'server starting' page that has not moved on after this many seconds (0: never)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the hub is stopped (finally) on kill
@@ -208,13 +235,14 @@ def main(argv=None) -> int:
         print(f"{mode}: {r['ok']}/{r['students']} students reached page 02; {times}; "
               f"per student {statistics.median(per):.0f} MB median "
               f"({min(per):.0f}-{max(per):.0f}); hub {m['hub_mb']:.0f} MB, proxy {m['proxy_mb']:.0f} MB, "
-              f"idle culler {m['culler_mb']:.0f} MB; outside requests: "
+              f"idle culler {m['culler_mb']:.0f} MB; reloads {sum(x.get('reloads', 0) for x in r['rows'])}; outside requests: "
               f"{sum(len(x['outside_requests']) for x in r['rows'])}", flush=True)
         for row in r["rows"]:
             if "error" in row:
                 print(f"  {row['user']}: {row['error']}", flush=True)
     if a.out:
-        path = Path(a.out) / f"bench_hub_{report['date'][:10]}.json"
+        tag = ("_browser-each" if a.browser_per_student else "") + (f"_reload{a.reload_after:g}" if a.reload_after else "")
+        path = Path(a.out) / f"bench_hub_{report['date'][:10]}{tag}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, indent=1))
         print(f"wrote {path}")
