@@ -32,6 +32,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_serve_load import rss_mb  # noqa: E402  (one RSS reader for the benchmarks)
 PASSWORD = "bench-class-password"
 PAGE = "02_tiled.ipynb"
 LABEL = ".explainer-stepper .explainer-step-label"
@@ -41,16 +43,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def processes() -> list[tuple[int, str, str]]:

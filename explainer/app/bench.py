@@ -176,12 +176,7 @@ def run(args) -> int:
             if isinstance(part, gpu.GpuStatus):
                 print(f"{PROG}: {part.reason}", file=sys.stderr)
                 return 1
-            if report is None:
-                report = part
-            else:
-                report.cublas += part.cublas
-                report.results += part.results
-                report.errors += part.errors
+            report = part if report is None else report.extend(part)
     else:
         report = gpu.benchmark(kernels=args.kernels, sizes=args.sizes, **common)
     if isinstance(report, gpu.GpuStatus):

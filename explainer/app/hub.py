@@ -77,16 +77,6 @@ def _free_port(ip: str) -> int:
         return s.getsockname()[1]
 
 
-def _port_busy(ip: str, port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((ip, port))
-        except OSError:
-            return True
-    return False
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--password", default=os.environ.get("EXPLAINER_HUB_PASSWORD"),
                         help=f"the class password (at least {MIN_PASSWORD} characters; or EXPLAINER_HUB_PASSWORD)")
@@ -138,6 +128,8 @@ def check(args: argparse.Namespace) -> None:
     if not args.extra_config and len(args.password or "") < MIN_PASSWORD:
         raise HubError(f"set a class password of at least {MIN_PASSWORD} characters: --password P "
                        "(or EXPLAINER_HUB_PASSWORD)")
+    from .serve import _port_busy
+
     if _port_busy(args.ip, args.port):
         raise HubError(f"port {args.port} is already in use; pick another with --port N")
     try:

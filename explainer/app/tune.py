@@ -38,6 +38,7 @@ def run(args) -> int:
     from .. import gpu
     from ..gpu import recorded
     from ..model import ladder, planner
+    from .bench import label
 
     st = gpu.status()
     if not st.available:
@@ -73,12 +74,7 @@ def run(args) -> int:
         if isinstance(part, gpu.GpuStatus):
             print(f"{PROG}: {part.reason}", file=sys.stderr)
             return 1
-        if report is None:
-            report = part
-        else:
-            report.cublas += part.cublas
-            report.results += part.results
-            report.errors += part.errors
+        report = part if report is None else report.extend(part)
         if (i + 1) % 10 == 0 or i + 1 == len(shapes):
             # written as it goes: a run cut short still leaves the table of the shapes it measured
             # (the command line inside says how many of the grid's shapes it holds)
@@ -89,8 +85,7 @@ def run(args) -> int:
     data = report.to_dict()
     wins = {}
     for r in recorded.best_rows(data):
-        key = r["kernel"] + (f"@{r['splits']}" if r.get("splits", 1) != 1 else "")
-        wins[key] = wins.get(key, 0) + 1
+        wins[label(r)] = wins.get(label(r), 0) + 1
     print(f"wrote {path}: fastest per shape: " + ", ".join(f"{k} {n}" for k, n in sorted(wins.items(), key=lambda x: -x[1])))
     wrong = [r for r in report.results if not r.get("passed", True)]
     return 3 if (report.errors or wrong) else 0

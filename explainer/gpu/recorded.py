@@ -95,7 +95,7 @@ def recorded_by_device() -> list[dict]:
     for name in sorted(names):
         if first and name == first["device"].get("name"):
             continue
-        found = _newest([f for f in recorded_files()], name)
+        found = _newest(recorded_files(), name)
         if found and found["device"].get("name") == name:
             out.append(found)
     return out

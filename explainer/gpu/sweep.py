@@ -27,6 +27,13 @@ class BenchReport:
 
     ok = True
 
+    def extend(self, other: "BenchReport") -> "BenchReport":
+        """Add another run's rows (one report for several benchmark calls)."""
+        self.cublas += other.cublas
+        self.results += other.results
+        self.errors += other.errors
+        return self
+
     def to_dict(self) -> dict:
         return {"device": self.device, "date": self.date, "settings": self.settings,
                 "cublas": self.cublas, "results": self.results, "errors": self.errors}
