@@ -85,7 +85,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-waves", type=float, default=8.0,
                     help="skip splits giving more than this many blocks per SM")
     ap.add_argument("--defines", nargs="*", default=[""],
-                    help="compile-time defines to compare, one build each (e.g. EXPLAINER_EDGE_LOADS=0)")
+                    help="compile-time defines to compare, one build each (e.g. EXPLAINER_EDGE_LOADS=0; "
+                         "several in one build separated by commas)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
     rows = []
@@ -117,7 +118,7 @@ def sweep(a, define: str, rows: list) -> int:
     for v in vs:
         register(v)
     rt.modules.clear()  # one build per define
-    gpu.runtime.COMPILE_OPTIONS = L.COMPILE_OPTIONS + ((f"-D{define}",) if define else ())
+    gpu.runtime.COMPILE_OPTIONS = L.COMPILE_OPTIONS + tuple(f"-D{d}" for d in define.split(",") if d)
     print(f"## build: {define or 'default'}", flush=True)
     t0 = time.time()
     for v in vs:  # compile up front, so compile time stays out of the timings

@@ -17,13 +17,12 @@
 //   transposed float4 land in different banks. One barrier per phase (see kernel 13).
 //   The three levels of tiling are the same idea three times: block tile (shared memory, reuse
 //   across warps), warp tile (reuse across lanes, through broadcast), thread tile (registers).
-//   Split-K (warptile_splitk_gemm, chosen by the launch planner, explainer/model/planner.py):
-//   when C has too few tiles to give every SM work (1024^3 with 256 x 128 tiles: 32 blocks for
-//   132 SMs) but K is long, S blocks share one tile of C, block z summing the phases
-//   [z*P/S, (z+1)*P/S). Each stores its partial sums in its own slice of a workspace, counts
-//   itself with an atomicAdd on the tile's counter, and the last to arrive adds the S slices in
-//   the order z = 0, 1, .. (the same float sum whichever block is last) and stores C.
-//
+//   Split-K (warptile_splitk_gemm, chosen by explainer/model/planner.py): when C has too few
+//   tiles to give every SM work but K is long, S blocks share one tile of C, block z summing the
+//   phases [z*P/S, (z+1)*P/S) into its own slice of a workspace; the last of the S to arrive (an
+//   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C.
+//   Edges (any M, N, K): a block inside C runs the fast body, or on unaligned shapes one that
+//   checks only its last phase; edge blocks check every access (EDGE_* in common.cuh).
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm), static shared
 // 2*(BK*(BM+PAD) + BK*BN)*4 bytes. Correct for any M, N, K >= 1 (GUARD as in kernel 12).
@@ -42,8 +41,10 @@ __device__ __forceinline__ float* warptile_smem()
 
 // The body, shared by the two entry points at the end of the file: warptile_gemm (the whole K
 // loop in one block) and warptile_splitk_gemm (SPLIT: the K loop cut into gridDim.z slices).
+// EDGE (common.cuh): EDGE_FAST, EDGE_GUARDED, or EDGE_INTERIOR for a block inside C of a shape
+// the fast path cannot take (see interior_block).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, bool GUARD, bool SPLIT>
+          int PAD, int EDGE, bool SPLIT>
 __device__ __forceinline__ void
 warptile_body(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done)
 {
@@ -76,17 +77,49 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     float regM[WMITER * TM], regN[WNITER * TN];
     float4 ra[A4], rb[B4];
 
+    // An interior block (EDGE_INTERIOR) of a shape whose rows are not 16-byte aligned (K, or N,
+    // not a multiple of 4) copies that matrix element by element instead: element e = tid + j *
+    // THREADS of the tile, consecutive lanes along a row (4-byte loads that a warp still reads in
+    // whole sectors), the thread's 4 * A4 (4 * B4) elements kept in ra (rb): one column of the
+    // tile, every THREADS / BK-th row of As (THREADS / BN-th of Bs). Its last, partial phase
+    // (tail) reads padding zeros past K.
+    static_assert(THREADS % BK == 0 && THREADS % BN == 0, "element copy: a column per thread");
+    const bool a_elems = EDGE == EDGE_INTERIOR && (K & 3) != 0;
+    const bool b_elems = EDGE == EDGE_INTERIOR && (N & 3) != 0;
+    const int ea_m = tid / BK, ea_k = tid % BK;  // A element j: tile row ea_m + j * (THREADS / BK), column ea_k
+    const int eb_k = tid / BN, eb_n = tid % BN;  // B element j: tile row eb_k + j * (THREADS / BN), column eb_n
+
     auto fetch = [&](int t) {
         const int k0 = t * BK;
+        const bool tail = EDGE == EDGE_INTERIOR && k0 + BK > K;  // an interior block's last phase
+        if (a_elems) {
+            const float* pa = A + (row0 + ea_m) * K + k0 + ea_k;
+            const bool inside = !tail || k0 + ea_k < K;
 #pragma unroll
-        for (int q = 0; q < A4; ++q) {
-            const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
-            ra[q] = load4_at<GUARD>(A, row0 + m, k0 + kq, M, K);  // @step:load_a
+            for (int j = 0; j < 4 * A4; ++j)
+                elem(ra[j / 4], j % 4) = inside ? pa[j * (THREADS / BK) * K] : 0.0f;  // @step:load_a
+        } else {
+#pragma unroll
+            for (int q = 0; q < A4; ++q) {
+                const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
+                if (tail) ra[q] = load4_at<EDGE_GUARDED>(A, row0 + m, k0 + kq, M, K);
+                else ra[q] = load4_at<EDGE>(A, row0 + m, k0 + kq, M, K);  // @step:load_a
+            }
         }
+        if (b_elems) {
+            const float* pb = B + (k0 + eb_k) * N + col0 + eb_n;
 #pragma unroll
-        for (int q = 0; q < B4; ++q) {
-            const int i = tid + q * THREADS, k = i / (BN / 4), nq = (i % (BN / 4)) * 4;
-            rb[q] = load4_at<GUARD>(B, k0 + k, col0 + nq, K, N);  // @step:load_b
+            for (int j = 0; j < 4 * B4; ++j) {
+                const int k = eb_k + j * (THREADS / BN);
+                elem(rb[j / 4], j % 4) = (!tail || k0 + k < K) ? pb[j * (THREADS / BN) * N] : 0.0f;  // @step:load_b
+            }
+        } else {
+#pragma unroll
+            for (int q = 0; q < B4; ++q) {
+                const int i = tid + q * THREADS, k = i / (BN / 4), nq = (i % (BN / 4)) * 4;
+                if (tail) rb[q] = load4_at<EDGE_GUARDED>(B, k0 + k, col0 + nq, K, N);
+                else rb[q] = load4_at<EDGE>(B, k0 + k, col0 + nq, K, N);  // @step:load_b
+            }
         }
     };
     auto stash = [&](int t) {
@@ -94,24 +127,42 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
         float* bs = Bs[t & 1];
         const int k0 = t * BK;
         (void)k0;
+        if (a_elems) {
 #pragma unroll
-        for (int q = 0; q < A4; ++q) {
-            const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
-            as[(kq + 0) * LDA + m] = ra[q].x;  // @step:load_a
-            as[(kq + 1) * LDA + m] = ra[q].y;  // @step:load_a
-            as[(kq + 2) * LDA + m] = ra[q].z;  // @step:load_a
-            as[(kq + 3) * LDA + m] = ra[q].w;  // @step:load_a
+            for (int j = 0; j < 4 * A4; ++j) {
+                const int m = ea_m + j * (THREADS / BK);
+                as[ea_k * LDA + m] = elem(ra[j / 4], j % 4);  // @step:load_a
+                TRACE_SLOT_A(phases, t, BK * LDA, ea_k * LDA + m, src_or_pad(row0 + m, k0 + ea_k, M, K));
+            }
+        } else {
 #pragma unroll
-            for (int c = 0; c < 4; ++c)
-                TRACE_SLOT_A(phases, t, BK * LDA, (kq + c) * LDA + m, src_or_pad(row0 + m, k0 + kq + c, M, K));
+            for (int q = 0; q < A4; ++q) {
+                const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
+                as[(kq + 0) * LDA + m] = ra[q].x;  // @step:load_a
+                as[(kq + 1) * LDA + m] = ra[q].y;  // @step:load_a
+                as[(kq + 2) * LDA + m] = ra[q].z;  // @step:load_a
+                as[(kq + 3) * LDA + m] = ra[q].w;  // @step:load_a
+#pragma unroll
+                for (int c = 0; c < 4; ++c)
+                    TRACE_SLOT_A(phases, t, BK * LDA, (kq + c) * LDA + m, src_or_pad(row0 + m, k0 + kq + c, M, K));
+            }
         }
+        if (b_elems) {
 #pragma unroll
-        for (int q = 0; q < B4; ++q) {
-            const int i = tid + q * THREADS, k = i / (BN / 4), nq = (i % (BN / 4)) * 4;
-            store4(&bs[k * BN + nq], rb[q]);  // @step:load_b
+            for (int j = 0; j < 4 * B4; ++j) {
+                const int k = eb_k + j * (THREADS / BN);
+                bs[k * BN + eb_n] = elem(rb[j / 4], j % 4);  // @step:load_b
+                TRACE_SLOT_B(phases, t, BK * BN, k * BN + eb_n, src_or_pad(k0 + k, col0 + eb_n, K, N));
+            }
+        } else {
 #pragma unroll
-            for (int c = 0; c < 4; ++c)
-                TRACE_SLOT_B(phases, t, BK * BN, k * BN + nq + c, src_or_pad(k0 + k, col0 + nq + c, K, N));
+            for (int q = 0; q < B4; ++q) {
+                const int i = tid + q * THREADS, k = i / (BN / 4), nq = (i % (BN / 4)) * 4;
+                store4(&bs[k * BN + nq], rb[q]);  // @step:load_b
+#pragma unroll
+                for (int c = 0; c < 4; ++c)
+                    TRACE_SLOT_B(phases, t, BK * BN, k * BN + nq + c, src_or_pad(k0 + k, col0 + nq + c, K, N));
+            }
         }
     };
 
@@ -167,7 +218,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
             for (int i = 0; i < TM; ++i)
 #pragma unroll
                 for (int wn = 0; wn < WNITER; ++wn)
-                    store_row<TN, GUARD>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N,
+                    store_row<TN, EDGE>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N,
                                          &acc[wm * TM + i][wn * TN]);
         // ... makes them visible to every block, and counts itself done for this tile of C. The
         // last of the gridDim.z blocks to arrive adds the slices; the others are finished.
@@ -194,12 +245,12 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
                             for (int j = 0; j < TN; ++j) part[j] = acc[wm * TM + i][wn * TN + j];
                         } else {
-                            load_row<TN, GUARD>(W + (size_t)z * M * N, row, col, M, N, part);
+                            load_row<TN, EDGE>(W + (size_t)z * M * N, row, col, M, N, part);
                         }
 #pragma unroll
                         for (int j = 0; j < TN; ++j) sum[j] += part[j];  // @step:compute
                     }
-                    store_row<TN, GUARD>(C, row, col, M, N, sum);  // @step:store
+                    store_row<TN, EDGE>(C, row, col, M, N, sum);  // @step:store
 #pragma unroll
                     for (int j = 0; j < TN; ++j)
                         if (row < M && col + j < N)
@@ -219,7 +270,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
             for (int wn = 0; wn < WNITER; ++wn) {
                 const int col = col0 + bn + wn * WSUBN;
-                store_row<TN, GUARD>(C, row, col, M, N, &acc[wm * TM + i][wn * TN]);  // @step:store
+                store_row<TN, EDGE>(C, row, col, M, N, &acc[wm * TM + i][wn * TN]);  // @step:store
 #pragma unroll
                 for (int j = 0; j < TN; ++j)
                     if (row < M && col + j < N)
@@ -230,14 +281,50 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     }
 }
 
-// The guarded instantiation runs a block through the fast path's code when nothing of its tile
-// needs a check: its BM x BN tile of C lies inside C, K is a whole number of phases, and the rows
-// of B (N floats) are 16-byte aligned (those of A are: BK, so K, is a multiple of 4). The same for
-// every thread of the block, so the branch costs nothing; only the edge blocks pay for the checks.
-template <int BM, int BN, int BK>
-__device__ __forceinline__ bool interior_block(int M, int N, int K)
+// The guarded instantiation checks only the blocks that need it. A block whose BM x BN tile of C
+// lies inside C (interior_block) runs the fast path's code when K is a whole number of phases and
+// the rows of B (N floats) are 16-byte aligned (those of A are: BK, so K, is a multiple of 4);
+// otherwise the EDGE_INTERIOR body: no checks but in the last, partial phase, scalar accesses
+// where rows are not aligned. The same for every thread of the block, so the branch costs
+// nothing; only the edge blocks pay for every check.
+template <int BM, int BN>
+__device__ __forceinline__ bool interior_block(int M, int N)
 {
-    return (int)(blockIdx.y + 1) * BM <= M && (int)(blockIdx.x + 1) * BN <= N && K % BK == 0 && (N & 3) == 0;
+    return (int)(blockIdx.y + 1) * BM <= M && (int)(blockIdx.x + 1) * BN <= N;
+}
+template <int BK>
+__device__ __forceinline__ bool fast_shape(int N, int K)
+{
+    return K % BK == 0 && (N & 3) == 0;
+}
+
+// Which body a block runs (the same for every thread of the block): interior blocks of a guarded
+// launch the fast one, or the EDGE_INTERIOR one on shapes the fast path cannot take; the others
+// the body the launch was built for. EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED
+// turn this off for measurements (benchmarks/sweep_shapes.py --defines).
+#ifdef EXPLAINER_NO_INTERIOR_UNALIGNED
+#define WARPTILE_INSIDE EDGE_GUARDED
+#else
+#define WARPTILE_INSIDE EDGE_INTERIOR
+#endif
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
+          int PAD, bool GUARD, bool SPLIT>
+__device__ __forceinline__ void
+warptile_run(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done)
+{
+#ifndef EXPLAINER_NO_INTERIOR
+    if (GUARD && interior_block<BM, BN>(M, N)) {
+        if (fast_shape<BK>(N, K))
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, EDGE_FAST, SPLIT>(
+                A, B, C, M, N, K, W, tiles_done);
+        else
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, WARPTILE_INSIDE, SPLIT>(
+                A, B, C, M, N, K, W, tiles_done);
+        return;
+    }
+#endif
+    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGE_GUARDED : EDGE_FAST, SPLIT>(
+        A, B, C, M, N, K, W, tiles_done);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
@@ -245,14 +332,7 @@ template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, in
 __global__ void __launch_bounds__(THREADS, MINB)
 warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
 {
-#ifndef EXPLAINER_NO_INTERIOR
-    if (GUARD && interior_block<BM, BN, BK>(M, N, K)) {  // the fast path's code for this block
-        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, false, false>(
-            A, B, C, M, N, K, nullptr, nullptr);
-        return;
-    }
-#endif
-    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
         A, B, C, M, N, K, nullptr, nullptr);
 }
 
@@ -265,13 +345,6 @@ __global__ void __launch_bounds__(THREADS, MINB)
 warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int K, float* W,
                      int* tiles_done)
 {
-#ifndef EXPLAINER_NO_INTERIOR
-    if (GUARD && interior_block<BM, BN, BK>(M, N, K)) {
-        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, false, true>(
-            A, B, C, M, N, K, W, tiles_done);
-        return;
-    }
-#endif
-    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
         A, B, C, M, N, K, W, tiles_done);
 }

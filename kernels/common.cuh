@@ -83,8 +83,20 @@ __device__ __forceinline__ int src_or_pad(int r, int c, int rows, int cols)
     return (r < rows && c < cols) ? r * cols + c : -1;
 }
 
+// How a body reaches global memory (the ladder kernels' GUARD / EDGE template parameter; a bool
+// GUARD passes as EDGE_FAST (false) or EDGE_GUARDED (true)):
+//   EDGE_FAST      nothing checked, 16-byte accesses: whole tiles, K a whole number of phases,
+//                  rows 16-byte aligned (K and N multiples of 4).
+//   EDGE_GUARDED   every element checked: padding zeros outside A and B, no store outside C.
+//   EDGE_INTERIOR  a block whose tile of C lies inside C (kernel 14's interior blocks of a shape
+//                  the fast path cannot take): nothing checked, 16-byte accesses where rows are
+//                  aligned and scalar ones where they are not; the caller takes EDGE_GUARDED for
+//                  the last phase when K is not a whole number of phases. (Kernel 14 copies the
+//                  tiles of unaligned matrices element by element instead, see its body.)
+enum { EDGE_FAST = 0, EDGE_GUARDED = 1, EDGE_INTERIOR = 2 };
+
 // 16-byte accesses (one LDG.128 / LDS.128 / STG.128): the address must be a multiple of 16 bytes,
-// which the fast path (GUARD = false) guarantees: K and N are multiples of the block tile, so of 4.
+// which the fast path guarantees: K and N are multiples of the block tile, so of 4.
 __device__ __forceinline__ float4 load4(const float* p)
 {
     return *reinterpret_cast<const float4*>(p);
@@ -93,51 +105,63 @@ __device__ __forceinline__ void store4(float* p, float4 v)
 {
     *reinterpret_cast<float4*>(p) = v;
 }
+// Component c (0..3, a constant once unrolled) of a float4 held in registers.
+__device__ __forceinline__ float& elem(float4& v, int c)
+{
+    return c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w;
+}
 // Four consecutive elements (r, c .. c+3) of a row-major rows x cols matrix: one 16-byte load on
 // the fast path. On the edge path (c is a multiple of 4 in every caller): four zeros outside the
 // matrix; when cols is a multiple of 4, rows start 16-byte aligned and a granule is wholly inside
 // or wholly outside, so one 16-byte load still serves; otherwise four scalar loads, those past the
 // last column replaced by zeros. The same values as four load_or_zero (measured against other
-// ways of writing it: benchmarks/results/splitk_2026-11-23.md).
-template <bool GUARD>
+// ways of writing it: benchmarks/results/splitk_2026-11-23.md). Inside (EDGE_INTERIOR, the caller
+// knows the granule is in the matrix): one 16-byte load on aligned rows, four scalar ones otherwise.
+template <int EDGE>
 __device__ __forceinline__ float4 load4_at(const float* X, int r, int c, int rows, int cols)
 {
-    if (!GUARD) return load4(X + r * cols + c);
-    if (r >= rows || c >= cols) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     const float* p = X + r * cols + c;
+    if (EDGE == EDGE_FAST) return load4(p);
+    if (EDGE == EDGE_INTERIOR) return (cols & 3) == 0 ? load4(p) : make_float4(p[0], p[1], p[2], p[3]);
+    if (r >= rows || c >= cols) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if ((cols & 3) == 0) return load4(p);
     if (c + 3 < cols) return make_float4(p[0], p[1], p[2], p[3]);
     return make_float4(p[0], c + 1 < cols ? p[1] : 0.0f, c + 2 < cols ? p[2] : 0.0f, 0.0f);
 }
 // Loads TN consecutive elements X[row][col .. col+TN-1] written by another block of this launch
 // (split-K's workspace): through L2 (__ldcg; L1 is not coherent between SMs), 16 bytes at a time on
-// the fast path, only the elements inside the matrix on the edge path (zeros elsewhere).
-template <int TN, bool GUARD>
+// the fast path (and inside, on aligned rows), only the elements inside the matrix on the edge
+// path (zeros elsewhere).
+template <int TN, int EDGE>
 __device__ __forceinline__ void load_row(const float* X, int row, int col, int M, int N, float* v)
 {
-    if constexpr (!GUARD) {
+    if (EDGE == EDGE_FAST || (EDGE == EDGE_INTERIOR && (N & 3) == 0)) {
 #pragma unroll
         for (int j = 0; j < TN; j += 4) {
             const float4 q = __ldcg(reinterpret_cast<const float4*>(X + row * N + col + j));
             v[j] = q.x; v[j + 1] = q.y; v[j + 2] = q.z; v[j + 3] = q.w;
         }
+    } else if (EDGE == EDGE_INTERIOR) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) v[j] = __ldcg(X + row * N + col + j);
     } else {
 #pragma unroll
         for (int j = 0; j < TN; ++j) v[j] = (row < M && col + j < N) ? __ldcg(X + row * N + col + j) : 0.0f;
     }
 }
-// Stores TN consecutive outputs C[row][col .. col+TN-1]: 16-byte stores on the fast path, only the
-// elements inside C on the edge path.
-template <int TN, bool GUARD>
+// Stores TN consecutive outputs C[row][col .. col+TN-1]: 16-byte stores on the fast path (and
+// inside, on aligned rows), scalar ones inside on unaligned rows, only the elements inside C on
+// the edge path.
+template <int TN, int EDGE>
 __device__ __forceinline__ void store_row(float* C, int row, int col, int M, int N, const float* v)
 {
-    if (!GUARD) {
+    if (EDGE == EDGE_FAST || (EDGE == EDGE_INTERIOR && (N & 3) == 0)) {
 #pragma unroll
         for (int j = 0; j < TN; j += 4) store4(C + row * N + col + j, make_float4(v[j], v[j + 1], v[j + 2], v[j + 3]));
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int j = 0; j < TN; ++j) {
-        if (row < M && col + j < N) C[row * N + col + j] = v[j];
+        for (int j = 0; j < TN; ++j) {
+            if (EDGE == EDGE_INTERIOR || (row < M && col + j < N)) C[row * N + col + j] = v[j];
+        }
     }
 }
