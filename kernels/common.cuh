@@ -17,6 +17,8 @@
 //   trace_c[(block * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x]
 //             = row * N + col when this thread stores C (left at -2 otherwise).
 //   The naive kernels have no shared tiles: they record trace_c only.
+//   Kernel 15 (mma.sync) records what each lane's fragment registers hold (TRACE_AT; layout in
+//   explainer/model/mma.py, MmaKernel.trace_shapes).
 //
 // The ladder kernels (10-14: one thread, many outputs; 1D blocks of blockDim.x threads) record
 // by shared-memory slot and by output instead (their layouts: explainer/model/ladder.py):
@@ -60,6 +62,8 @@ __device__ int* g_trace_c;
     (g_trace_b[(EXPLAINER_BLOCK_ID * (phases) + (t)) * (slots) + (slot)] = (src))
 #define TRACE_OUT(outs, j, dst) \
     (g_trace_c[(EXPLAINER_BLOCK_ID * blockDim.x + threadIdx.x) * (outs) + (j)] = (dst))
+// Kernel 15 (tensor cores) records by register: entry i of buffer buf (its layout: model/mma.py).
+#define TRACE_AT(buf, i, v) ((buf)[(i)] = (v))
 
 #else
 
@@ -69,6 +73,7 @@ __device__ int* g_trace_c;
 #define TRACE_SLOT_A(phases, t, slots, slot, src) ((void)0)
 #define TRACE_SLOT_B(phases, t, slots, slot, src) ((void)0)
 #define TRACE_OUT(outs, j, dst) ((void)0)
+#define TRACE_AT(buf, i, v) ((void)0)
 
 #endif
 

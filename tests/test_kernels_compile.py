@@ -84,6 +84,10 @@ def test_header_manual_markers_and_shared_header(name):
         for macro in ("TRACE_SLOT_A", "TRACE_SLOT_B", "TRACE_OUT"):
             assert macro in text, f"{name} records no {macro}"
         return
+    if spec.model == "mma":  # recorded by fragment register (common.cuh TRACE_AT), A, B and C
+        for buf in ("g_trace_a", "g_trace_b", "g_trace_c"):
+            assert f"TRACE_AT({buf}," in text, f"{name} records nothing into {buf}"
+        return
     # every store into shared memory or C is followed by its trace record
     for i, line in enumerate(lines):
         m = re.search(r"// @step:(load_a|load_b|store)\s*$", line)

@@ -27,7 +27,7 @@ cuBLAS (``cupy.matmul``, plain FP32: TF32 off) is timed on the same inputs in th
 from __future__ import annotations
 
 from . import launch, runtime, sweep, timing, traces, verify  # noqa: F401  (the submodules, for tests and benchmarks)
-from .launch import (KERNEL_NAMES, KERNELS, KERNELS_DIR, BROKEN_KERNEL_NAMES, DEFAULT_SIZES, DEFAULT_TILES,  # noqa: F401
+from .launch import (KERNEL_NAMES, KERNELS, KERNELS_DIR, BROKEN_KERNEL_NAMES, TENSOR_KERNEL_NAMES, DEFAULT_SIZES, DEFAULT_TILES,  # noqa: F401
                      NO_GPU_ENV, TEMPLATE_TILES, KernelSpec, LaunchConfig, gflops, launch_config, refusal)
 from .runtime import (DeviceInfo, GpuStatus, KernelInfo, compile_kernels, device_info, kernel_info,  # noqa: F401
                       status)
@@ -37,7 +37,7 @@ from .traces import KernelTrace, trace  # noqa: F401
 from .verify import CheckResult, check, matmul  # noqa: F401
 
 __all__ = [
-    "KERNELS", "KERNEL_NAMES", "KERNELS_DIR", "KernelSpec", "LaunchConfig", "launch_config",
+    "KERNELS", "KERNEL_NAMES", "TENSOR_KERNEL_NAMES", "KERNELS_DIR", "KernelSpec", "LaunchConfig", "launch_config",
     "refusal", "GpuStatus", "status", "DeviceInfo", "device_info", "KernelInfo", "kernel_info",
     "compile_kernels", "CheckResult", "check", "matmul", "KernelTrace", "trace", "Timing",
     "time_kernel", "time_cublas", "BenchReport", "benchmark", "gflops",

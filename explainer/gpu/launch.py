@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import ladder
+from ..model import mma
 from .. import model
 from .. import resources
 
@@ -50,6 +51,7 @@ class KernelSpec:
     model: str  # the explainer.model kernel that describes it ("ladder": explainer.model.ladder)
     summary: str
     rung: str | None = None  # the ladder kernels (10-14): their entry in explainer.model.ladder.RUNGS
+    math: str = "fp32"  # "tf32": tensor cores (kernel 15), inputs rounded to 10 mantissa bits
 
     @property
     def ladder(self) -> "ladder.Rung | None":
@@ -100,9 +102,17 @@ _BROKEN_SPECS = (
     KernelSpec("tiled_no_barriers", "09_tiled_no_barriers.cu", "tiled_no_barriers_gemm",
                TEMPLATE_TILES, "static", "tiled_no_barriers", "tiled without both barriers (a race)"),
 )
-KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS}
+#: Tensor cores (issue 14): TF32 math, so registered apart from the FP32 kernels (KERNEL_NAMES),
+#: whose checks hold them to float32 accuracy; explainer.model.mma describes them.
+_TENSOR_SPECS = (
+    KernelSpec(mma.KERNEL.name, mma.KERNEL.file, mma.KERNEL.symbol, None, "static", "mma",
+               "tensor cores: mma.sync m16n8k8 TF32 on shared-memory tiles (64 x 64, 4 warps)",
+               math="tf32"),
+)
+KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS + _TENSOR_SPECS}
 KERNEL_NAMES = tuple(s.name for s in _SPECS)
 BROKEN_KERNEL_NAMES = tuple(s.name for s in _BROKEN_SPECS)
+TENSOR_KERNEL_NAMES = tuple(s.name for s in _TENSOR_SPECS)
 
 
 def _spec(kernel: str) -> KernelSpec:
@@ -188,6 +198,8 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
         return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))), S)
     if S != 1:
         raise ValueError(f"{kernel} has no split-K; only the warp-tiled kernels (14) split K")
+    if spec.model == "mma":
+        return _mma_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))))
     M, N, K, T = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("tile", tile)))
     if spec.tiles and T not in spec.tiles:
         raise ValueError(
@@ -219,6 +231,16 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1) ->
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
         phases=r.phases(K), file=spec.file,
         expression=r.expression(not r.fast(M, N, K), splits > 1), splits=splits,
+    )
+
+
+def _mma_config(spec: KernelSpec, M: int, N: int, K: int) -> LaunchConfig:
+    """Kernel 15: 1D blocks, one per BM x BN tile of C (explainer.model.mma.MmaKernel)."""
+    k = mma.KERNEL
+    return LaunchConfig(
+        kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*k.grid(M, N), 1), block=(k.threads, 1, 1),
+        shared_bytes=k.shared_bytes, dynamic_shared_bytes=0, phases=k.phases(K), file=spec.file,
+        expression=spec.symbol,
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .verify import _Problem, _check_on
+from ..model import mma
 from .launch import KERNELS, LaunchConfig, NEVER_WRITTEN, launch_config
 from .runtime import _Runtime, _public
 
@@ -63,6 +64,9 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
         r = spec.ladder
         shape_a, shape_b = (gy, gx, P, r.slots_a), (gy, gx, P, r.slots_b)
         shape_c = (gy, gx, r.threads, r.outputs_per_thread)
+    elif spec.model == "mma":  # by fragment register (explainer.model.mma.predict_trace's layout)
+        shapes = mma.KERNEL.trace_shapes(cfg.M, cfg.N, cfg.K)
+        shape_a, shape_b, shape_c = shapes["a"], shapes["b"], shapes["c"]
     else:
         shape_a = shape_b = (gy, gx, P, T, T) if spec.traces_tiles else None
         shape_c = (gy, gx, T, T)

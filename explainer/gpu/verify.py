@@ -95,14 +95,25 @@ def _check_on(rt: _Runtime, cfg: LaunchConfig, prob: _Problem, trace: bool = Fal
 #: float32 against float64 with K up to a few thousand lands far below this; TF32 (~3e-4) or a
 #: wrong index (~1) do not.
 DEFAULT_TOL = 1e-4
+#: The tensor-core kernels (TF32 inputs: 10 mantissa bits) land near 3e-4 on uniform inputs; a
+#: wrong index still gives ~1. Their sharper check is against the TF32-rounded product
+#: (tests/test_gpu_mma.py).
+TF32_TOL = 2e-3
+
+
+def default_tol(kernel: str) -> float:
+    from .launch import KERNELS
+    return TF32_TOL if kernel in KERNELS and KERNELS[kernel].math == "tf32" else DEFAULT_TOL
 
 
 @_public
 def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
-          seed: int = 0, tol: float = DEFAULT_TOL, splits: int = 1) -> CheckResult:
+          seed: int = 0, tol: float | None = None, splits: int = 1) -> CheckResult:
     """Run ``kernel`` once on random non-symmetric inputs with C poisoned by NaN and compare
     with numpy float64: relative error and whether every element of C was written. ``splits``:
-    split-K (the warp-tiled kernels; their workspace is poisoned too)."""
+    split-K (the warp-tiled kernels; their workspace is poisoned too). ``tol``: by default
+    the kernel's math (float32, or TF32 for the tensor-core kernels)."""
+    tol = default_tol(kernel) if tol is None else tol
     cfg = launch_config(kernel, M, N, K, tile, splits)
     rt.check_fits(cfg)
     prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)

@@ -1,0 +1,90 @@
+"""Kernel 15 (tensor cores, mma.sync TF32) next to cuBLAS in TF32 and in FP32, same run, same
+inputs: median time (L2 flushed) and error against numpy float64, per shape (issue 14).
+
+    python benchmarks/bench_mma.py                     # 4096^3 and two smaller shapes
+    python benchmarks/bench_mma.py --shapes 4096x4096x4096 --repeats 20
+
+Prints one row per (shape, what): ms, TFLOP/s, % of cuBLAS TF32, relative error (Frobenius) and
+max |error| over the TF32 bound of explainer.model.mma.error_bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from explainer import gpu  # noqa: E402
+from explainer.gpu import timing  # noqa: E402
+from explainer.gpu.verify import _Problem, _check_on  # noqa: E402
+from explainer.model import mma  # noqa: E402
+
+
+def shape(s: str) -> tuple[int, int, int]:
+    m, n, k = (int(x) for x in s.lower().split("x"))
+    return m, n, k
+
+
+def _cublas_tf32(rt, on: bool) -> None:
+    """Switch cupy.matmul's float32 compute type (CuPy 14) to TF32 or back to FP32."""
+    from cupy._core import _routines_linalg as rl
+    rl.set_compute_type(np.float32, rl.COMPUTE_TYPE_TF32 if on else rl.COMPUTE_TYPE_DEFAULT)
+
+
+def errors(out: np.ndarray, prob) -> tuple[float, float]:
+    ref = prob.reference
+    rel = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+    bound = mma.error_bound(prob.A_host, prob.B_host)
+    return rel, float(np.max(np.abs(out - ref) / bound))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", nargs="*", default=["4096x4096x4096", "2048x2048x2048", "1000x1000x1000"])
+    ap.add_argument("--repeats", type=int, default=20)
+    a = ap.parse_args(argv)
+    rt = gpu.runtime._runtime()
+    if isinstance(rt, gpu.GpuStatus):
+        print(rt.reason, file=sys.stderr)
+        return 2
+    info = gpu.device_info()
+    print(f"# {rt.name}, cupy {rt.cp.__version__}, {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
+    print(f"# {'shape':>16} {'what':<18} {'ms':>9} {'TFLOP/s':>8} {'% TF32':>7} {'rel err':>9} {'max/bound':>9}")
+    kw = dict(repeats=a.repeats, warmup=2, budget_s=3.0, flush_l2=True)
+    for s in a.shapes:
+        M, N, K = shape(s)
+        prob = _Problem(rt, M, N, K, seed=M + 2 * N + 3 * K)
+        rows = []
+        rt.tf32_off()
+        fp32 = timing._time_cublas_on(rt, prob, **kw)
+        rows.append(("cuBLAS FP32", fp32.median_ms, errors(prob.C.get().astype(np.float64), prob)))
+        cp = rt.cp  # cuBLAS in TF32: the same call with the compute type switched, then back
+        _cublas_tf32(rt, True)
+        try:
+            times, _ = timing._time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C), **kw)
+            prob.C.fill(np.nan)
+            cp.matmul(prob.A, prob.B, out=prob.C)
+            cp.cuda.Device().synchronize()
+        finally:
+            _cublas_tf32(rt, False)
+        tf32_ms = float(np.median(times))
+        rows.append(("cuBLAS TF32", tf32_ms, errors(prob.C.get().astype(np.float64), prob)))
+        cfg = gpu.launch_config(mma.KERNEL.name, M, N, K)
+        t = timing._time_kernel_on(rt, cfg, prob, **kw)
+        _check_on(rt, cfg, prob)
+        rows.append((f"{mma.KERNEL.name} (15)", t.median_ms, errors(prob.C.get().astype(np.float64), prob)))
+        prob.release(rt)
+        for what, ms, (rel, worst) in rows:
+            print(f"  {s:>16} {what:<18} {ms:9.4f} {2 * M * N * K / ms / 1e9:8.1f} "
+                  f"{100 * tf32_ms / ms:7.1f} {rel:9.2e} {worst:9.3f}", flush=True)
+    print(f"# device {info.name if hasattr(info, 'name') else rt.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+"""Tensor cores, one level down (kernel 15, issue 14): the warp-wide ``mma.sync`` TF32 product
+m16n8k8 and the kernel built on it, pure numpy.
+
+One ``mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`` multiplies a 16 x 8 tile of A by an
+8 x 8 tile of B and adds a 16 x 8 tile of C, the 32 lanes of a warp together. No lane holds a
+whole row or column: each holds a *fragment*, a few registers whose elements the PTX ISA fixes
+(section "Matrix Fragments for mma.m16n8k8", the .tf32 figures). With ``g = lane // 4`` (the
+groupID) and ``t = lane % 4`` (threadID_in_group):
+
+    A (16 x 8, row-major)  a0 (g, t)   a1 (g + 8, t)   a2 (g, t + 4)   a3 (g + 8, t + 4)
+    B (8 x 8, column)      b0 (t, g)   b1 (t + 4, g)                      (row k, column n)
+    C (16 x 8, float)      c0 (g, 2t)  c1 (g, 2t + 1)  c2 (g + 8, 2t)  c3 (g + 8, 2t + 1)
+
+:func:`fragment` gives these tables; :func:`c_owner` inverts C's. :class:`MmaKernel` is kernel
+15's geometry (block tile, warp tiles, k-steps) and :func:`predict_trace` says, for every block,
+phase, k-step, warp, m16n8 tile, lane and register, which element of A, B (and C at the store)
+that register holds: the GPU test compares it with the kernel's own record (-DEXPLAINER_TRACE).
+:func:`tf32` rounds float32 to TF32 the way ``cvt.rna.tf32.f32`` does (10 mantissa bits, ties
+away from zero), for the precision the page reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+WARP = 32
+MMA_M, MMA_N, MMA_K = 16, 8, 8  # one mma.sync: (16 x 8) += (16 x 8) @ (8 x 8)
+REGS = {"a": 4, "b": 2, "c": 4}  # 32-bit registers per lane
+PADDING = -1  # a register that holds a padding zero (outside A or B)
+NEVER = -2  # nothing recorded (an output outside C is not stored)
+TF32_MANTISSA_BITS = 10
+
+
+def fragment(which: str) -> np.ndarray:
+    """``(32, regs, 2)`` int array: for lane L and register i of fragment ``which`` ("a", "b"
+    or "c"), the (row, column) of the element it holds inside its tile (A: 16 x 8 as (m, k);
+    B: 8 x 8 as (k, n); C: 16 x 8 as (m, n))."""
+    if which not in REGS:
+        raise ValueError(f"fragment is one of 'a', 'b', 'c', got {which!r}")
+    lane = np.arange(WARP)
+    g, t = lane // 4, lane % 4
+    if which == "a":
+        rows = [g, g + 8, g, g + 8]
+        cols = [t, t, t + 4, t + 4]
+    elif which == "b":
+        rows = [t, t + 4]
+        cols = [g, g]
+    else:
+        rows = [g, g, g + 8, g + 8]
+        cols = [2 * t, 2 * t + 1, 2 * t, 2 * t + 1]
+    return np.stack([np.stack(rows, axis=1), np.stack(cols, axis=1)], axis=2)
+
+
+def tile_shape(which: str) -> tuple[int, int]:
+    return {"a": (MMA_M, MMA_K), "b": (MMA_K, MMA_N), "c": (MMA_M, MMA_N)}[which]
+
+
+def owners(which: str) -> np.ndarray:
+    """``(rows, cols, 2)`` int array: the (lane, register) holding each element of the tile."""
+    f = fragment(which)
+    out = np.full((*tile_shape(which), 2), -1, dtype=np.int64)
+    for lane in range(WARP):
+        for i, (r, c) in enumerate(f[lane]):
+            out[r, c] = (lane, i)
+    return out
+
+
+def c_owner(row: int, col: int) -> tuple[int, int]:
+    """(lane, register) of element (row, col) of an m16n8 C tile (0 <= row < 16, 0 <= col < 8)."""
+    if not (0 <= row < MMA_M and 0 <= col < MMA_N):
+        raise ValueError(f"(row, col) must lie in the 16 x 8 tile, got ({row}, {col})")
+    lane, reg = owners("c")[row, col]
+    return int(lane), int(reg)
+
+
+def tf32(x) -> np.ndarray:
+    """float32 -> the TF32 value ``cvt.rna.tf32.f32`` gives (as float32): round the 23-bit
+    mantissa to 10 bits, to nearest, ties away from zero (finite inputs)."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    drop = 23 - TF32_MANTISSA_BITS
+    half = np.uint64(1 << (drop - 1))
+    rounded = ((bits + half) >> np.uint64(drop)) << np.uint64(drop)  # magnitude: sign bit unaffected
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+@dataclass(frozen=True)
+class MmaKernel:
+    """Kernel 15's launch geometry: 1D blocks of ``threads`` threads (one warp per WM x WN warp
+    tile of the BM x BN block tile), K in phases of BK, each phase in BK / 8 k-steps; a warp tile
+    is MITER x NITER m16n8 tiles."""
+
+    name: str = "mma_tf32"
+    file: str = "15_mma_tf32.cu"
+    symbol: str = "mma_tf32_gemm"
+    BM: int = 64
+    BN: int = 64
+    BK: int = 16
+    WM: int = 32
+    WN: int = 32
+    PAD_A: int = 4  # As[BM][BK + PAD_A]: a warp's fragment reads fall in 32 different banks
+    PAD_B: int = 8  # Bs[BK][BN + PAD_B]: likewise
+
+    @property
+    def warps(self) -> int:
+        return (self.BM // self.WM) * (self.BN // self.WN)
+
+    @property
+    def threads(self) -> int:
+        return WARP * self.warps
+
+    @property
+    def miter(self) -> int:
+        return self.WM // MMA_M
+
+    @property
+    def niter(self) -> int:
+        return self.WN // MMA_N
+
+    @property
+    def ksteps(self) -> int:
+        return self.BK // MMA_K
+
+    @property
+    def shared_bytes(self) -> int:
+        return 4 * (self.BM * (self.BK + self.PAD_A) + self.BK * (self.BN + self.PAD_B))
+
+    def grid(self, M: int, N: int) -> tuple[int, int]:
+        return -(-N // self.BN), -(-M // self.BM)
+
+    def phases(self, K: int) -> int:
+        return -(-K // self.BK)
+
+    def warp_origin(self, warp: int) -> tuple[int, int]:
+        """(row, col) of a warp's tile inside the block tile (warps row-major over BN / WN)."""
+        per_row = self.BN // self.WN
+        return (warp // per_row) * self.WM, (warp % per_row) * self.WN
+
+    def trace_shapes(self, M: int, N: int, K: int) -> dict[str, tuple[int, ...]]:
+        """The recorded arrays' shapes (the kernel's g_trace_a / b / c layouts, row-major)."""
+        gx, gy = self.grid(M, N)
+        P = self.phases(K)
+        return {
+            "a": (gy, gx, P, self.ksteps, self.warps, self.miter, WARP, REGS["a"]),
+            "b": (gy, gx, P, self.ksteps, self.warps, self.niter, WARP, REGS["b"]),
+            "c": (gy, gx, self.warps, self.miter, self.niter, WARP, REGS["c"]),
+        }
+
+
+KERNEL = MmaKernel()
+
+
+@dataclass(frozen=True)
+class MmaTrace:
+    a: np.ndarray  # A's linear index r * K + c held by each register, or PADDING
+    b: np.ndarray  # B's linear index r * N + c, or PADDING
+    c: np.ndarray  # the C element row * N + col each register is stored to, or NEVER
+
+
+def predict_trace(M: int, N: int, K: int, kern: MmaKernel = KERNEL) -> MmaTrace:
+    """What every register of every lane holds, for C = A (M x K) @ B (K x N), in the layout of
+    :meth:`MmaKernel.trace_shapes`."""
+    shapes = kern.trace_shapes(M, N, K)
+    gy, gx, P, S, W, MI = shapes["a"][:6]
+    NI = shapes["b"][5]
+    fa, fb, fc = fragment("a"), fragment("b"), fragment("c")
+    by = np.arange(gy).reshape(gy, 1, 1, 1, 1, 1, 1, 1)
+    bx = np.arange(gx).reshape(1, gx, 1, 1, 1, 1, 1, 1)
+    t = np.arange(P).reshape(1, 1, P, 1, 1, 1, 1, 1)
+    s = np.arange(S).reshape(1, 1, 1, S, 1, 1, 1, 1)
+    origin = np.array([kern.warp_origin(w) for w in range(W)])
+    wr = origin[:, 0].reshape(1, 1, 1, 1, W, 1, 1, 1)
+    wc = origin[:, 1].reshape(1, 1, 1, 1, W, 1, 1, 1)
+    k0 = t * kern.BK + s * MMA_K
+
+    mi = np.arange(MI).reshape(1, 1, 1, 1, 1, MI, 1, 1)
+    row = by * kern.BM + wr + mi * MMA_M + fa[:, :, 0].reshape(1, 1, 1, 1, 1, 1, WARP, 4)
+    col = k0 + fa[:, :, 1].reshape(1, 1, 1, 1, 1, 1, WARP, 4)
+    a = np.where((row < M) & (col < K), row * K + col, PADDING)
+
+    ni = np.arange(NI).reshape(1, 1, 1, 1, 1, NI, 1, 1)
+    krow = k0 + fb[:, :, 0].reshape(1, 1, 1, 1, 1, 1, WARP, 2)
+    ncol = bx * kern.BN + wc + ni * MMA_N + fb[:, :, 1].reshape(1, 1, 1, 1, 1, 1, WARP, 2)
+    b = np.where((krow < K) & (ncol < N), krow * N + ncol, PADDING)
+
+    by_c, bx_c = by.reshape(gy, 1, 1, 1, 1, 1, 1), bx.reshape(1, gx, 1, 1, 1, 1, 1)
+    wr_c, wc_c = wr.reshape(1, 1, W, 1, 1, 1, 1), wc.reshape(1, 1, W, 1, 1, 1, 1)
+    mi_c = np.arange(MI).reshape(1, 1, 1, MI, 1, 1, 1)
+    ni_c = np.arange(NI).reshape(1, 1, 1, 1, NI, 1, 1)
+    crow = by_c * kern.BM + wr_c + mi_c * MMA_M + fc[:, :, 0].reshape(1, 1, 1, 1, 1, WARP, 4)
+    ccol = bx_c * kern.BN + wc_c + ni_c * MMA_N + fc[:, :, 1].reshape(1, 1, 1, 1, 1, WARP, 4)
+    c = np.where((crow < M) & (ccol < N), crow * N + ccol, NEVER)
+    shape = shapes["a"], shapes["b"], shapes["c"]
+    return MmaTrace(*(np.broadcast_to(x, sh).astype(np.int64) for x, sh in zip((a, b, c), shape)))
+
+
+def error_bound(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Elementwise bound on |C_tf32 - A @ B| (float64 product of the float32 inputs): each input
+    rounded to TF32 is off by at most 2^-11 of itself, so each product by about 2^-10 of
+    |a||b|, and the float32 accumulation adds K * 2^-24 of the running sums."""
+    A64, B64 = np.abs(np.asarray(A, dtype=np.float64)), np.abs(np.asarray(B, dtype=np.float64))
+    K = A64.shape[1]
+    return (2.0 ** -10 + 2.0 ** -21 + K * 2.0 ** -24) * (A64 @ B64)

@@ -1,0 +1,76 @@
+"""Kernel 15 (tensor cores, mma.sync m16n8k8 TF32) on a real GPU (marked ``gpu``; skipped
+cleanly without one or below compute capability 8.0): its own trace (-DEXPLAINER_TRACE: what
+every lane's fragment registers hold) equal to explainer.model.mma's prediction, element by
+element; exact on small integers (exactly representable in TF32); on odd shapes with C poisoned
+by NaN within the TF32 bound of float64 and, sharper, equal to the TF32-rounded product up to
+float32 accumulation, so that a kernel computing anything else fails."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explainer import gpu
+from explainer.model import mma
+
+pytestmark = pytest.mark.gpu
+
+_STATUS = gpu.status()
+if not _STATUS.available:
+    pytest.skip(f"needs a CUDA GPU: {_STATUS.reason}", allow_module_level=True)
+_INFO = gpu.device_info()
+if tuple(int(x) for x in str(getattr(_INFO, "compute_capability", "9.0")).split(".")) < (8, 0):
+    pytest.skip("mma.sync TF32 needs compute capability 8.0", allow_module_level=True)
+
+NAME = mma.KERNEL.name
+ODD = [(1, 1, 1), (35, 79, 19), (130, 70, 41), (1000, 300, 77), (257, 511, 1023)]
+
+
+@pytest.mark.parametrize("M, N, K", [(35, 79, 19), (64, 64, 16), (130, 70, 41)])
+def test_trace_matches_the_model(M, N, K):
+    tr = gpu.trace(NAME, M, N, K, seed=M * 7 + N)
+    assert isinstance(tr, gpu.KernelTrace), tr
+    assert tr.all_written and tr.rel_error < gpu.verify.TF32_TOL
+    want = mma.predict_trace(M, N, K)
+    np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{M}x{N}x{K} A fragments")
+    np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{M}x{N}x{K} B fragments")
+    np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{M}x{N}x{K} C stores")
+
+
+def test_exact_on_small_integers():
+    rng = np.random.default_rng(7)
+    A = rng.integers(-4, 5, size=(37, 21)).astype(np.float32)
+    B = rng.integers(-4, 5, size=(21, 45)).astype(np.float32)
+    C = gpu.matmul(NAME, A, B)
+    assert isinstance(C, np.ndarray), C
+    np.testing.assert_array_equal(C, A.astype(np.float64) @ B.astype(np.float64))
+
+
+@pytest.mark.parametrize("M, N, K", ODD)
+def test_odd_shapes_within_tf32_and_equal_to_the_tf32_product(M, N, K):
+    rng = np.random.default_rng(M + N + K)
+    A = rng.uniform(-1, 1, (M, K)).astype(np.float32)
+    B = rng.uniform(-1, 1, (K, N)).astype(np.float32)
+    C = gpu.matmul(NAME, A, B)  # C poisoned with NaN before the launch
+    assert isinstance(C, np.ndarray), C
+    assert np.isfinite(C).all(), f"{np.count_nonzero(~np.isfinite(C))} elements unwritten"
+    exact = A.astype(np.float64) @ B.astype(np.float64)
+    assert np.all(np.abs(C - exact) <= mma.error_bound(A, B)), "outside the TF32 error bound"
+    tf = mma.tf32(A).astype(np.float64) @ mma.tf32(B).astype(np.float64)
+    accum = (K * 2.0 ** -23) * (np.abs(A).astype(np.float64) @ np.abs(B).astype(np.float64))
+    assert np.all(np.abs(C - tf) <= accum + 1e-30), "not the product of the TF32-rounded inputs"
+
+
+def test_check_uses_the_tf32_tolerance_and_catches_float32_claims():
+    res = gpu.check(NAME, 300, 200, 500, seed=3)
+    assert isinstance(res, gpu.CheckResult), res
+    assert res.passed and res.tol == gpu.verify.TF32_TOL
+    assert 1e-5 < res.rel_error < gpu.verify.TF32_TOL  # TF32: clearly coarser than float32
+    strict = gpu.check(NAME, 300, 200, 500, seed=3, tol=1e-5)
+    assert not strict.passed
+
+
+def test_kernel_info_no_spills():
+    i = gpu.kernel_info(NAME)
+    assert isinstance(i, gpu.KernelInfo), i
+    assert i.local_bytes == 0 and i.static_shared_bytes == mma.KERNEL.shared_bytes
