@@ -292,6 +292,17 @@ def test_every_timing_path_spins_a_cold_gpu_up(monkeypatch):
         assert "_ensure_warm(rt, prob)" in inspect.getsource(fn)
 
 
+def test_tensor_core_rows_are_labelled_and_never_the_best_against_fp32_cublas():
+    data = _fake_report()
+    fp32 = data["results"][0]
+    tc = {**fp32, "kernel": "mma_tf32", "tile": None, "median_ms": 0.001, "pct_cublas": None, "math": "tf32"}
+    data["results"].append(tc)
+    assert recorded.best_rows(data) == [fp32]  # faster, but TF32 against an FP32 reference
+    line = bench.format_row(tc)
+    assert "mma_tf32 [TF32]" in line and f"{tc['gflops']:>9.1f} {'':>8} " in line  # no percentage
+    assert "[TF32]" not in bench.format_row(fp32)
+
+
 def test_a_percentage_against_a_cublas_under_10us_says_launch_overhead_dominates():
     fast = {**_fake_report()["results"][0], "cublas_ms": 0.004, "pct_cublas": 40.0}
     slow = {**fast, "cublas_ms": 0.02, "median_ms": 0.05}

@@ -36,3 +36,10 @@ def test_timing_panel_bad_sizes_keep_state():
     p.w_sizes.value = "64 banana"
     p._on_measure(None)
     assert "sizes must be whole numbers" in p.w_status.value and p.rows == []
+
+
+def test_tensor_page_runs_kernel_15_here():
+    from explainer.pages import tensor
+
+    html = tensor.check_on_gpu(M=333, N=200, K=150).value
+    assert "every element written: True" in html and "<b>passed</b>" in html, html

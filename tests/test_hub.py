@@ -70,7 +70,12 @@ class Hub:
         """Follow the student's door until their server answers with the Voila app."""
         deadline = time.monotonic() + timeout
         while True:
-            r = s.get(f"{self.url}/user/{user}/", timeout=60)
+            try:
+                r = s.get(f"{self.url}/user/{user}/", timeout=60)
+            except requests.RequestException as e:  # a page that never finished: the student reloads
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"{user}'s app did not open: {e}\n{self.log_tail()}") from None
+                continue
             if r.status_code == 200 and f"/user/{user}/voila/render/00_index.ipynb" in r.url:
                 return r
             if r.status_code == 424:  # "not running": its script goes to the spawn URL after
@@ -238,6 +243,20 @@ def test_an_idle_server_is_culled_and_comes_back_on_the_next_visit(hub):
     assert f"Culling server {user}" in hub.log.read_text(errors="replace") or "idle" in hub.log_tail()
     back = hub.wait_for_app(s, user)  # the next visit starts it again
     assert back.status_code == 200 and hub.server_running(user)
+
+
+def test_a_student_using_the_app_is_not_culled(hub):
+    """The hub hears of activity every CULL_S / 4 s (the shipped config): a student who keeps
+    using the app for twice the cull timeout keeps the server."""
+    user = USERS[2]
+    s = hub.login(user)
+    hub.wait_for_app(s, user)
+    end = time.monotonic() + 2 * CULL_S
+    while time.monotonic() < end:
+        r = s.get(f"{hub.url}/user/{user}/api/status", timeout=60)  # as an open page does
+        assert r.status_code == 200 and hub.server_running(user), f"{user} lost the server while using it"
+        time.sleep(3)
+    assert f"Culling server {user}" not in hub.log.read_text(errors="replace").split("User logged in: " + user)[-1]
 
 
 def test_stopping_the_hub_stops_everything_it_started(tmp_path):

@@ -79,6 +79,11 @@ def label(r: dict) -> str:
     return r["kernel"] + (f"@{r['splits']}" if r.get("splits", 1) != 1 else "")
 
 
+#: Under the table when it has tensor-core rows.
+TF32_NOTE = ("[TF32]: tensor cores, inputs rounded to 10 mantissa bits; not a percentage of FP32 cuBLAS "
+             "(benchmarks/bench_mma.py times them next to cuBLAS in TF32)")
+
+
 def format_row(r: dict) -> str:
     tile = "-" if r.get("tile") is None else str(r["tile"])
     pct = "" if r.get("pct_cublas") is None else f"{r['pct_cublas']:.1f}"
@@ -94,7 +99,8 @@ def format_row(r: dict) -> str:
     elif r.get("passed") is False:
         err_s += "!"
     spread = f"{r['min_ms']:.3f}..{r['max_ms']:.3f}"
-    return (f"{label(r):<20} {_fmt_size(r):>15} {tile:>4} {r['median_ms']:>10.4f} "
+    name = label(r) + (" [TF32]" if r.get("math", "fp32") == "tf32" else "")
+    return (f"{name:<20} {_fmt_size(r):>15} {tile:>4} {r['median_ms']:>10.4f} "
             f"{r['gflops']:>9.1f} {pct:>8} {err_s:>8} {100 * r['cv']:>5.1f}% {spread:>19} "
             f"{r['repeats']:>3}" + (f"  * {OVERHEAD_NOTE}" if overhead and pct else ""))
 
@@ -196,6 +202,8 @@ def run(args) -> int:
     if as_json:
         print(json.dumps(data, indent=1))
     else:
+        if any(r.get("math", "fp32") != "fp32" for r in data.get("results", [])):
+            print(TF32_NOTE, flush=True)
         for r in best_rows(data):
             print(format_best(r), flush=True)
     for e in report.errors:

@@ -161,13 +161,14 @@ def save_report(report_dict: dict, path: str | Path | None = None, command: str 
 
 
 def best_rows(data: dict) -> list[dict]:
-    """Per size (in the order measured): the fastest correct kernel of that size's run; its row
-    carries the cuBLAS median of the same run (``cublas_ms``, ``pct_cublas``)."""
+    """Per size (in the order measured): the fastest correct FP32 kernel of that size's run (the
+    cuBLAS reference is FP32; tensor-core rows, ``math`` "tf32", are not compared with it); its
+    row carries the cuBLAS median of the same run (``cublas_ms``, ``pct_cublas``)."""
     out = []
     for cub in data.get("cublas", []):
         same = [r for r in data.get("results", [])
                 if (r["M"], r["N"], r["K"]) == (cub["M"], cub["N"], cub["K"])
-                and r.get("passed", True) and r.get("median_ms")]
+                and r.get("passed", True) and r.get("median_ms") and r.get("math", "fp32") == "fp32"]
         if same:
             out.append(min(same, key=lambda r: r["median_ms"]))
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from .verify import DEFAULT_TOL, _Problem, _check_on
+from .verify import _Problem, _check_on, default_tol
 from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, kernel_and_splits, launch_config
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
 from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
@@ -108,7 +108,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
             continue
         for label in kernels:
             kernel, splits = kernel_and_splits(label)
-            for tile in ((None,) if KERNELS[kernel].rung else tiles):
+            for tile in ((None,) if KERNELS[kernel].rung or KERNELS[kernel].model == "mma" else tiles):
                 try:
                     cfg = launch_config(kernel, M, N, K, tile, splits)
                     rt.check_fits(cfg)
@@ -126,10 +126,13 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                     continue
                 row = tm.to_dict()
                 row.update(rel_error=chk["rel_error"], all_written=chk["all_written"],
-                           passed=bool(chk["all_written"] and chk["rel_error"] <= DEFAULT_TOL),
+                           passed=bool(chk["all_written"] and chk["rel_error"] <= default_tol(kernel)),
+                           math=KERNELS[kernel].math,
                            registers=info.registers,
                            shared_bytes=info.static_shared_bytes + info.dynamic_shared_bytes,
                            blocks_per_sm=info.blocks_per_sm, occupancy=info.occupancy)
+                if row["math"] != "fp32":  # the reference is FP32 cuBLAS: no percentage across math modes
+                    row["pct_cublas"] = None
                 report.results.append(row)
                 note("result", row)
         prob.release(rt)

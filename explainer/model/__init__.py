@@ -5,6 +5,8 @@
   schedule and its replay, the unguarded kernel's reach. Its names are re-exported here:
   ``from explainer.model import Launch``.
 * :mod:`.ladder` — the kernels beyond tiling (10-14): block tiles, float4 copies, warp tiles.
+* :mod:`.mma` — tensor cores (15): the mma.sync m16n8k8 TF32 fragments, kernel 15's geometry and
+  predicted register trace, TF32 rounding.
 * :mod:`.hazards` — the races of the barrier-less variants.
 * :mod:`.memory` — one warp's global requests (sectors) and shared-memory banks.
 * :mod:`.hardware` — architecture presets (with sources) and occupancy.

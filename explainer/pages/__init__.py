@@ -22,6 +22,7 @@ PAGES = [
     ("06_tile_size_and_occupancy.ipynb", "Tile size and occupancy", "threads, shared memory and registers per SM; the limiting resource"),
     ("07_arithmetic_intensity_and_roofline.ipynb", "Arithmetic intensity and the roofline", "FLOP per byte, and what bounds each kernel"),
     ("08_beyond_tiling.ipynb", "Beyond tiling: the ladder to cuBLAS", "register blocking, float4, double buffering, warp tiling: five kernels from the tiled one to cuBLAS"),
+    ("09_tensor_cores.ipynb", "Tensor cores", "mma.sync: a warp multiplies 16×8 by 8×8 tiles together; which lane holds which element; TF32 precision"),
 ]
 
 

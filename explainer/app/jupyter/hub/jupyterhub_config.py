@@ -103,6 +103,13 @@ c.JupyterHub.services = [{
     "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={cull}",
                 f"--cull-every={max(5, min(300, cull // 2))}"],
 }]
+# The hub learns of a student's activity from the proxy and from the student's server, every
+# last_activity_interval / JUPYTERHUB_ACTIVITY_INTERVAL seconds (5 minutes by default). With a
+# cull timeout not far above that, a student who is using the app could look idle and lose the
+# server under a page that is loading; so both report at least four times per cull timeout.
+activity_every = max(5, min(300, cull // 4))
+c.JupyterHub.last_activity_interval = activity_every
+c.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"] = str(activity_every)
 c.JupyterHub.load_roles = [{
     "name": "idle-culler",
     "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],

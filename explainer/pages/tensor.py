@@ -1,0 +1,96 @@
+"""Page 09: tensor cores. The mma.sync m16n8k8 fragment tables, the fragment explorer (one warp of
+kernel 15 stepped k-step by k-step), TF32's precision computed here with numpy, and kernel 15 run
+on the GPU when there is one. Every figure comes from :mod:`explainer.model.mma` or is measured."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+import numpy as np
+
+from .. import gpu
+from ..model import mma
+from ..views.mma import MmaExplorer
+from ..views.perf import table
+
+NOTE = "font-size:12px;color:#4b5563"
+
+
+def _html(text: str, cls: str = "") -> W.HTML:
+    w = W.HTML(text)
+    if cls:
+        w.add_class(cls)
+    return w
+
+
+def fragment_table(lanes=(0, 1, 2, 3, 4, 5, 31)):
+    """Which elements some lanes hold in one m16n8k8 mma (from explainer.model.mma.fragment)."""
+    fa, fb, fc = mma.fragment("a"), mma.fragment("b"), mma.fragment("c")
+    rows = []
+    for lane in lanes:
+        rows.append((
+            lane, f"{lane // 4}, {lane % 4}",
+            ", ".join(f"a{i}=A[{r}][{c}]" for i, (r, c) in enumerate(fa[lane])),
+            ", ".join(f"b{i}=B[{r}][{c}]" for i, (r, c) in enumerate(fb[lane])),
+            ", ".join(f"c{i}=C[{r}][{c}]" for i, (r, c) in enumerate(fc[lane])),
+        ))
+    return _html(table(
+        ("lane", "g, t", "A fragment (16 × 8 tile)", "B fragment (8 × 8 tile, [k][n])", "C / D fragment (16 × 8 tile)"),
+        rows,
+        "g = lane / 4 (groupID), t = lane % 4 (threadID_in_group). Computed by explainer.model.mma.fragment, "
+        "the PTX ISA's mma.m16n8k8 .tf32 tables; tests/test_gpu_mma.py checks them against what the kernel's "
+        "lanes really hold."), "explainer-fragment-table")
+
+
+def fragments(**kw):
+    """The fragment explorer (:mod:`explainer.views.mma`): a warp of kernel 15, lanes coloured."""
+    return MmaExplorer(**kw).widget
+
+
+def precision_rows(Ks=(64, 1024, 8192), size: int = 96, seed: int = 0) -> list[dict]:
+    """Relative error (Frobenius) against float64 of the float32 product and of the product of the
+    TF32-rounded inputs (float64 sums: what the tensor cores' rounding alone costs), on uniform
+    inputs in [-1, 1), for M = N = ``size`` and each K; computed with numpy."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for K in Ks:
+        A = rng.uniform(-1, 1, (size, K)).astype(np.float32)
+        B = rng.uniform(-1, 1, (K, size)).astype(np.float32)
+        exact = A.astype(np.float64) @ B.astype(np.float64)
+        norm = np.linalg.norm(exact)
+        fp32 = (A @ B).astype(np.float64)
+        tf = mma.tf32(A).astype(np.float64) @ mma.tf32(B).astype(np.float64)
+        out.append({"K": K, "fp32": float(np.linalg.norm(fp32 - exact) / norm),
+                    "tf32": float(np.linalg.norm(tf - exact) / norm),
+                    "within_bound": bool(np.all(np.abs(tf - exact) <= mma.error_bound(A, B)))})
+    return out
+
+
+def precision(Ks=(64, 1024, 8192), size: int = 96):
+    """TF32 vs float32, computed on this machine with numpy (no GPU needed)."""
+    rows = [(f"{size}×{size}×{r['K']}", f"{r['fp32']:.1e}", f"{r['tf32']:.1e}", f"{r['tf32'] / r['fp32']:.0f}×")
+            for r in precision_rows(Ks, size)]
+    return _html(table(
+        ("shape", "float32 product", "TF32-rounded inputs", "TF32 / float32"), rows,
+        "Relative error ‖C − C₆₄‖ / ‖C₆₄‖ against float64 on uniform inputs in [−1, 1), computed just now with numpy "
+        "(explainer.model.mma.tf32 rounds like cvt.rna.tf32.f32). TF32 keeps 10 of float32's 23 mantissa bits: each "
+        "input is off by up to 2⁻¹¹ of itself, whatever K is, so the error stays near 10⁻⁴ while float32's grows "
+        "slowly with K."), "explainer-precision")
+
+
+def check_on_gpu(M: int = 1000, N: int = 600, K: int = 777):
+    """Kernel 15 on this GPU against numpy float64 (C poisoned with NaN first), or why not."""
+    st = gpu.status()
+    if not st.available:
+        return _html(f'<div style="{NOTE}">No GPU here ({html.escape(st.reason or "")}): kernel 15 runs in '
+                     "<code>tiled-explainer serve</code> on a machine with an NVIDIA GPU of compute capability 8.0 "
+                     "or newer. Everything above is computed without one.</div>", "explainer-mma-check")
+    res = gpu.check(mma.KERNEL.name, M, N, K, seed=1)
+    if not isinstance(res, gpu.CheckResult):
+        return _html(f'<div style="{NOTE}">Kernel 15 did not run: {html.escape(str(res))}</div>', "explainer-mma-check")
+    verdict = "passed" if res.passed else "FAILED"
+    return _html(
+        f'<div style="font-size:14px">Kernel 15 on <b>{html.escape(st.device or "")}</b>, {M}×{N}×{K}: every element '
+        f"written: {res.all_written}; relative error against float64 {res.rel_error:.2e} (TF32 tolerance "
+        f"{res.tol:.0e}): <b>{verdict}</b>.</div>", "explainer-mma-check")

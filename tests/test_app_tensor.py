@@ -1,0 +1,85 @@
+"""Page 09 served by Voila, in headless Chromium: the fragment table, the fragment explorer and the
+precision table render; clicking a C element pins the lane that owns it and names its register,
+stepping with the arrow key moves to the next k-step, all in the browser with no message to the
+kernel (the websocket is watched); another warp asks Python. What the explorer paints is
+explainer.model.mma's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import settle, view_frames
+
+from explainer.model import mma
+from explainer.views import mma as vm
+
+PAGE = "09_tensor_cores.ipynb"
+RENDER_TIMEOUT_MS = 120_000
+UPDATE_TIMEOUT_MS = 30_000
+VIEW_SEL = ".explainer-mma"
+VIEW = f"document.querySelector('{VIEW_SEL}').explainerView"
+
+
+def colours(page, grid: str) -> np.ndarray:
+    return np.array(page.evaluate(f"() => {VIEW}.colours('{grid}')"))
+
+
+def wait_state(page, **want) -> None:
+    cond = " && ".join(f"s.{k} === {v}" for k, v in want.items())
+    page.wait_for_function(f"() => {{ const s = {VIEW} && {VIEW}.state(); return s && {cond}; }}",
+                           timeout=UPDATE_TIMEOUT_MS, polling=100)
+
+
+def expect_lane(page, warp: int, lane: int) -> None:
+    _, a = vm.mma_data(warp)
+    for grid, lanes in (("A", a["lane_a"]), ("B", a["lane_b"]), ("C", a["lane_c"])):
+        np.testing.assert_array_equal(colours(page, grid), np.where(lanes == lane, lane, vm.DIM), err_msg=grid)
+
+
+@pytest.mark.browser
+def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_page, page_errors):
+    page = browser_page
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(str(payload))))
+    page.goto(voila_server.page_url(PAGE))
+    try:
+        page.locator(f"{VIEW_SEL} canvas[data-grid='C']").wait_for(timeout=RENDER_TIMEOUT_MS)
+        page.locator(".explainer-precision").wait_for(timeout=RENDER_TIMEOUT_MS)
+        page.locator(".explainer-mma-check").wait_for(timeout=RENDER_TIMEOUT_MS)
+    except Exception as e:
+        raise AssertionError(f"{PAGE} did not render: {e}\nServer log:\n{voila_server.log_tail()}") from None
+    body = page.locator("body").inner_text()
+    assert "There was an error when executing cell" not in body and "Traceback" not in body, body[-3000:]
+    table = page.locator(".explainer-fragment-table").inner_text()
+    assert "a0=A[0][0], a1=A[8][0], a2=A[0][4], a3=A[8][4]" in table  # lane 0, from the model
+    wait_state(page, warp=0, lane=0, step=0)
+    expect_lane(page, 0, 0)
+    settle(page)
+    frames.clear()
+
+    # A click on C(13, 22) of warp 0's tile: the model's owner, register and m16n8 tile.
+    _, a = vm.mma_data(0)
+    owner, reg, mi, ni = (int(a[k][13, 22]) for k in ("lane_c", "reg_c", "mi_c", "ni_c"))
+    assert (owner, reg) == mma.c_owner(13 % 16, 22 % 8) and owner != 0
+    page.locator(f"{VIEW_SEL} canvas[data-grid='C']").scroll_into_view_if_needed()
+    at = page.evaluate(f"() => {VIEW}.centre('C', 13, 22)")
+    page.mouse.click(at["x"], at["y"])
+    wait_state(page, lane=owner)
+    expect_lane(page, 0, owner)
+    info = " ".join(page.locator(f"{VIEW_SEL} .explainer-mma-info").inner_text().split())
+    assert f"C[13][22]: lane {owner}, register c{reg} of m16n8 tile ({mi}, {ni})" in info, info
+
+    # The arrow key: k-step 2, the same places, the next 8 columns of A.
+    page.locator("body").press("ArrowRight")
+    wait_state(page, lane=owner, step=1)
+    info = " ".join(page.locator(f"{VIEW_SEL} .explainer-mma-info").inner_text().split())
+    g, t = owner // 4, owner % 4
+    assert f"a0 = A[{g}][{8 + t}]" in info and f"b0 = B[{8 + t}][{g}]" in info, info
+    assert "k-step 2 of 4" in page.locator(f"{VIEW_SEL} .explainer-mma-step").inner_text()
+    assert view_frames(frames) == [], f"stepping sent {len(frames)} messages: {[f[:200] for f in frames[:3]]}"
+
+    # Another warp: Python sends its arrays.
+    page.locator(f"{VIEW_SEL} select.explainer-mma-warp").select_option("warp 3")
+    wait_state(page, warp=3)
+    assert any('"cmd":"kernel"' in f.replace(" ", "") for f in frames)
+    assert page.outside == [] and page_errors == []

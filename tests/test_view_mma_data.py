@@ -1,0 +1,73 @@
+"""The arrays the fragment explorer (page 09) sends equal explainer.model.mma's: every cell's lane
+and register from the PTX fragment tables, the global A / B element of each register at every
+k-step from the predicted trace (which the GPU test proves equal to the kernel's own), and the C
+element each register is stored to; bad input keeps the last good state."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explainer.model import mma
+from explainer.views import mma as vm
+
+
+@pytest.mark.parametrize("warp", range(mma.KERNEL.warps))
+def test_arrays_are_the_models(warp):
+    meta, a = vm.mma_data(warp)
+    k = mma.KERNEL
+    tr = mma.predict_trace(vm.M, vm.N, vm.K)
+    fa, fb, fc = mma.fragment("a"), mma.fragment("b"), mma.fragment("c")
+    row0, col0 = k.warp_origin(warp)
+    assert meta["origin"] == [row0, col0] and len(meta["steps"]) == k.phases(vm.K) * k.ksteps
+    for mi in range(k.miter):
+        for lane in range(32):
+            for i, (r, kk) in enumerate(fa[lane]):
+                assert (a["lane_a"][mi * 16 + r, kk], a["reg_a"][mi * 16 + r, kk]) == (lane, i)
+                for p in range(k.phases(vm.K)):
+                    for s in range(k.ksteps):
+                        src = tr.a[0, 0, p, s, warp, mi, lane, i]
+                        step = p * k.ksteps + s
+                        assert (a["a_row"][step, mi * 16 + r, kk], a["a_col"][step, mi * 16 + r, kk]) == divmod(src, vm.K)
+                        assert divmod(src, vm.K) == (row0 + mi * 16 + r, step * 8 + kk)
+    for ni in range(k.niter):
+        for lane in range(32):
+            for i, (kk, c) in enumerate(fb[lane]):
+                assert (a["lane_b"][kk, ni * 8 + c], a["reg_b"][kk, ni * 8 + c]) == (lane, i)
+                src = tr.b[0, 0, 1, 0, warp, ni, lane, i]
+                assert (a["b_row"][2, kk, ni * 8 + c], a["b_col"][2, kk, ni * 8 + c]) == divmod(src, vm.N)
+    for mi in range(k.miter):
+        for ni in range(k.niter):
+            for lane in range(32):
+                for i, (r, c) in enumerate(fc[lane]):
+                    rr, cc = mi * 16 + r, ni * 8 + c
+                    assert (a["lane_c"][rr, cc], a["reg_c"][rr, cc], a["mi_c"][rr, cc], a["ni_c"][rr, cc]) == (lane, i, mi, ni)
+                    assert (a["c_row"][rr, cc], a["c_col"][rr, cc]) == (row0 + rr, col0 + cc)
+    assert np.array_equal(a["g"], np.arange(32) // 4) and np.array_equal(a["t"], np.arange(32) % 4)
+    # each lane holds 4 A elements per m16 tile, 2 B per n8 tile, 4 C per m16n8 tile
+    assert np.array_equal(np.bincount(a["lane_a"].ravel(), minlength=32), np.full(32, 4 * k.miter))
+    assert np.array_equal(np.bincount(a["lane_c"].ravel(), minlength=32), np.full(32, 4 * k.miter * k.niter))
+
+
+def test_palette_has_a_colour_per_lane_and_the_dimmed_one():
+    p = vm.lane_palette()
+    assert len(p) == 33 and len(set(p)) == 33 and vm.DIM == 32
+
+
+def test_bad_input_keeps_the_last_good_state():
+    ex = vm.MmaExplorer(warp=1, lane=5, step=2)
+    meta, _ = ex.data()
+    assert meta["warp"] == 1 and meta["start"] == {"lane": 5, "step": 2}
+    assert ex.select(lane=40) is False and "lane must be a whole number 0..31" in ex.view.error
+    assert ex.select(step=-1) is False and "k-step must be" in ex.view.error
+    assert ex.select(warp=9) is False and "warp must be 0..3" in ex.view.error
+    assert (ex.warp, ex.lane, ex.step) == (1, 5, 2) and ex.view.meta["warp"] == 1
+    assert ex.select(lane=7, step=3) is True and (ex.lane, ex.step) == (7, 3) and ex.view.error == ""
+    assert ex.select(warp=3) is True and ex.view.meta["warp"] == 3
+
+
+def test_static_store_holds_every_warp():
+    ex = vm.MmaExplorer()
+    store = ex.static_store()
+    assert sorted(store["states"]) == [f"warp {w}" for w in range(mma.KERNEL.warps)]
+    assert store["payloads"][store["initial"]]["meta"]["warp"] == 0
