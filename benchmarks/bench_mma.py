@@ -1,4 +1,4 @@
-"""Kernel 15 (tensor cores, mma.sync TF32) next to cuBLAS in TF32 and in FP32, same run, same
+"""The tensor-core kernels (15, 16: mma.sync TF32) next to cuBLAS in TF32 and in FP32, same run, same
 inputs: median time (L2 flushed) and error against numpy float64, per shape (issue 14).
 
     python benchmarks/bench_mma.py                     # 4096^3 and two smaller shapes
@@ -47,14 +47,18 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", nargs="*", default=["4096x4096x4096", "2048x2048x2048", "1000x1000x1000"])
     ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--define", action="append", default=[],
+                    help="a compile-time define for the kernels (a measurement variant), e.g. EXPLAINER_TF32_TRUNCATE")
     a = ap.parse_args(argv)
+    gpu.runtime.COMPILE_OPTIONS = gpu.launch.COMPILE_OPTIONS + tuple(f"-D{d}" for d in a.define)
     rt = gpu.runtime._runtime()
     if isinstance(rt, gpu.GpuStatus):
         print(rt.reason, file=sys.stderr)
         return 2
     info = gpu.device_info()
-    print(f"# {rt.name}, cupy {rt.cp.__version__}, {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
-    print(f"# {'shape':>16} {'what':<18} {'ms':>9} {'TFLOP/s':>8} {'% TF32':>7} {'rel err':>9} {'max/bound':>9}")
+    print(f"# {rt.name}, cupy {rt.cp.__version__}, {datetime.now(timezone.utc).isoformat(timespec='seconds')}"
+          + (f", defines {' '.join(a.define)}" if a.define else ""))
+    print(f"# {'shape':>16} {'what':<24} {'ms':>9} {'TFLOP/s':>8} {'% TF32':>7} {'rel err':>9} {'max/bound':>9}")
     kw = dict(repeats=a.repeats, warmup=2, budget_s=3.0, flush_l2=True)
     for s in a.shapes:
         M, N, K = shape(s)
@@ -74,13 +78,14 @@ def main(argv=None) -> int:
             _cublas_tf32(rt, False)
         tf32_ms = float(np.median(times))
         rows.append(("cuBLAS TF32", tf32_ms, errors(prob.C.get().astype(np.float64), prob)))
-        cfg = gpu.launch_config(mma.KERNEL.name, M, N, K)
-        t = timing._time_kernel_on(rt, cfg, prob, **kw)
-        _check_on(rt, cfg, prob)
-        rows.append((f"{mma.KERNEL.name} (15)", t.median_ms, errors(prob.C.get().astype(np.float64), prob)))
+        for kern in mma.KERNELS.values():
+            cfg = gpu.launch_config(kern.name, M, N, K)
+            t = timing._time_kernel_on(rt, cfg, prob, **kw)
+            _check_on(rt, cfg, prob)
+            rows.append((f"{kern.name} ({kern.file[:2]})", t.median_ms, errors(prob.C.get().astype(np.float64), prob)))
         prob.release(rt)
         for what, ms, (rel, worst) in rows:
-            print(f"  {s:>16} {what:<18} {ms:9.4f} {2 * M * N * K / ms / 1e9:8.1f} "
+            print(f"  {s:>16} {what:<24} {ms:9.4f} {2 * M * N * K / ms / 1e9:8.1f} "
                   f"{100 * tf32_ms / ms:7.1f} {rel:9.2e} {worst:9.3f}", flush=True)
     print(f"# device {info.name if hasattr(info, 'name') else rt.name}")
     return 0

@@ -23,35 +23,43 @@ if tuple(int(x) for x in str(getattr(_INFO, "compute_capability", "9.0")).split(
     pytest.skip("mma.sync TF32 needs compute capability 8.0", allow_module_level=True)
 
 NAME = mma.KERNEL.name
-ODD = [(1, 1, 1), (35, 79, 19), (130, 70, 41), (1000, 300, 77), (257, 511, 1023)]
+NAMES = list(mma.KERNELS)  # kernel 15 and the staged kernel 16
+ODD = [(1, 1, 1), (35, 79, 19), (130, 70, 41), (1000, 300, 77), (257, 511, 1023), (300, 260, 2048)]
 
 
-@pytest.mark.parametrize("M, N, K", [(35, 79, 19), (64, 64, 16), (130, 70, 41)])
-def test_trace_matches_the_model(M, N, K):
-    tr = gpu.trace(NAME, M, N, K, seed=M * 7 + N)
+def _trace_shapes(k):
+    """Odd, whole tiles, and enough phases to wrap the staged kernel's buffers twice."""
+    return [(35, 79, 19), (k.BM, k.BN, k.BK), (2 * k.BM + 2, k.BN + 3, 7 * k.BK + 3)]
+
+
+@pytest.mark.parametrize("name, M, N, K", [(n, *s) for n in NAMES for s in _trace_shapes(mma.KERNELS[n])])
+def test_trace_matches_the_model(name, M, N, K):
+    tr = gpu.trace(name, M, N, K, seed=M * 7 + N)
     assert isinstance(tr, gpu.KernelTrace), tr
     assert tr.all_written and tr.rel_error < gpu.verify.TF32_TOL
-    want = mma.predict_trace(M, N, K)
+    want = mma.predict_trace(M, N, K, mma.KERNELS[name])
     np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{M}x{N}x{K} A fragments")
     np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{M}x{N}x{K} B fragments")
     np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{M}x{N}x{K} C stores")
 
 
-def test_exact_on_small_integers():
+@pytest.mark.parametrize("name", NAMES)
+def test_exact_on_small_integers(name):
     rng = np.random.default_rng(7)
-    A = rng.integers(-4, 5, size=(37, 21)).astype(np.float32)
-    B = rng.integers(-4, 5, size=(21, 45)).astype(np.float32)
-    C = gpu.matmul(NAME, A, B)
+    A = rng.integers(-4, 5, size=(137, 121)).astype(np.float32)
+    B = rng.integers(-4, 5, size=(121, 145)).astype(np.float32)
+    C = gpu.matmul(name, A, B)
     assert isinstance(C, np.ndarray), C
     np.testing.assert_array_equal(C, A.astype(np.float64) @ B.astype(np.float64))
 
 
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("M, N, K", ODD)
-def test_odd_shapes_within_tf32_and_equal_to_the_tf32_product(M, N, K):
+def test_odd_shapes_within_tf32_and_equal_to_the_tf32_product(name, M, N, K):
     rng = np.random.default_rng(M + N + K)
     A = rng.uniform(-1, 1, (M, K)).astype(np.float32)
     B = rng.uniform(-1, 1, (K, N)).astype(np.float32)
-    C = gpu.matmul(NAME, A, B)  # C poisoned with NaN before the launch
+    C = gpu.matmul(name, A, B)  # C poisoned with NaN before the launch
     assert isinstance(C, np.ndarray), C
     assert np.isfinite(C).all(), f"{np.count_nonzero(~np.isfinite(C))} elements unwritten"
     exact = A.astype(np.float64) @ B.astype(np.float64)
@@ -70,7 +78,10 @@ def test_check_uses_the_tf32_tolerance_and_catches_float32_claims():
     assert not strict.passed
 
 
-def test_kernel_info_no_spills():
-    i = gpu.kernel_info(NAME)
+@pytest.mark.parametrize("name", NAMES)
+def test_kernel_info_no_spills(name):
+    k = mma.KERNELS[name]
+    i = gpu.kernel_info(name)
     assert isinstance(i, gpu.KernelInfo), i
-    assert i.local_bytes == 0 and i.static_shared_bytes == mma.KERNEL.shared_bytes
+    assert i.local_bytes == 0 and i.blocks_per_sm >= 1, i
+    assert (i.dynamic_shared_bytes if k.dynamic else i.static_shared_bytes) == k.shared_bytes

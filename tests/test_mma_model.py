@@ -67,10 +67,19 @@ def test_kernel_geometry():
     assert [k.warp_origin(w) for w in range(4)] == [(0, 0), (0, 32), (32, 0), (32, 32)]
 
 
-@pytest.mark.parametrize("M, N, K", [(35, 79, 19), (64, 64, 16), (130, 70, 41)])
-def test_predicted_trace_covers_every_element_as_often_as_the_tiling_says(M, N, K):
-    k = mma.KERNEL
-    tr = mma.predict_trace(M, N, K)
+def test_staged_kernel_geometry():
+    k = mma.STAGED
+    assert (k.warps, k.threads, k.miter, k.niter, k.ksteps, k.stages) == (8, 256, 4, 4, 2, 3)
+    assert k.shared_bytes == 3 * 4 * (128 * 20 + 16 * 136) and k.dynamic and k.barriers_per_phase == 1
+    assert mma.KERNEL.barriers_per_phase == 2 and not mma.KERNEL.dynamic
+    assert [k.warp_origin(w) for w in (0, 3, 4, 7)] == [(0, 0), (0, 96), (64, 0), (64, 96)]
+
+
+@pytest.mark.parametrize("kern", list(mma.KERNELS.values()), ids=lambda k: k.name)
+@pytest.mark.parametrize("M, N, K", [(35, 79, 19), (64, 64, 16), (130, 70, 41), (300, 260, 77)])
+def test_predicted_trace_covers_every_element_as_often_as_the_tiling_says(kern, M, N, K):
+    k = kern
+    tr = mma.predict_trace(M, N, K, k)
     shapes = k.trace_shapes(M, N, K)
     assert tr.a.shape == shapes["a"] and tr.b.shape == shapes["b"] and tr.c.shape == shapes["c"]
     gx, gy = k.grid(M, N)

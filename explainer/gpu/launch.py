@@ -104,10 +104,10 @@ _BROKEN_SPECS = (
 )
 #: Tensor cores (issue 14): TF32 math, so registered apart from the FP32 kernels (KERNEL_NAMES),
 #: whose checks hold them to float32 accuracy; explainer.model.mma describes them.
-_TENSOR_SPECS = (
-    KernelSpec(mma.KERNEL.name, mma.KERNEL.file, mma.KERNEL.symbol, None, "static", "mma",
-               "tensor cores: mma.sync m16n8k8 TF32 on shared-memory tiles (64 x 64, 4 warps)",
-               math="tf32"),
+_TENSOR_SPECS = tuple(
+    KernelSpec(k.name, k.file, k.symbol, None, "dynamic" if k.dynamic else "static", "mma", k.title,
+               math="tf32")
+    for k in mma.KERNELS.values()
 )
 KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS + _TENSOR_SPECS}
 KERNEL_NAMES = tuple(s.name for s in _SPECS)
@@ -235,11 +235,12 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1) ->
 
 
 def _mma_config(spec: KernelSpec, M: int, N: int, K: int) -> LaunchConfig:
-    """Kernel 15: 1D blocks, one per BM x BN tile of C (explainer.model.mma.MmaKernel)."""
-    k = mma.KERNEL
+    """Kernels 15, 16: 1D blocks, one per BM x BN tile of C (explainer.model.mma.MmaKernel)."""
+    k = mma.KERNELS[spec.name]
     return LaunchConfig(
         kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*k.grid(M, N), 1), block=(k.threads, 1, 1),
-        shared_bytes=k.shared_bytes, dynamic_shared_bytes=0, phases=k.phases(K), file=spec.file,
+        shared_bytes=k.shared_bytes, dynamic_shared_bytes=k.shared_bytes if k.dynamic else 0,
+        phases=k.phases(K), file=spec.file,
         expression=spec.symbol,
     )
 
@@ -250,7 +251,9 @@ def refusal(cfg: LaunchConfig, limits: dict) -> str | None:
     reasons = []
     T = cfg.tile
     smem_limit = limits.get("shared_per_block")
-    if T is None:  # a ladder kernel
+    if T is None:  # a ladder or tensor-core kernel
+        if cfg.dynamic_shared_bytes and limits.get("shared_per_block_optin"):
+            smem_limit = limits["shared_per_block_optin"]  # dynamic shared memory, opted in at launch
         if smem_limit and cfg.shared_bytes > smem_limit:
             reasons.append(f"{cfg.expression} needs {cfg.shared_bytes} bytes of shared memory "
                            f"per block; the device allows {smem_limit} (sharedMemPerBlock)")

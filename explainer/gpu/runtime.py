@@ -65,6 +65,7 @@ class _Runtime:
         self.last_busy: float | None = None  # time.perf_counter() when timed GPU work last ended
         self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
         self._split_done = None
+        self.dynamic_allowed: dict[int, int] = {}  # id(kernel) -> dynamic shared bytes it may take
 
     # -- compiling ---------------------------------------------------------------------
     def module(self, spec: KernelSpec, trace: bool):
@@ -94,12 +95,23 @@ class _Runtime:
         spec = KERNELS[cfg.kernel]
         return self.module(spec, trace).get_function(cfg.expression)
 
+    #: Dynamic shared memory a kernel may take without asking for more.
+    DEFAULT_DYNAMIC_LIMIT = 48 * 1024
+
+    def allow_dynamic(self, kern, need: int) -> None:
+        """Let ``kern`` take ``need`` bytes of dynamic shared memory (above 48 KiB a kernel must
+        ask: cudaFuncAttributeMaxDynamicSharedMemorySize); once per kernel and size."""
+        if need > self.DEFAULT_DYNAMIC_LIMIT and self.dynamic_allowed.get(id(kern), 0) < need:
+            kern.max_dynamic_shared_size_bytes = need
+            self.dynamic_allowed[id(kern)] = need
+
     # -- device limits -----------------------------------------------------------------
     @property
     def limits(self) -> dict:
         p = self.props
         return {
             "shared_per_block": p.get("sharedMemPerBlock"),
+            "shared_per_block_optin": p.get("sharedMemPerBlockOptin"),
             "max_threads_per_block": p.get("maxThreadsPerBlock"),
         }
 
@@ -345,6 +357,7 @@ class KernelInfo:
 
 def _kernel_info(rt: _Runtime, cfg: LaunchConfig) -> KernelInfo:
     kern = rt.kernel(cfg)
+    rt.allow_dynamic(kern, cfg.dynamic_shared_bytes)
     attrs = kern.attributes
     threads = cfg.threads_per_block
     try:

@@ -3,6 +3,7 @@ each thread stored into As / Bs in each phase), read back for the model to be co
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,8 +66,11 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
         shape_a, shape_b = (gy, gx, P, r.slots_a), (gy, gx, P, r.slots_b)
         shape_c = (gy, gx, r.threads, r.outputs_per_thread)
     elif spec.model == "mma":  # by fragment register (explainer.model.mma.predict_trace's layout)
-        shapes = mma.KERNEL.trace_shapes(cfg.M, cfg.N, cfg.K)
+        shapes = mma.KERNELS[kernel].trace_shapes(cfg.M, cfg.N, cfg.K)
         shape_a, shape_b, shape_c = shapes["a"], shapes["b"], shapes["c"]
+        if cfg.dynamic_shared_bytes:  # the staged kernel's trace build keeps an int per shared slot
+            cfg = dataclasses.replace(cfg, dynamic_shared_bytes=2 * cfg.dynamic_shared_bytes,
+                                      shared_bytes=2 * cfg.shared_bytes)
     else:
         shape_a = shape_b = (gy, gx, P, T, T) if spec.traces_tiles else None
         shape_c = (gy, gx, T, T)

@@ -40,6 +40,7 @@ class _Problem:
 
 
 def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C) -> None:
+    rt.allow_dynamic(kern, cfg.dynamic_shared_bytes)
     np32 = np.int32
     args = (A, B, C, np32(cfg.M), np32(cfg.N), np32(cfg.K))
     if cfg.splits > 1:

@@ -101,6 +101,8 @@ class MmaKernel:
     WN: int = 32
     PAD_A: int = 4  # As[BM][BK + PAD_A]: a warp's fragment reads fall in 32 different banks
     PAD_B: int = 8  # Bs[BK][BN + PAD_B]: likewise
+    stages: int = 1  # 1: copies through registers (kernel 15); > 1: cp.async buffers (kernel 16)
+    title: str = "tensor cores: mma.sync m16n8k8 TF32 on shared-memory tiles (64 x 64, 4 warps)"
 
     @property
     def warps(self) -> int:
@@ -124,7 +126,16 @@ class MmaKernel:
 
     @property
     def shared_bytes(self) -> int:
-        return 4 * (self.BM * (self.BK + self.PAD_A) + self.BK * (self.BN + self.PAD_B))
+        """As and Bs, every stage: static for kernel 15, dynamic for the staged kernel."""
+        return 4 * self.stages * (self.BM * (self.BK + self.PAD_A) + self.BK * (self.BN + self.PAD_B))
+
+    @property
+    def dynamic(self) -> bool:
+        return self.stages > 1
+
+    @property
+    def barriers_per_phase(self) -> int:
+        return 1 if self.stages > 1 else 2
 
     def grid(self, M: int, N: int) -> tuple[int, int]:
         return -(-N // self.BN), -(-M // self.BM)
@@ -149,6 +160,11 @@ class MmaKernel:
 
 
 KERNEL = MmaKernel()
+#: Kernel 16: the same fragments, 128 x 128 blocks of 8 warps (64 x 32 each), three cp.async stages.
+STAGED = MmaKernel(name="mma_tf32_staged", file="16_mma_tf32_staged.cu", symbol="mma_tf32_staged_gemm",
+                   BM=128, BN=128, BK=16, WM=64, WN=32, stages=3,
+                   title="tensor cores fed by cp.async: mma.sync TF32, 128 x 128 blocks, 3 staged copies")
+KERNELS = {k.name: k for k in (KERNEL, STAGED)}
 
 
 @dataclass(frozen=True)
