@@ -321,3 +321,31 @@ def test_a_percentage_against_a_cublas_under_10us_says_launch_overhead_dominates
     cells = page.ladder_cells(rows, sizes=(64,))
     tiled = next(c for c in cells if c["kernel"] == "tiled")["cells"][64]
     assert tiled["launch_bound"] and recorded.OVERHEAD_NOTE in page._fmt_cell(tiled, first=True)
+
+
+def test_dynamic_shared_memory_is_opted_in_per_cuda_function():
+    """Above 48 KiB a kernel must ask for its dynamic shared memory (kernel 16). The request is
+    remembered per CUDA function, not per Python wrapper: get_function returns a new wrapper each
+    time, and a freed wrapper's id() can come back for another kernel (the trace build's)."""
+    from types import SimpleNamespace
+
+    from explainer.gpu.runtime import _Runtime
+
+    rt = SimpleNamespace(dynamic_allowed={}, DEFAULT_DYNAMIC_LIMIT=_Runtime.DEFAULT_DYNAMIC_LIMIT)
+    set_on = []
+
+    class Kern:
+        def __init__(self, ptr):
+            self.kernel = SimpleNamespace(ptr=ptr)
+
+        def __setattr__(self, name, value):
+            if name == "max_dynamic_shared_size_bytes":
+                set_on.append((self.kernel.ptr, value))
+            object.__setattr__(self, name, value)
+
+    _Runtime.allow_dynamic(rt, Kern(1), 40_000)  # under 48 KiB: nothing to ask
+    _Runtime.allow_dynamic(rt, Kern(1), 56_832)
+    _Runtime.allow_dynamic(rt, Kern(1), 56_832)  # a new wrapper of the same function: already allowed
+    _Runtime.allow_dynamic(rt, Kern(2), 56_832)  # another function (the trace build's) asks itself
+    _Runtime.allow_dynamic(rt, Kern(2), 113_664)
+    assert set_on == [(1, 56_832), (2, 56_832), (2, 113_664)]

@@ -65,7 +65,7 @@ class _Runtime:
         self.last_busy: float | None = None  # time.perf_counter() when timed GPU work last ended
         self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
         self._split_done = None
-        self.dynamic_allowed: dict[int, int] = {}  # id(kernel) -> dynamic shared bytes it may take
+        self.dynamic_allowed: dict[int, int] = {}  # CUfunction -> dynamic shared bytes it may take
 
     # -- compiling ---------------------------------------------------------------------
     def module(self, spec: KernelSpec, trace: bool):
@@ -101,9 +101,14 @@ class _Runtime:
     def allow_dynamic(self, kern, need: int) -> None:
         """Let ``kern`` take ``need`` bytes of dynamic shared memory (above 48 KiB a kernel must
         ask: cudaFuncAttributeMaxDynamicSharedMemorySize); once per kernel and size."""
-        if need > self.DEFAULT_DYNAMIC_LIMIT and self.dynamic_allowed.get(id(kern), 0) < need:
+        if need <= self.DEFAULT_DYNAMIC_LIMIT:
+            return
+        # keyed by the CUDA function itself: the attribute belongs to it, whichever Python object
+        # wraps it (an id() of a wrapper can be reused by another kernel's once it is freed)
+        key = int(getattr(getattr(kern, "kernel", None), "ptr", 0)) or id(kern)
+        if self.dynamic_allowed.get(key, 0) < need:
             kern.max_dynamic_shared_size_bytes = need
-            self.dynamic_allowed[id(kern)] = need
+            self.dynamic_allowed[key] = need
 
     # -- device limits -----------------------------------------------------------------
     @property
