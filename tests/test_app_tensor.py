@@ -12,6 +12,7 @@ from conftest import settle, view_frames
 
 from explainer.model import mma
 from explainer.views import mma as vm
+from explainer.views import pipeline as pv
 
 PAGE = "09_tensor_cores.ipynb"
 RENDER_TIMEOUT_MS = 120_000
@@ -77,6 +78,18 @@ def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_p
     assert f"a0 = A[{g}][{8 + t}]" in info and f"b0 = B[{8 + t}][{g}]" in info, info
     assert "k-step 2 of 4" in page.locator(f"{VIEW_SEL} .explainer-mma-step").inner_text()
     assert view_frames(frames) == [], f"stepping sent {len(frames)} messages: {[f[:200] for f in frames[:3]]}"
+
+    # The pipeline stepper: its own buttons (the arrow key above did not move it), the model's steps.
+    pipe = "document.querySelector('.explainer-pipeline').explainerView"
+    assert page.evaluate(f"() => {pipe}.state()")["step"] == 0
+    page.locator(".explainer-pipeline-next").click()
+    page.locator(".explainer-pipeline-next").click()
+    steps = mma.pipeline(pv.K_DEFAULT)
+    page.wait_for_function(f"() => {pipe}.state().step === 2", timeout=UPDATE_TIMEOUT_MS)
+    assert page.evaluate(f"() => {pipe}.buffers()") == list(steps[2].state)
+    assert " ".join(page.locator(".explainer-pipeline-text").inner_text().split()) == " ".join(steps[2].text.split())
+    assert "cp.async.wait_group" in page.locator(".explainer-pipeline-code span.hl").inner_text()
+    assert view_frames(frames) == []
 
     # Another warp: Python sends its arrays.
     page.locator(f"{VIEW_SEL} select.explainer-mma-warp").select_option("warp 3")

@@ -134,3 +134,32 @@ def test_error_bound_holds_for_tf32_products():
     emulated = mma.tf32(A).astype(np.float64) @ mma.tf32(B).astype(np.float64)
     assert np.all(np.abs(emulated - exact) <= mma.error_bound(A, B))
     assert np.max(np.abs(emulated - exact)) > 1e-5  # TF32 really is coarser than float32
+
+
+@pytest.mark.parametrize("K", [1, 16, 17, 32, 96, 1000])
+def test_pipeline_never_overwrites_a_buffer_still_needed(K):
+    """Kernel 16's pipeline as the model steps it: each phase is issued once, into buffer
+    phase % stages; the mma of a phase reads a buffer that holds that phase and has landed; a
+    buffer is issued into only when free (or never used); everything is waited for at the end."""
+    k = mma.STAGED
+    steps = mma.pipeline(K)
+    P = k.phases(K)
+    issued = []
+    for i, s in enumerate(steps):
+        before = steps[i - 1] if i else None
+        if s.line == "issue":
+            new = [b for b in range(k.stages)
+                   if s.holds[b] >= 0 and (before is None or s.holds[b] != before.holds[b])]
+            for b in new:
+                assert s.holds[b] % k.stages == b and s.state[b] == mma.BUF_IN_FLIGHT
+                assert before is None or before.state[b] in (mma.BUF_FREE,), (i, b, before.state)
+                issued.append(s.holds[b])
+        if s.line == "compute":
+            b = s.phase % k.stages
+            assert s.holds[b] == s.phase and before.state[b] == mma.BUF_LANDED
+            assert s.phase not in s.in_flight
+    assert issued == list(range(P))
+    assert [s.phase for s in steps if s.line == "compute"] == list(range(P))
+    assert steps[-1].line == "drain" and steps[-1].in_flight == ()
+    with pytest.raises(ValueError):
+        mma.pipeline(0)

@@ -218,3 +218,82 @@ def error_bound(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     A64, B64 = np.abs(np.asarray(A, dtype=np.float64)), np.abs(np.asarray(B, dtype=np.float64))
     K = A64.shape[1]
     return (2.0 ** -10 + 2.0 ** -21 + K * 2.0 ** -24) * (A64 @ B64)
+
+
+# ---- kernel 16's pipeline: which buffer holds which phase, and what each wait guarantees ----------
+BUF_FREE, BUF_IN_FLIGHT, BUF_LANDED, BUF_READ = range(4)
+BUF_STATES = ("free", "copy in flight", "landed", "read by the mma")
+
+
+@dataclass(frozen=True)
+class PipelineStep:
+    """One step of kernel 16's loop as one thread sees it: the kernel line (``line``: "issue",
+    "wait", "barrier", "compute" or "drain"), the phase each shared buffer holds or is receiving
+    (-1: none yet), each buffer's state (``BUF_*``), the phases whose copies may still be in
+    flight (groups not yet waited for), and what the line guarantees, in words."""
+
+    line: str
+    phase: int  # the loop's phase (-1 in the prologue)
+    holds: tuple[int, ...]
+    state: tuple[int, ...]
+    in_flight: tuple[int, ...]
+    text: str
+
+
+def pipeline(K: int, kern: MmaKernel = STAGED) -> list[PipelineStep]:
+    """Kernel 16's copy pipeline over the phases of K, step by step (kernels/16_mma_tf32_staged.cu)."""
+    if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
+        raise ValueError(f"K must be a whole number >= 1, got {K!r}")
+    S, P = kern.stages, kern.phases(K)
+    holds, state = [-1] * S, [BUF_FREE] * S
+    groups: list[int | None] = []  # committed, not yet waited for (None: an empty group)
+    out: list[PipelineStep] = []
+
+    def add(line, phase, text):
+        out.append(PipelineStep(line, phase, tuple(holds), tuple(state),
+                                tuple(g for g in groups if g is not None), text))
+
+    def issue(ph):
+        b = ph % S
+        holds[b], state[b] = ph, BUF_IN_FLIGHT
+        groups.append(ph)
+        return b
+
+    for ph in range(S - 1):
+        if ph < P:
+            b = issue(ph)
+            add("issue", -1, f"Prologue: issue the cp.async copies of phase {ph} into buffer {b} and commit them as "
+                             f"one group. The thread goes on at once; nothing has landed yet.")
+        else:
+            groups.append(None)
+            add("issue", -1, f"Prologue: K has only {P} phase(s); commit an empty group, so that the waits below "
+                             "count groups the same way.")
+    keep = S - 2
+    for ph in range(P):
+        done = groups[:len(groups) - keep] if keep else groups[:]
+        del groups[:len(done)]
+        for g in done:
+            if g is not None:
+                state[g % S] = BUF_LANDED
+        add("wait", ph, f"cp.async.wait_group {keep}: at most {keep} of this thread's groups may still be in flight, "
+                        f"so its copies of phase {ph} (buffer {ph % S}) have landed. Other threads' copies: not yet known.")
+        freed = (ph - 1) % S if ph else None
+        if freed is not None and state[freed] == BUF_READ:
+            state[freed] = BUF_FREE
+        add("barrier", ph, f"__syncthreads(): every thread has passed its wait, so all of phase {ph} is in buffer "
+                           f"{ph % S}" + (f"; and every warp has finished the mma of phase {ph - 1}, so buffer {freed} "
+                                          "may be overwritten." if freed is not None else "."))
+        nxt = ph + S - 1
+        if nxt < P:
+            b = issue(nxt)
+            add("issue", ph, f"Issue phase {nxt} into buffer {b} (free since the barrier) and commit: its copies travel "
+                             f"while the warps work on phase {ph}.")
+        else:
+            groups.append(None)
+            add("issue", ph, f"No phase {nxt} (K has {P} phases): commit an empty group.")
+        state[ph % S] = BUF_READ
+        add("compute", ph, f"The warps load their fragments from buffer {ph % S} and issue the mma.sync of phase {ph} "
+                           f"({kern.ksteps} k-steps × {kern.miter * kern.niter} mma per warp).")
+    groups.clear()
+    add("drain", P - 1, "cp.async.wait_group 0: no copy is left in flight when the block stores C and exits.")
+    return out

@@ -12,6 +12,7 @@ import numpy as np
 from .. import gpu
 from ..model import mma
 from ..views.mma import MmaExplorer
+from ..views.pipeline import PipelineExplorer
 from ..views.perf import table
 
 NOTE = "font-size:12px;color:#4b5563"
@@ -46,6 +47,11 @@ def fragment_table(lanes=(0, 1, 2, 3, 4, 5, 31)):
 def fragments(**kw):
     """The fragment explorer (:mod:`explainer.views.mma`): a warp of kernel 15, lanes coloured."""
     return MmaExplorer(**kw).widget
+
+
+def pipeline(**kw):
+    """Kernel 16's copy pipeline stepped: buffers, waits, barriers (:mod:`explainer.views.pipeline`)."""
+    return PipelineExplorer(**kw).widget
 
 
 def precision_rows(Ks=(64, 1024, 8192), size: int = 96, seed: int = 0) -> list[dict]:

@@ -1,0 +1,75 @@
+// Kernel 16's copy pipeline (page 09; explainer/views/pipeline.py computes every step from
+// explainer.model.mma.pipeline). Each step: the kernel line it runs, the phase each shared buffer
+// holds or is receiving and its state, the phases still in flight, and what the line guarantees.
+// Stepping is a lookup here (buttons, the slider); nothing is asked of Python.
+
+function createPipelineView({ model, el: host }) {
+  injectCss();
+  const root = el("div", { class: "explainer-pipeline explainer-view" }, host);
+  let meta = null, step = 0;
+
+  const row = el("div", { class: "ex-row" }, root);
+  const prev = el("button", { type: "button", class: "explainer-pipeline-prev", "aria-label": "previous step" }, row, "◀");
+  const next = el("button", { type: "button", class: "explainer-pipeline-next", "aria-label": "next step" }, row, "▶");
+  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", class: "explainer-pipeline-slider", "aria-label": "step" }, row);
+  const label = el("span", { class: "explainer-step-label", style: "font-size:13px" }, row);
+  const buffers = el("div", { class: "explainer-pipeline-buffers", style: "display:flex;gap:10px;margin:8px 0" }, root);
+  const flight = el("div", { class: "explainer-pipeline-flight", style: "font-size:13px" }, root);
+  const text = el("div", { class: "explainer-pipeline-text", style: "font-size:14px;max-width:900px;margin:6px 0" }, root);
+  const code = el("pre", { class: "explainer-code explainer-pipeline-code" }, root);
+  const legend = el("div", { class: "ex-note" }, root);
+  const caption = el("div", { class: "ex-note" }, root);
+
+  prev.addEventListener("click", () => go(step - 1));
+  next.addEventListener("click", () => go(step + 1));
+  slider.addEventListener("input", () => go(Number(slider.value)));
+
+  function load() {
+    const m = model.get("meta");
+    if (!m || !m.steps) return;
+    meta = m;
+    step = 0;
+    slider.max = String(meta.steps.length - 1);
+    legend.innerHTML = meta.states.map((s, i) => swatch(meta.palette[i], s)).join("");
+    caption.textContent = meta.caption;
+    draw();
+  }
+
+  function go(s) {
+    if (!meta) return;
+    step = Math.max(0, Math.min(meta.steps.length - 1, s));
+    draw();
+  }
+
+  function draw() {
+    const s = meta.steps[step];
+    label.textContent = `step ${step + 1} / ${meta.steps.length}` + (s.phase >= 0 ? ` · phase ${s.phase}` : " · prologue");
+    slider.value = String(step);
+    prev.disabled = step === 0;
+    next.disabled = step === meta.steps.length - 1;
+    buffers.textContent = "";
+    s.holds.forEach((ph, b) => {
+      const box = el("div", { class: "explainer-pipeline-buffer", "data-state": String(s.state[b]),
+        style: `min-width:150px;padding:6px 8px;border:1px solid #9ca3af;border-radius:4px;background:${meta.palette[s.state[b]]}` }, buffers);
+      el("div", { style: "font-weight:600" }, box, `buffer ${b}`);
+      el("div", {}, box, ph < 0 ? "(empty)" : `phase ${ph}`);
+      el("div", { style: "font-size:12px" }, box, meta.states[s.state[b]]);
+    });
+    flight.textContent = s.in_flight.length
+      ? `this thread's copies not yet waited for: phase ${s.in_flight.join(", phase ")}`
+      : "no copy of this thread is waiting to be confirmed";
+    text.textContent = s.text;
+    code.innerHTML = meta.code.map((c, j) =>
+      `<span class="${s.code.includes(j) ? "hl" : ""}">${String(c.line).padStart(4)}  ${escapeHtml(c.text)}</span>`).join("\n");
+  }
+
+  model.on("change:rev", load);
+  load();
+  root.explainerView = {
+    state: () => ({ step, line: meta && meta.steps[step].line, phase: meta && meta.steps[step].phase }),
+    buffers: () => meta && meta.steps[step].state.slice(),
+  };
+  return () => {};
+}
+
+export default { render: createPipelineView };
