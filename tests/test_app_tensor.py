@@ -51,6 +51,8 @@ def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_p
         raise AssertionError(f"{PAGE} did not render: {e}\nServer log:\n{voila_server.log_tail()}") from None
     body = page.locator("body").inner_text()
     assert "There was an error when executing cell" not in body and "Traceback" not in body, body[-3000:]
+    timings = page.locator(".explainer-tensor-timings").inner_text()
+    assert "% of cuBLAS TF32" in timings and "Recorded on" in timings and "mma_tf32_staged" in timings, timings
     table = page.locator(".explainer-fragment-table").inner_text()
     assert "a0=A[0][0], a1=A[8][0], a2=A[0][4], a3=A[8][4]" in table  # lane 0, from the model
     wait_state(page, warp=0, lane=0, step=0)

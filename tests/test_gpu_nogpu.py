@@ -295,12 +295,18 @@ def test_every_timing_path_spins_a_cold_gpu_up(monkeypatch):
 def test_tensor_core_rows_are_labelled_and_never_the_best_against_fp32_cublas():
     data = _fake_report()
     fp32 = data["results"][0]
-    tc = {**fp32, "kernel": "mma_tf32", "tile": None, "median_ms": 0.001, "pct_cublas": None, "math": "tf32"}
+    cub_tf32 = {**data["cublas"][0], "kernel": "cublas_tf32", "median_ms": 0.004, "math": "tf32"}
+    tc = {**fp32, "kernel": "mma_tf32", "tile": None, "median_ms": 0.001, "cublas_ms": 0.04,
+          "pct_cublas": 40.0, "math": "tf32", "reference": "cublas_tf32"}
     data["results"].append(tc)
+    data["cublas_tf32"] = [cub_tf32]
     assert recorded.best_rows(data) == [fp32]  # faster, but TF32 against an FP32 reference
     line = bench.format_row(tc)
-    assert "mma_tf32 [TF32]" in line and f"{tc['gflops']:>9.1f} {'':>8} " in line  # no percentage
+    assert "mma_tf32 [TF32]" in line and f"{tc['gflops']:>9.1f} {'40.0':>8} " in line  # % of cuBLAS TF32
+    assert "cublas_tf32 [TF32]" in bench.format_row(cub_tf32) and "100.0" in bench.format_row(cub_tf32)
     assert "[TF32]" not in bench.format_row(fp32)
+    assert "TF32" in bench.TF32_NOTE and "cublas_tf32" in bench.TF32_NOTE
+    assert [r["kernel"] for r in recorded.recorded_rows(data)] == ["cublas", "cublas_tf32", "tiled", "mma_tf32"]
 
 
 def test_a_percentage_against_a_cublas_under_10us_says_launch_overhead_dominates():

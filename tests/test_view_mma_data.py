@@ -89,3 +89,19 @@ def test_pipeline_view_sends_the_models_steps_and_the_kernels_own_lines():
     wait = by_text['asm volatile("cp.async.wait_group %0;" :: "n"(SG_STAGES - 2));']
     assert all(s["code"] == [wait] for s in meta["steps"] if s["line"] == "wait")
     assert len(meta["palette"]) == len(meta["states"]) == 4
+
+
+def test_tensor_timings_table_reads_the_recorded_rows():
+    from explainer.pages import tensor
+
+    def row(kernel, ms, n=1024, **kw):
+        return {"kernel": kernel, "M": n, "N": n, "K": n, "tile": None, "median_ms": ms,
+                "gflops": 2 * n ** 3 / ms / 1e6, **kw}
+
+    data = {"cublas": [row("cublas", 2.0)], "cublas_tf32": [row("cublas_tf32", 0.5, math="tf32")],
+            "results": [row("mma_tf32", 2.5, math="tf32"), row("mma_tf32_staged", 1.0, math="tf32"),
+                        row("warptile", 2.1)]}
+    rows = tensor.timing_rows(data, sizes=(1024, 2048))
+    assert [r[1] for r in rows] == ["cuBLAS FP32", "cuBLAS TF32", "15 · mma_tf32", "16 · mma_tf32_staged"]
+    assert [r[4] for r in rows] == ["25.0", "100.0", "20.0", "50.0"]  # % of cuBLAS TF32
+    assert tensor.timing_rows({"cublas": data["cublas"], "results": data["results"]}) == []  # no TF32 reference

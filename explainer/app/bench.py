@@ -80,16 +80,16 @@ def label(r: dict) -> str:
 
 
 #: Under the table when it has tensor-core rows.
-TF32_NOTE = ("[TF32]: tensor cores, inputs rounded to 10 mantissa bits; not a percentage of FP32 cuBLAS "
-             "(benchmarks/bench_mma.py times them next to cuBLAS in TF32)")
+TF32_NOTE = ("[TF32]: tensor cores, inputs rounded to 10 mantissa bits; their % is of cuBLAS in TF32 "
+             "(the cublas_tf32 row, same inputs, same run), not of FP32 cuBLAS")
 
 
 def format_row(r: dict) -> str:
     tile = "-" if r.get("tile") is None else str(r["tile"])
     pct = "" if r.get("pct_cublas") is None else f"{r['pct_cublas']:.1f}"
-    if r["kernel"] == "cublas":
+    if r["kernel"] in ("cublas", "cublas_tf32"):
         pct = "100.0"
-    overhead = launch_bound(r["median_ms"] if r["kernel"] == "cublas" else r.get("cublas_ms"))
+    overhead = launch_bound(r["median_ms"] if r["kernel"] in ("cublas", "cublas_tf32") else r.get("cublas_ms"))
     if overhead and pct:
         pct += "*"  # see OVERHEAD_NOTE (printed under the table)
     err = r.get("rel_error")

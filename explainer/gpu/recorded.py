@@ -106,7 +106,7 @@ def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None
     """Rows of a recorded file, filtered (``size`` matches square M = N = K runs). Split-K rows
     (``splits`` > 1: the planner's launches) only with ``split_k``, so that a kernel's row at a
     size is its plain launch."""
-    rows = list(data.get("cublas", [])) + list(data.get("results", []))
+    rows = list(data.get("cublas", [])) + list(data.get("cublas_tf32", [])) + list(data.get("results", []))
     return [r for r in rows
             if (kernel is None or r["kernel"] == kernel)
             and (size is None or r["M"] == r["N"] == r["K"] == size)

@@ -160,6 +160,14 @@ class _Runtime:
             self._flush = cp.empty(2 * l2 // 4, dtype=cp.float32)
         self._flush.fill(0)
 
+    def cublas_tf32(self, on: bool) -> None:
+        """Switch cupy.matmul on float32 to TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) or back to FP32:
+        the reference for the tensor-core kernels (CuPy 14's per-dtype compute type)."""
+        from cupy._core import _routines_linalg as rl
+
+        self.tf32_off()
+        rl.set_compute_type(np.float32, rl.COMPUTE_TYPE_TF32 if on else rl.COMPUTE_TYPE_DEFAULT)
+
     def tf32_off(self) -> dict:
         """Make cupy.matmul on float32 use plain FP32 (CUBLAS_COMPUTE_32F), whatever CUPY_TF32
         says; returns what was set. CuPy 14 reads CUPY_TF32 once and keeps a per-dtype compute

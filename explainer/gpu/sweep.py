@@ -22,6 +22,7 @@ class BenchReport:
     date: str
     settings: dict
     cublas: list = field(default_factory=list)  # Timing.to_dict() rows
+    cublas_tf32: list = field(default_factory=list)  # cuBLAS in TF32, per size, when a tensor-core kernel ran
     results: list = field(default_factory=list)  # one dict per kernel x size x tile
     errors: list = field(default_factory=list)  # {"kernel", "M", "N", "K", "tile", "kind", "message"}
 
@@ -30,13 +31,15 @@ class BenchReport:
     def extend(self, other: "BenchReport") -> "BenchReport":
         """Add another run's rows (one report for several benchmark calls)."""
         self.cublas += other.cublas
+        self.cublas_tf32 += other.cublas_tf32
         self.results += other.results
         self.errors += other.errors
         return self
 
     def to_dict(self) -> dict:
         return {"device": self.device, "date": self.date, "settings": self.settings,
-                "cublas": self.cublas, "results": self.results, "errors": self.errors}
+                "cublas": self.cublas, "cublas_tf32": self.cublas_tf32, "results": self.results,
+                "errors": self.errors}
 
 
 def parse_size(size) -> tuple[int, int, int]:
@@ -106,6 +109,15 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
             if st.kind == "launch_error":
                 return report
             continue
+        cub_tf32 = None
+        if any(KERNELS[kernel_and_splits(k)[0]].math == "tf32" for k in kernels):
+            try:  # the tensor-core kernels' reference: cuBLAS in TF32, same inputs, same run
+                cub_tf32 = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup, budget_s=budget_s,
+                                           flush_l2=flush_l2, tf32=True)
+                report.cublas_tf32.append(cub_tf32.to_dict())
+                note("cublas", report.cublas_tf32[-1])
+            except Exception as e:
+                fail("cublas_tf32", shape, None, _classify(rt, e))
         for label in kernels:
             kernel, splits = kernel_and_splits(label)
             for tile in ((None,) if KERNELS[kernel].rung or KERNELS[kernel].model == "mma" else tiles):
@@ -131,8 +143,10 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                            registers=info.registers,
                            shared_bytes=info.static_shared_bytes + info.dynamic_shared_bytes,
                            blocks_per_sm=info.blocks_per_sm, occupancy=info.occupancy)
-                if row["math"] != "fp32":  # the reference is FP32 cuBLAS: no percentage across math modes
-                    row["pct_cublas"] = None
+                if row["math"] != "fp32":  # compared with cuBLAS in the same math mode, or not at all
+                    ref = cub_tf32.median_ms if cub_tf32 is not None else None
+                    row.update(cublas_ms=ref, pct_cublas=100.0 * ref / row["median_ms"] if ref else None,
+                               reference="cublas_tf32")
                 report.results.append(row)
                 note("result", row)
         prob.release(rt)

@@ -156,21 +156,31 @@ def _time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cubla
                   budget_s, cut, cublas_ms, splits=cfg.splits)
 
 
-def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2):
-    tf32 = rt.tf32_off()
+def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32: bool = False):
+    """cuBLAS through cupy.matmul: FP32 (the reference of every FP32 kernel), or with ``tf32``
+    its TF32 mode (the tensor-core kernels' reference: row "cublas_tf32", math "tf32")."""
+    info = rt.tf32_off()
     cp = rt.cp
-    _ensure_warm(rt, prob)
-    times, cut = _time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C),
-                            repeats=repeats, warmup=warmup, budget_s=budget_s,
-                            flush_l2=flush_l2)
-    prob.C.fill(np.nan)
-    cp.matmul(prob.A, prob.B, out=prob.C)
-    cp.cuda.Device().synchronize()
+    if tf32:
+        rt.cublas_tf32(True)
+    try:
+        _ensure_warm(rt, prob)
+        times, cut = _time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C),
+                                repeats=repeats, warmup=warmup, budget_s=budget_s,
+                                flush_l2=flush_l2)
+        prob.C.fill(np.nan)
+        cp.matmul(prob.A, prob.B, out=prob.C)
+        cp.cuda.Device().synchronize()
+    finally:
+        if tf32:
+            rt.cublas_tf32(False)
     err = _compare(prob.C.get(), prob.reference)
-    return Timing("cublas", prob.M, prob.N, prob.K, None, tuple(times), warmup, flush_l2,
-                  budget_s, cut, None,
-                  {"rel_error": err["rel_error"], "all_written": err["all_written"],
-                   "tf32": tf32.get("tf32")})
+    extra = {"rel_error": err["rel_error"], "all_written": err["all_written"],
+             "tf32": True if tf32 else info.get("tf32")}
+    if tf32:
+        extra["math"] = "tf32"
+    return Timing("cublas_tf32" if tf32 else "cublas", prob.M, prob.N, prob.K, None, tuple(times), warmup,
+                  flush_l2, budget_s, cut, None, extra)
 
 
 @_public

@@ -10,6 +10,7 @@ import ipywidgets as W
 import numpy as np
 
 from .. import gpu
+from ..gpu import recorded
 from ..model import mma
 from ..views.mma import MmaExplorer
 from ..views.pipeline import PipelineExplorer
@@ -100,3 +101,42 @@ def check_on_gpu(M: int = 1000, N: int = 600, K: int = 777):
         f'<div style="font-size:14px">Kernel 15 on <b>{html.escape(st.device or "")}</b>, {M}×{N}×{K}: every element '
         f"written: {res.all_written}; relative error against float64 {res.rel_error:.2e} (TF32 tolerance "
         f"{res.tol:.0e}): <b>{verdict}</b>.</div>", "explainer-mma-check")
+
+
+def timing_rows(data: dict | None, sizes=(1024, 2048, 4096)) -> list[tuple]:
+    """Per recorded square size: cuBLAS FP32, cuBLAS TF32 and the tensor-core kernels (ms,
+    TFLOP/s, % of cuBLAS TF32 in the same run); rows of a recorded-timings file only."""
+    if not data:
+        return []
+    out = []
+    for n in sizes:
+        rows = {r["kernel"]: r for r in recorded.recorded_rows(data, size=n)}
+        tf = rows.get("cublas_tf32")
+        if not tf:
+            continue
+        for name, label in (("cublas", "cuBLAS FP32"), ("cublas_tf32", "cuBLAS TF32"),
+                            *((k.name, f"{k.file[:2]} · {k.name}") for k in mma.KERNELS.values())):
+            r = rows.get(name)
+            if r:
+                out.append((f"{n}³", label, f"{r['median_ms']:.3f}", f"{r['gflops'] / 1e3:.1f}",
+                            f"{100 * tf['median_ms'] / r['median_ms']:.1f}"))
+    return out
+
+
+def timings(sizes=(1024, 2048, 4096)):
+    """Recorded times of the tensor-core kernels beside cuBLAS in TF32 and FP32 (same runs)."""
+    data = recorded.load_recorded()
+    rows = timing_rows(data, sizes)
+    if not rows:
+        return _html(f'<div style="{NOTE}">No recorded timings of the tensor-core kernels yet: '
+                     "<code>tiled-explainer bench --kernels mma_tf32 mma_tf32_staged --save</code> on a GPU "
+                     "records them.</div>", "explainer-tensor-timings")
+    dev = data.get("device", {})
+    versions = ", ".join(f"{k} {v}" for k, v in (dev.get("versions") or {}).items() if v)
+    return _html(table(
+        ("size", "what", "ms (median)", "TFLOP/s", "% of cuBLAS TF32"), rows,
+        f"Recorded on {dev.get('name', '?')} on {str(data.get('date', '?'))[:10]}"
+        + (f" ({versions})" if versions else "") + f", file {data.get('source', '')}: "
+        "tiled-explainer bench, L2 flushed, same inputs and same run for every row of a size. cuBLAS TF32 is "
+        "cupy.matmul with the TF32 compute type; FP32 is the reference of every other page."),
+        "explainer-tensor-timings")
