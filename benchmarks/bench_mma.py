@@ -11,6 +11,7 @@ max |error| over the TF32 bound of explainer.model.mma.error_bound.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -49,7 +50,15 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--define", action="append", default=[],
                     help="a compile-time define for the kernels (a measurement variant), e.g. EXPLAINER_TF32_TRUNCATE")
+    ap.add_argument("--variant", default=None,
+                    help="kernel 16 with another geometry, measurement only: BM,BN,BK,WM,WN,STAGES "
+                         "(e.g. 128,128,32,64,32,3); its launch follows explainer.model.mma.MmaKernel")
     a = ap.parse_args(argv)
+    variant = None
+    if a.variant:
+        BM, BN, BK, WM, WN, ST = (int(x) for x in a.variant.split(","))
+        variant = dataclasses.replace(mma.STAGED, BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, stages=ST)
+        a.define += [f"SG_BM={BM}", f"SG_BN={BN}", f"SG_BK={BK}", f"SG_WM={WM}", f"SG_WN={WN}", f"SG_STAGES={ST}"]
     gpu.runtime.COMPILE_OPTIONS = gpu.launch.COMPILE_OPTIONS + tuple(f"-D{d}" for d in a.define)
     rt = gpu.runtime._runtime()
     if isinstance(rt, gpu.GpuStatus):
@@ -78,11 +87,16 @@ def main(argv=None) -> int:
             _cublas_tf32(rt, False)
         tf32_ms = float(np.median(times))
         rows.append(("cuBLAS TF32", tf32_ms, errors(prob.C.get().astype(np.float64), prob)))
-        for kern in mma.KERNELS.values():
+        for kern in ([variant] if variant else mma.KERNELS.values()):
             cfg = gpu.launch_config(kern.name, M, N, K)
+            if variant:  # the launch of the variant's geometry
+                cfg = dataclasses.replace(cfg, grid=(*kern.grid(M, N), 1), block=(kern.threads, 1, 1),
+                                          shared_bytes=kern.shared_bytes, dynamic_shared_bytes=kern.shared_bytes,
+                                          phases=kern.phases(K))
             t = timing._time_kernel_on(rt, cfg, prob, **kw)
             _check_on(rt, cfg, prob)
-            rows.append((f"{kern.name} ({kern.file[:2]})", t.median_ms, errors(prob.C.get().astype(np.float64), prob)))
+            name = f"{kern.name} ({kern.file[:2]})" if not variant else f"16 {a.variant}"
+            rows.append((name, t.median_ms, errors(prob.C.get().astype(np.float64), prob)))
         prob.release(rt)
         for what, ms, (rel, worst) in rows:
             print(f"  {s:>16} {what:<24} {ms:9.4f} {2 * M * N * K / ms / 1e9:8.1f} "
