@@ -82,3 +82,64 @@ def test_slurm_example_asks_each_job_for_one_gpu():
     assert c.JupyterHub.spawner_class == "batchspawner.SlurmSpawner"
     assert c.SlurmSpawner.req_options == "--gres=gpu:1"
     assert c.Spawner.notebook_dir.endswith("notebooks") and Path(c.Spawner.notebook_dir, "02_tiled.ipynb").is_file()
+
+
+# ---- course-platform logins (deploy/auth/): LTI 1.3 and OAuth / OpenID Connect ----------------
+AUTH_ENV = {
+    "lti13.py": {"LTI13_ISSUER": "https://lms.example.edu", "LTI13_CLIENT_ID": "125900000000000001",
+                 "LTI13_AUTHORIZE_URL": "https://lms.example.edu/api/lti/authorize_redirect",
+                 "LTI13_JWKS_URL": "https://lms.example.edu/api/lti/security/jwks"},
+    "oauth.py": {"OAUTH_CLIENT_ID": "explainer", "OAUTH_CLIENT_SECRET": "s3cret",
+                 "OAUTH_CALLBACK_URL": "https://hub.example.edu/hub/oauth_callback",
+                 "OAUTH_AUTHORIZE_URL": "https://sso.example.edu/auth", "OAUTH_TOKEN_URL": "https://sso.example.edu/token",
+                 "OAUTH_USERDATA_URL": "https://sso.example.edu/userinfo", "OAUTH_ALLOWED_GROUPS": "gpu-course, tas"},
+}
+AUTH_MODULE = {"lti13.py": "ltiauthenticator", "oauth.py": "oauthenticator"}
+
+
+def _hub_config(tmp_path, monkeypatch, extra: Path, env: dict) -> Config:
+    """The shipped hub configuration with ``extra`` loaded after it, as `tiled-explainer hub`
+    has JupyterHub load them (no hub started)."""
+    from jupyterhub.app import JupyterHub
+
+    from explainer.app import hub as hub_cmd
+
+    for k, v in {**env, "EXPLAINER_HUB_STATE": str(tmp_path), "EXPLAINER_HUB_PASSWORD": "class-password",
+                 "EXPLAINER_HUB_EXTRA_CONFIG": str(extra), "EXPLAINER_HUB_NOTEBOOKS": str(ROOT / "notebooks"),
+                 "EXPLAINER_HUB_PROXY": "configurable-http-proxy",
+                 "EXPLAINER_HUB_TEMPLATES": str(tmp_path / "templates")}.items():
+        monkeypatch.setenv(k, v)
+    app = JupyterHub()
+    app.load_config_file(str(hub_cmd.CONFIG))
+    return app.config
+
+
+@pytest.mark.parametrize("name", sorted(AUTH_ENV))
+def test_course_platform_logins_name_real_traits_of_the_installed_authenticators(name, tmp_path, monkeypatch):
+    pytest.importorskip(AUTH_MODULE[name])
+    from traitlets import import_item
+
+    cfg = _hub_config(tmp_path, monkeypatch, DEPLOY / "auth" / name, AUTH_ENV[name])
+    cls = import_item(cfg.JupyterHub.authenticator_class)
+    assert cls.__name__ in ("LTI13Authenticator", "GenericOAuthenticator")
+    section = cfg[cls.__name__]
+    assert section, "the file sets nothing on its authenticator"
+    traits = cls.class_traits(config=True)
+    assert set(section) <= set(traits), f"not traits of {cls.__name__}: {set(section) - set(traits)}"
+    auth = cls(config=cfg)  # the values land on the authenticator
+    if name == "lti13.py":
+        assert auth.issuer == AUTH_ENV[name]["LTI13_ISSUER"] and auth.client_id == {"125900000000000001"}
+        assert auth.allow_all is True
+    else:
+        assert auth.allowed_groups == {"gpu-course", "tas"} and auth.allow_all is False and auth.manage_groups
+        assert auth.token_url.endswith("/token") and auth.client_secret == "s3cret"
+
+
+@pytest.mark.parametrize("name", sorted(AUTH_ENV))
+def test_a_course_platform_login_without_its_settings_says_which_one_in_one_line(name, tmp_path, monkeypatch):
+    env = dict(AUTH_ENV[name])
+    missing = {"lti13.py": "LTI13_CLIENT_ID", "oauth.py": "OAUTH_TOKEN_URL"}[name]
+    env.pop(missing)
+    monkeypatch.delenv(missing, raising=False)
+    with pytest.raises(SystemExit, match=f"set {missing}"):
+        _hub_config(tmp_path, monkeypatch, DEPLOY / "auth" / name, env)
