@@ -341,3 +341,30 @@ def test_exported_ladder_page_picks_and_switches_rung_from_file(exported, file_p
     assert page.evaluate(f"() => {view}.colours('A')") == reads_z(last, 0, 0)[0].tolist()
     assert page.locator(f"{sel} .explainer-ladder-error").inner_text().strip() == ""
     assert page.outside == [] and page_errors == []
+
+
+@pytest.mark.browser
+def test_exported_tensor_page_steps_with_no_kernel(exported, file_page, page_errors):
+    """Page 09 from file://: the fragment explorer pins a lane and steps k, the pipeline steps,
+    and another warp comes from the payloads embedded in the page."""
+    from explainer.model import mma
+    from explainer.views import mma as vm
+    from explainer.views import pipeline as pv
+
+    page = file_page
+    page.goto((exported / "09_tensor_cores.html").as_uri())
+    view = "document.querySelector('.explainer-mma').explainerView"
+    page.locator(".explainer-mma canvas[data-grid='C']").wait_for(timeout=10_000)
+    _, a = vm.mma_data(0)
+    owner = int(a["lane_c"][5, 9])
+    page.locator(".explainer-mma canvas[data-grid='C']").scroll_into_view_if_needed()
+    at = page.evaluate(f"() => {view}.centre('C', 5, 9)")
+    page.mouse.click(at["x"], at["y"])
+    page.locator("body").press("ArrowRight")
+    page.wait_for_function(f"() => {view}.state().lane === {owner} && {view}.state().step === 1", timeout=10_000)
+    page.locator(".explainer-pipeline-next").click()
+    assert page.evaluate("() => document.querySelector('.explainer-pipeline').explainerView.buffers()") == \
+        list(mma.pipeline(pv.K_DEFAULT)[1].state)
+    page.locator("select.explainer-mma-warp").select_option("warp 2")
+    page.wait_for_function(f"() => {view}.state().warp === 2", timeout=10_000)
+    assert page.outside == [] and page_errors == []
