@@ -37,22 +37,8 @@
 #define MMA_LDA (MMA_BK + 4)
 #define MMA_LDB (MMA_BN + 8)
 
-// float -> its TF32 rounding, in the 32-bit register the mma reads (cvt.rna: ties away from 0)
-__device__ __forceinline__ unsigned tf32_bits(float x)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
-}
-
-// d = a @ b + d for one m16n8k8 tile, the 32 lanes of the warp together
-__device__ __forceinline__ void mma_m16n8k8(float d[4], const unsigned a[4], const unsigned b[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+// tf32_bits (cvt.rna.tf32.f32) and mma_m16n8k8 (one mma.sync) live in common.cuh: kernel 16
+// uses them too.
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS, 2)
 mma_tf32_gemm(const float* A, const float* B, float* C, int M, int N, int K)

@@ -47,23 +47,7 @@
 #define SG_A_STAGE (SG_BM * SG_LDA)  // floats per stage of As
 #define SG_B_STAGE (SG_BK * SG_LDB)
 
-__device__ __forceinline__ unsigned sg_tf32(float x)
-{
-#ifdef EXPLAINER_TF32_TRUNCATE  // measurement only (benchmarks/bench_mma.py --define): no cvt, the
-    return __float_as_uint(x);  // tensor core then drops the 13 low mantissa bits (round to zero)
-#endif
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
-}
-
-__device__ __forceinline__ void sg_mma(float d[4], const unsigned a[4], const unsigned b[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+// tf32_bits and mma_m16n8k8: common.cuh (as in kernel 15).
 
 // cp.async: 16 bytes global -> shared (both 16-byte aligned), or 4 bytes with zero fill when
 // `inside` is false (src-size 0: nothing is read, the 4 bytes of shared memory become 0).
@@ -160,10 +144,10 @@ mma_tf32_staged_gemm(const float* A, const float* B, float* C, int M, int N, int
 #pragma unroll
             for (int mi = 0; mi < SG_MITER; ++mi) {
                 const int r = wrow + mi * 16 + g;
-                a[mi][0] = sg_tf32(as[r * SG_LDA + kk + t]);
-                a[mi][1] = sg_tf32(as[(r + 8) * SG_LDA + kk + t]);
-                a[mi][2] = sg_tf32(as[r * SG_LDA + kk + t + 4]);
-                a[mi][3] = sg_tf32(as[(r + 8) * SG_LDA + kk + t + 4]);
+                a[mi][0] = tf32_bits(as[r * SG_LDA + kk + t]);
+                a[mi][1] = tf32_bits(as[(r + 8) * SG_LDA + kk + t]);
+                a[mi][2] = tf32_bits(as[r * SG_LDA + kk + t + 4]);
+                a[mi][3] = tf32_bits(as[(r + 8) * SG_LDA + kk + t + 4]);
 #ifdef EXPLAINER_TRACE
                 const int* asrc = As_src + (ph % SG_STAGES) * SG_A_STAGE;
                 const long long at = ((((block * phases + ph) * SG_KSTEPS + s) * SG_WARPS + warp) * SG_MITER + mi) * 32 + lane;
@@ -176,8 +160,8 @@ mma_tf32_staged_gemm(const float* A, const float* B, float* C, int M, int N, int
 #pragma unroll
             for (int ni = 0; ni < SG_NITER; ++ni) {
                 const int n = wcol + ni * 8 + g;
-                b[ni][0] = sg_tf32(bs[(kk + t) * SG_LDB + n]);
-                b[ni][1] = sg_tf32(bs[(kk + t + 4) * SG_LDB + n]);
+                b[ni][0] = tf32_bits(bs[(kk + t) * SG_LDB + n]);
+                b[ni][1] = tf32_bits(bs[(kk + t + 4) * SG_LDB + n]);
 #ifdef EXPLAINER_TRACE
                 const int* bsrc = Bs_src + (ph % SG_STAGES) * SG_B_STAGE;
                 const long long bt = ((((block * phases + ph) * SG_KSTEPS + s) * SG_WARPS + warp) * SG_NITER + ni) * 32 + lane;
@@ -189,7 +173,7 @@ mma_tf32_staged_gemm(const float* A, const float* B, float* C, int M, int N, int
             for (int mi = 0; mi < SG_MITER; ++mi)
 #pragma unroll
                 for (int ni = 0; ni < SG_NITER; ++ni)
-                    sg_mma(acc[mi][ni], a[mi], b[ni]);                       // @step:compute
+                    mma_m16n8k8(acc[mi][ni], a[mi], b[ni]);                       // @step:compute
         }
     }
     asm volatile("cp.async.wait_group 0;");  // no copy left in flight at exit

@@ -88,6 +88,28 @@ __device__ __forceinline__ int src_or_pad(int r, int c, int rows, int cols)
     return (r < rows && c < cols) ? r * cols + c : -1;
 }
 
+// Tensor cores (kernels 15, 16). A float rounded to TF32 (10 mantissa bits, to nearest, ties
+// away from zero: cvt.rna) in the 32-bit register an mma reads; and one warp-wide
+// mma.sync.m16n8k8: d = a (16 x 8) @ b (8 x 8) + d, fragments as the PTX ISA lays them out
+// (explainer/model/mma.py). Inline functions: no kernel that does not call them needs sm_80.
+__device__ __forceinline__ unsigned tf32_bits(float x)
+{
+#ifdef EXPLAINER_TF32_TRUNCATE  // measurement only (benchmarks/bench_mma.py --define): no cvt, the
+    return __float_as_uint(x);  // tensor core then drops the 13 low mantissa bits (round to zero)
+#else
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+#endif
+}
+__device__ __forceinline__ void mma_m16n8k8(float d[4], const unsigned a[4], const unsigned b[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 // How a body reaches global memory (the ladder kernels' GUARD / EDGE template parameter; a bool
 // GUARD passes as EDGE_FAST (false) or EDGE_GUARDED (true)):
 //   EDGE_FAST      nothing checked, 16-byte accesses: whole tiles, K a whole number of phases,

@@ -25,7 +25,7 @@ CODE = (("prologue", "if (ph < phases) issue(ph);", 0),
         ("issue", 'asm volatile("cp.async.commit_group;");', -1),
         ("wait", 'asm volatile("cp.async.wait_group %0;"', -1),
         ("barrier", "__syncthreads();", -1),
-        ("compute", "sg_mma(acc[mi][ni], a[mi], b[ni]);", -1),
+        ("compute", "mma_m16n8k8(acc[mi][ni], a[mi], b[ni]);", -1),
         ("drain", 'asm volatile("cp.async.wait_group 0;");', -1))
 
 
