@@ -31,12 +31,6 @@ def shape(s: str) -> tuple[int, int, int]:
     return m, n, k
 
 
-def _cublas_tf32(rt, on: bool) -> None:
-    """Switch cupy.matmul's float32 compute type (CuPy 14) to TF32 or back to FP32."""
-    from cupy._core import _routines_linalg as rl
-    rl.set_compute_type(np.float32, rl.COMPUTE_TYPE_TF32 if on else rl.COMPUTE_TYPE_DEFAULT)
-
-
 def errors(out: np.ndarray, prob) -> tuple[float, float]:
     ref = prob.reference
     rel = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
@@ -73,19 +67,9 @@ def main(argv=None) -> int:
         M, N, K = shape(s)
         prob = _Problem(rt, M, N, K, seed=M + 2 * N + 3 * K)
         rows = []
-        rt.tf32_off()
-        fp32 = timing._time_cublas_on(rt, prob, **kw)
+        fp32 = timing._time_cublas_on(rt, prob, **kw)  # each leaves its own result in prob.C
         rows.append(("cuBLAS FP32", fp32.median_ms, errors(prob.C.get().astype(np.float64), prob)))
-        cp = rt.cp  # cuBLAS in TF32: the same call with the compute type switched, then back
-        _cublas_tf32(rt, True)
-        try:
-            times, _ = timing._time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C), **kw)
-            prob.C.fill(np.nan)
-            cp.matmul(prob.A, prob.B, out=prob.C)
-            cp.cuda.Device().synchronize()
-        finally:
-            _cublas_tf32(rt, False)
-        tf32_ms = float(np.median(times))
+        tf32_ms = timing._time_cublas_on(rt, prob, **kw, tf32=True).median_ms
         rows.append(("cuBLAS TF32", tf32_ms, errors(prob.C.get().astype(np.float64), prob)))
         for kern in ([variant] if variant else mma.KERNELS.values()):
             cfg = gpu.launch_config(kern.name, M, N, K)

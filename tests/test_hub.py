@@ -75,6 +75,7 @@ class Hub:
             except requests.RequestException as e:  # a page that never finished: the student reloads
                 if time.monotonic() > deadline:
                     raise AssertionError(f"{user}'s app did not open: {e}\n{self.log_tail()}") from None
+                time.sleep(0.5)
                 continue
             if r.status_code == 200 and f"/user/{user}/voila/render/00_index.ipynb" in r.url:
                 return r

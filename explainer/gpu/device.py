@@ -121,7 +121,7 @@ def measure(copy_bytes: int = 2**30, repeats: int = 20) -> dict:
     # -- every kernel's resources and the occupancy the driver reports ------------------
     kernels = []
     for name, spec in gpu.KERNELS.items():
-        for T in ((None,) if spec.rung or spec.model == "mma" else (8, 16, 32)):  # one instantiation
+        for T in ((8, 16, 32) if spec.takes_tile else (None,)):  # one instantiation otherwise
             ki = gpu.kernel_info(name, T)
             kernels.append(ki.to_dict() if getattr(ki, "ok", False) else
                            {"kernel": name, "tile": T, "error": str(ki)})

@@ -69,6 +69,11 @@ class KernelSpec:
         return [self.expression(t) for t in self.tiles] if self.tiles else None
 
     @property
+    def takes_tile(self) -> bool:
+        """Launched at a tile T (01-09); the ladder and tensor-core kernels have one geometry."""
+        return not (self.rung or self.model == "mma")
+
+    @property
     def traces_tiles(self) -> bool:
         return self.shared != "none"
 

@@ -101,6 +101,11 @@ def recorded_by_device() -> list[dict]:
     return out
 
 
+def versions_text(device: dict) -> str:
+    """A recording's software versions as one line ("cupy 14.2.0, driver 580.159.04, ..."), or ""."""
+    return ", ".join(f"{k} {v}" for k, v in (device.get("versions") or {}).items() if v)
+
+
 def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None,
                   tile: int | None = None, split_k: bool = False) -> list[dict]:
     """Rows of a recorded file, filtered (``size`` matches square M = N = K runs). Split-K rows

@@ -120,7 +120,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                 fail("cublas_tf32", shape, None, _classify(rt, e))
         for label in kernels:
             kernel, splits = kernel_and_splits(label)
-            for tile in ((None,) if KERNELS[kernel].rung or KERNELS[kernel].model == "mma" else tiles):
+            for tile in (tiles if KERNELS[kernel].takes_tile else (None,)):
                 try:
                     cfg = launch_config(kernel, M, N, K, tile, splits)
                     rt.check_fits(cfg)

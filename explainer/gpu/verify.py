@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .launch import LaunchConfig, launch_config
+from .launch import KERNELS, LaunchConfig, launch_config
 from .runtime import _Runtime, _public
 
 # --------------------------------------------------------------------------------------
@@ -103,7 +103,6 @@ TF32_TOL = 2e-3
 
 
 def default_tol(kernel: str) -> float:
-    from .launch import KERNELS
     return TF32_TOL if kernel in KERNELS and KERNELS[kernel].math == "tf32" else DEFAULT_TOL
 
 

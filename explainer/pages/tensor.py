@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 
-import ipywidgets as W
 import numpy as np
 
 from .. import gpu
@@ -15,15 +14,9 @@ from ..model import mma
 from ..views.mma import MmaExplorer
 from ..views.pipeline import PipelineExplorer
 from ..views.perf import table
+from .ladder import _html
 
 NOTE = "font-size:12px;color:#4b5563"
-
-
-def _html(text: str, cls: str = "") -> W.HTML:
-    w = W.HTML(text)
-    if cls:
-        w.add_class(cls)
-    return w
 
 
 def fragment_table(lanes=(0, 1, 2, 3, 4, 5, 31)):
@@ -69,8 +62,7 @@ def precision_rows(Ks=(64, 1024, 8192), size: int = 96, seed: int = 0) -> list[d
         fp32 = (A @ B).astype(np.float64)
         tf = mma.tf32(A).astype(np.float64) @ mma.tf32(B).astype(np.float64)
         out.append({"K": K, "fp32": float(np.linalg.norm(fp32 - exact) / norm),
-                    "tf32": float(np.linalg.norm(tf - exact) / norm),
-                    "within_bound": bool(np.all(np.abs(tf - exact) <= mma.error_bound(A, B)))})
+                    "tf32": float(np.linalg.norm(tf - exact) / norm)})
     return out
 
 
@@ -132,7 +124,7 @@ def timings(sizes=(1024, 2048, 4096)):
                      "<code>tiled-explainer bench --kernels mma_tf32 mma_tf32_staged --save</code> on a GPU "
                      "records them.</div>", "explainer-tensor-timings")
     dev = data.get("device", {})
-    versions = ", ".join(f"{k} {v}" for k, v in (dev.get("versions") or {}).items() if v)
+    versions = recorded.versions_text(dev)
     return _html(table(
         ("size", "what", "ms (median)", "TFLOP/s", "% of cuBLAS TF32"), rows,
         f"Recorded on {dev.get('name', '?')} on {str(data.get('date', '?'))[:10]}"

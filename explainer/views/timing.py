@@ -100,7 +100,7 @@ class TimingPanel:
                 and (r["kernel"] == "cublas" or (r["kernel"] in self.kernels and r.get("tile") in self.tiles))]
         self.rows = rows
         dev = data.get("device", {})
-        versions = ", ".join(f"{k} {v}" for k, v in (dev.get("versions") or {}).items() if v)
+        versions = recorded.versions_text(dev)
         self.source = f"recorded on {dev.get('name', '?')} on {data.get('date', '?')[:10]}"
         self.w_status.value = (
             f'<div style="background:#fef3c7;padding:6px;border-radius:4px"><b>Recorded, not measured here</b>: '
