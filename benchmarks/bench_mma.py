@@ -1,4 +1,4 @@
-"""The tensor-core kernels (15, 16: mma.sync TF32) next to cuBLAS in TF32 and in FP32, same run, same
+"""The tensor-core kernels (15, 16: mma.sync TF32; 17: Hopper wgmma, on compute capability 9.0) next to cuBLAS in TF32 and in FP32, same run, same
 inputs: median time (L2 flushed) and error against numpy float64, per shape (issue 14).
 
     python benchmarks/bench_mma.py                     # 4096^3 and two smaller shapes
@@ -47,6 +47,8 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", default=None,
                     help="kernel 16 with another geometry, measurement only: BM,BN,BK,WM,WN,STAGES "
                          "(e.g. 128,128,32,64,32,3); its launch follows explainer.model.mma.MmaKernel")
+    ap.add_argument("--kernels", nargs="*", default=None,
+                    help="tensor-core kernels to time (default: all of them, e.g. wgmma_tma)")
     a = ap.parse_args(argv)
     variant = None
     if a.variant:
@@ -71,8 +73,12 @@ def main(argv=None) -> int:
         rows.append(("cuBLAS FP32", fp32.median_ms, errors(prob.C.get().astype(np.float64), prob)))
         tf32_ms = timing._time_cublas_on(rt, prob, **kw, tf32=True).median_ms
         rows.append(("cuBLAS TF32", tf32_ms, errors(prob.C.get().astype(np.float64), prob)))
-        for kern in ([variant] if variant else mma.KERNELS.values()):
+        for kern in ([variant] if variant else [gpu.KERNELS[n] for n in (a.kernels or gpu.TENSOR_KERNEL_NAMES)]):
             cfg = gpu.launch_config(kern.name, M, N, K)
+            why = gpu.launch.refusal(cfg, rt.limits)
+            if why:
+                print(f"  {s:>16} {kern.name}: {why}", flush=True)
+                continue
             if variant:  # the launch of the variant's geometry
                 cfg = dataclasses.replace(cfg, grid=(*kern.grid(M, N), 1), block=(kern.threads, 1, 1),
                                           shared_bytes=kern.shared_bytes, dynamic_shared_bytes=kern.shared_bytes,

@@ -38,6 +38,12 @@
 //   @step:compute   the multiply-add(s) of one thread
 //   @step:barrier2  __syncthreads() after the compute loop: false dependence (write-after-read)
 //   @step:store     the store of C[row][col]
+// Kernel 17 (Hopper) hands stages over through mbarriers instead of __syncthreads():
+//   @step:init         the mbarriers initialised, and the one __syncthreads() that publishes them
+//   @step:wait_empty   the producer waits until the consumers have freed a stage
+//   @step:expect_tx    the producer arrives on `full` and announces the bytes the TMA will bring
+//   @step:wait_full    a consumer waits until every byte of the stage has landed
+//   @step:arrive_empty a consumer warp frees the stage once wgmma has read it
 #pragma once
 
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))

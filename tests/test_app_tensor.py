@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from conftest import settle, view_frames
 
-from explainer.model import mma
+from explainer.model import hopper, mma
+from explainer.views import handover as hv
 from explainer.views import mma as vm
 from explainer.views import pipeline as pv
 
@@ -91,6 +92,21 @@ def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_p
     assert page.evaluate(f"() => {pipe}.buffers()") == list(steps[2].state)
     assert " ".join(page.locator(".explainer-pipeline-text").inner_text().split()) == " ".join(steps[2].text.split())
     assert "cp.async.wait_group" in page.locator(".explainer-pipeline-code span.hl").inner_text()
+    assert view_frames(frames) == []
+
+    # Kernel 17's mbarrier stepper: the model's hand-over, step by step, with the kernel's lines.
+    hand = "document.querySelector('.explainer-handover').explainerView"
+    steps = hopper.schedule(hv.K_DEFAULT)
+    n = next(i for i, x in enumerate(steps) if x.waits and x.line == "wait_empty")  # the producer waits
+    for _ in range(n):
+        page.locator(".explainer-handover-next").click()
+    page.wait_for_function(f"() => {hand}.state().step === {n}", timeout=UPDATE_TIMEOUT_MS)
+    assert page.evaluate(f"() => {hand}.stages()") == list(steps[n].state)
+    assert page.evaluate(f"() => {hand}.barriers()") == {"full": [d % 2 for d in steps[n].full_done],
+                                                          "empty": [d % 2 for d in steps[n].empty_done]}
+    assert " ".join(page.locator(".explainer-handover-text").inner_text().split()) == " ".join(steps[n].text.split())
+    assert "mbar_wait(empty" in page.locator(".explainer-handover-code span.hl").inner_text()
+    assert "waits on empty" in page.locator(".explainer-handover-actor[data-acting='true']").inner_text()
     assert view_frames(frames) == []
 
     # Another warp: Python sends its arrays.

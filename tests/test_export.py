@@ -346,8 +346,9 @@ def test_exported_ladder_page_picks_and_switches_rung_from_file(exported, file_p
 @pytest.mark.browser
 def test_exported_tensor_page_steps_with_no_kernel(exported, file_page, page_errors):
     """Page 09 from file://: the fragment explorer pins a lane and steps k, the pipeline steps,
-    and another warp comes from the payloads embedded in the page."""
-    from explainer.model import mma
+    and another warp comes from the payloads embedded in the page; kernel 17's mbarrier stepper steps."""
+    from explainer.model import hopper, mma
+    from explainer.views import handover as hv
     from explainer.views import mma as vm
     from explainer.views import pipeline as pv
 
@@ -365,6 +366,9 @@ def test_exported_tensor_page_steps_with_no_kernel(exported, file_page, page_err
     page.locator(".explainer-pipeline-next").click()
     assert page.evaluate("() => document.querySelector('.explainer-pipeline').explainerView.buffers()") == \
         list(mma.pipeline(pv.K_DEFAULT)[1].state)
+    page.locator(".explainer-handover-next").click()
+    assert page.evaluate("() => document.querySelector('.explainer-handover').explainerView.stages()") == \
+        list(hopper.schedule(hv.K_DEFAULT)[1].state)
     page.locator("select.explainer-mma-warp").select_option("warp 2")
     page.wait_for_function(f"() => {view}.state().warp === 2", timeout=10_000)
     assert page.outside == [] and page_errors == []

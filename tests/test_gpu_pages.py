@@ -43,3 +43,13 @@ def test_tensor_page_runs_kernel_15_here():
 
     html = tensor.check_on_gpu(M=333, N=200, K=150).value
     assert "every element written: True" in html and "<b>passed</b>" in html, html
+
+
+def test_tensor_page_runs_kernel_17_on_hopper_or_says_why_not():
+    from explainer.pages import tensor
+
+    html = tensor.check_on_gpu(M=333, N=200, K=152, kernel="wgmma_tma").value
+    if str(gpu.device_info().compute_capability) == "9.0":
+        assert "Kernel 17 on" in html and "every element written: True" in html and "<b>passed</b>" in html, html
+    else:
+        assert "did not run" in html and "Hopper" in html and html.count("<div") == 1, html

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import ladder
+from ..model import hopper
 from ..model import mma
 from .. import model
 from .. import resources
@@ -52,6 +53,7 @@ class KernelSpec:
     summary: str
     rung: str | None = None  # the ladder kernels (10-14): their entry in explainer.model.ladder.RUNGS
     math: str = "fp32"  # "tf32": tensor cores (kernel 15), inputs rounded to 10 mantissa bits
+    arch: str | None = None  # a target other than the device's own ("sm_90a": kernel 17's wgmma)
 
     @property
     def ladder(self) -> "ladder.Rung | None":
@@ -71,7 +73,7 @@ class KernelSpec:
     @property
     def takes_tile(self) -> bool:
         """Launched at a tile T (01-09); the ladder and tensor-core kernels have one geometry."""
-        return not (self.rung or self.model == "mma")
+        return not (self.rung or self.model in ("mma", "hopper"))
 
     @property
     def traces_tiles(self) -> bool:
@@ -113,6 +115,9 @@ _TENSOR_SPECS = tuple(
     KernelSpec(k.name, k.file, k.symbol, None, "dynamic" if k.dynamic else "static", "mma", k.title,
                math="tf32")
     for k in mma.KERNELS.values()
+) + tuple(
+    KernelSpec(k.name, k.file, k.symbol, None, "dynamic", "hopper", k.title, math="tf32", arch=k.arch)
+    for k in hopper.KERNELS.values()
 )
 KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS + _TENSOR_SPECS}
 KERNEL_NAMES = tuple(s.name for s in _SPECS)
@@ -203,7 +208,7 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
         return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))), S)
     if S != 1:
         raise ValueError(f"{kernel} has no split-K; only the warp-tiled kernels (14) split K")
-    if spec.model == "mma":
+    if spec.model in ("mma", "hopper"):
         return _mma_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))))
     M, N, K, T = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("tile", tile)))
     if spec.tiles and T not in spec.tiles:
@@ -240,11 +245,13 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1) ->
 
 
 def _mma_config(spec: KernelSpec, M: int, N: int, K: int) -> LaunchConfig:
-    """Kernels 15, 16: 1D blocks, one per BM x BN tile of C (explainer.model.mma.MmaKernel)."""
-    k = mma.KERNELS[spec.name]
+    """Kernels 15, 16, 17: 1D blocks, one per BM x BN tile of C (explainer.model.mma.MmaKernel,
+    explainer.model.hopper.HopperKernel)."""
+    k = (hopper.KERNELS if spec.model == "hopper" else mma.KERNELS)[spec.name]
     return LaunchConfig(
         kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*k.grid(M, N), 1), block=(k.threads, 1, 1),
-        shared_bytes=k.shared_bytes, dynamic_shared_bytes=k.shared_bytes if k.dynamic else 0,
+        shared_bytes=k.shared_bytes,
+        dynamic_shared_bytes=k.shared_bytes if spec.shared == "dynamic" else 0,
         phases=k.phases(K), file=spec.file,
         expression=spec.symbol,
     )
@@ -278,6 +285,10 @@ def refusal(cfg: LaunchConfig, limits: dict) -> str | None:
                     ("C (M*N)", cfg.M * cfg.N)):
         if n > MAX_INDEX:
             reasons.append(f"{what} has {n} elements; the kernels index with 32-bit int")
+    if cfg.kernel in hopper.KERNELS:
+        why = hopper.KERNELS[cfg.kernel].why_not(cfg.M, cfg.N, cfg.K, limits.get("compute_capability"))
+        if why:
+            reasons.append(why)
     if cfg.kernel == "tiled_unguarded" and (cfg.M % T or cfg.N % T):
         reasons.append(
             f"tiled_unguarded has no boundary checks: with tile {T} not dividing M={cfg.M} and "

@@ -66,6 +66,7 @@ class _Runtime:
         self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
         self._split_done = None
         self.dynamic_allowed: dict[int, int] = {}  # CUfunction -> dynamic shared bytes it may take
+        self.tensor_maps: dict[tuple, object] = {}  # kernel 17's TMA maps (gpu/hopper.py)
 
     # -- compiling ---------------------------------------------------------------------
     def module(self, spec: KernelSpec, trace: bool):
@@ -79,6 +80,15 @@ class _Runtime:
         except OSError as e:
             raise _Refused(f"cannot read {path}: {e}", "compile_error") from None
         options = COMPILE_OPTIONS + (f"-I{KERNELS_DIR}",) + ((TRACE_DEFINE,) if trace else ())
+        if spec.arch:  # kernel 17: NVRTC straight, for sm_90a (RawModule would add -arch=sm_90)
+            from . import hopper
+            try:
+                mod = hopper.compile_sm90a(self, path, options)
+            except Exception as e:
+                raise _Refused(f"compiling kernels/{spec.file} for {spec.arch} (options "
+                               f"{' '.join(options)}) failed:\n{e}", "compile_error") from None
+            self.modules[key] = mod
+            return mod
         mod = cp.RawModule(code=source, options=options, name_expressions=spec.name_expressions)
         try:
             mod.compile()  # now, so that errors surface here with their log
@@ -118,6 +128,7 @@ class _Runtime:
             "shared_per_block": p.get("sharedMemPerBlock"),
             "shared_per_block_optin": p.get("sharedMemPerBlockOptin"),
             "max_threads_per_block": p.get("maxThreadsPerBlock"),
+            "compute_capability": f"{p.get('major')}.{p.get('minor')}",
         }
 
     def check_fits(self, cfg: LaunchConfig, extra_bytes: int = 0) -> None:

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .verify import _Problem, _check_on
+from ..model import hopper as hopper_model
 from ..model import mma
+from . import hopper
 from .launch import KERNELS, LaunchConfig, NEVER_WRITTEN, launch_config
 from .runtime import _Runtime, _public
 
@@ -46,6 +48,27 @@ def _set_pointer(rt: _Runtime, mod, name: str, ptr: int) -> None:
     slot[...] = cp.asarray(np.array([ptr], dtype=np.uint64))
 
 
+#: Kernel 17's trace inputs hold index + 1 as float32: exact below 2^24.
+INDEX_CODED_LIMIT = 2**24 - 1
+
+
+def _launch_index_coded(rt: _Runtime, cfg, kern) -> None:
+    """Kernel 17's trace build once more, on inputs whose values are their linear index + 1
+    (A[r][c] = r * K + c + 1), copied unrounded (FLOAT32 tensor maps): what it records from
+    each shared slot is then the index of the element the TMA put there (0 - 1 = -1: a zero fill)."""
+    cp = rt.cp
+    k = hopper_model.KERNELS[cfg.kernel]
+    A = (cp.arange(cfg.M * cfg.K, dtype=cp.float32) + 1).reshape(cfg.M, cfg.K)
+    B = (cp.arange(cfg.K * cfg.N, dtype=cp.float32) + 1).reshape(cfg.K, cfg.N)
+    C = cp.empty((cfg.M, cfg.N), dtype=cp.float32)
+    maps = (hopper.tensor_map(rt, A, k.BM, k.BK, hopper.DTYPE_FLOAT32),
+            hopper.tensor_map(rt, B, k.BK, k.box_b, hopper.DTYPE_FLOAT32))
+    rt.allow_dynamic(kern, cfg.dynamic_shared_bytes)
+    kern(cfg.grid, cfg.block[:2], (*maps, C, np.int32(cfg.M), np.int32(cfg.N), np.int32(cfg.K)),
+         shared_mem=cfg.dynamic_shared_bytes)
+    cp.cuda.Device().synchronize()
+
+
 @_public
 def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
           blocks=None, seed: int = 0, splits: int = 1) -> KernelTrace:
@@ -65,6 +88,12 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
         r = spec.ladder
         shape_a, shape_b = (gy, gx, P, r.slots_a), (gy, gx, P, r.slots_b)
         shape_c = (gy, gx, r.threads, r.outputs_per_thread)
+    elif spec.model == "hopper":  # by shared slot and by accumulator (explainer.model.hopper)
+        shapes = hopper_model.KERNELS[kernel].trace_shapes(cfg.M, cfg.N, cfg.K)
+        shape_a, shape_b, shape_c = shapes["a"], shapes["b"], shapes["c"]
+        if max(cfg.M * cfg.K, cfg.K * cfg.N) >= INDEX_CODED_LIMIT:
+            raise ValueError(f"the trace of {kernel} codes each element's index in its value (exact below "
+                             f"2^24): {cfg.M}x{cfg.N}x{cfg.K} has more elements in A or B")
     elif spec.model == "mma":  # by fragment register (explainer.model.mma.predict_trace's layout)
         shapes = mma.KERNELS[kernel].trace_shapes(cfg.M, cfg.N, cfg.K)
         shape_a, shape_b, shape_c = shapes["a"], shapes["b"], shapes["c"]
@@ -97,6 +126,8 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
         r = _check_on(rt, cfg, prob, kern=kern)
     finally:
         prob.release(rt)
+    if spec.model == "hopper":  # the TMA, not the kernel, decides where elements land: see them
+        _launch_index_coded(rt, cfg, kern)
 
     def pick(buf, shape):
         if buf is None:

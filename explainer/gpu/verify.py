@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..model import hopper as hopper_model
+from . import hopper
 from .launch import KERNELS, LaunchConfig, launch_config
 from .runtime import _Runtime, _public
 
@@ -42,6 +44,9 @@ class _Problem:
 def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C) -> None:
     rt.allow_dynamic(kern, cfg.dynamic_shared_bytes)
     np32 = np.int32
+    if cfg.kernel in hopper_model.KERNELS:  # kernel 17 reads A and B through TMA tensor maps
+        k = hopper_model.KERNELS[cfg.kernel]
+        A, B = hopper.tensor_map(rt, A, k.BM, k.BK), hopper.tensor_map(rt, B, k.BK, k.box_b)
     args = (A, B, C, np32(cfg.M), np32(cfg.N), np32(cfg.K))
     if cfg.splits > 1:
         args += rt.split_workspace(cfg)

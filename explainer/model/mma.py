@@ -75,12 +75,21 @@ def c_owner(row: int, col: int) -> tuple[int, int]:
     return int(lane), int(reg)
 
 
-def tf32(x) -> np.ndarray:
-    """float32 -> the TF32 value ``cvt.rna.tf32.f32`` gives (as float32): round the 23-bit
-    mantissa to 10 bits, to nearest, ties away from zero (finite inputs)."""
+def tf32(x, rounding: str = "rna") -> np.ndarray:
+    """float32 -> TF32 (as float32): the 23-bit mantissa cut to 10 bits (finite inputs).
+    ``rounding``: "rna", what ``cvt.rna.tf32.f32`` gives (kernels 15, 16): to nearest, ties away
+    from zero; "rne": to nearest, ties to even, what the TMA's TFLOAT32 copy gives (kernel 17);
+    "truncate": the low 13 bits dropped, what a tensor core reads from an unrounded float."""
     bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     drop = 23 - TF32_MANTISSA_BITS
-    half = np.uint64(1 << (drop - 1))
+    if rounding == "truncate":
+        half = np.uint64(0)
+    elif rounding == "rne":  # half minus one, plus the lowest kept bit: ties go to the even side
+        half = np.uint64((1 << (drop - 1)) - 1) + ((bits >> np.uint64(drop)) & np.uint64(1))
+    elif rounding == "rna":
+        half = np.uint64(1 << (drop - 1))
+    else:
+        raise ValueError(f"rounding is 'rna', 'rne' or 'truncate', got {rounding!r}")
     rounded = ((bits + half) >> np.uint64(drop)) << np.uint64(drop)  # magnitude: sign bit unaffected
     return rounded.astype(np.uint32).view(np.float32)
 

@@ -10,8 +10,9 @@ import numpy as np
 
 from .. import gpu
 from ..gpu import recorded
-from ..model import mma
+from ..model import hopper, mma
 from ..views.mma import MmaExplorer
+from ..views.handover import HandoverExplorer
 from ..views.pipeline import PipelineExplorer
 from ..views.perf import table
 from .ladder import _html
@@ -48,6 +49,12 @@ def pipeline(**kw):
     return PipelineExplorer(**kw).widget
 
 
+def handover(**kw):
+    """Kernel 17's stages and mbarriers stepped: who arrives, who waits, which stage is full
+    (:mod:`explainer.views.handover`)."""
+    return HandoverExplorer(**kw).widget
+
+
 def precision_rows(Ks=(64, 1024, 8192), size: int = 96, seed: int = 0) -> list[dict]:
     """Relative error (Frobenius) against float64 of the float32 product and of the product of the
     TF32-rounded inputs (float64 sums: what the tensor cores' rounding alone costs), on uniform
@@ -78,21 +85,49 @@ def precision(Ks=(64, 1024, 8192), size: int = 96):
         "slowly with K."), "explainer-precision")
 
 
-def check_on_gpu(M: int = 1000, N: int = 600, K: int = 777):
-    """Kernel 15 on this GPU against numpy float64 (C poisoned with NaN first), or why not."""
+def check_on_gpu(M: int = 1000, N: int = 600, K: int = 777, kernel: str = mma.KERNEL.name):
+    """``kernel`` (kernel 15 by default) on this GPU against numpy float64 (C poisoned with NaN
+    first), or why not, in one line."""
+    spec = gpu.KERNELS[kernel]
+    who, cls = f"Kernel {spec.file[:2]}", "explainer-hopper-check" if spec.arch else "explainer-mma-check"
+    needs = "a Hopper GPU (compute capability 9.0)" if spec.arch else "compute capability 8.0 or newer"
     st = gpu.status()
     if not st.available:
-        return _html(f'<div style="{NOTE}">No GPU here ({html.escape(st.reason or "")}): kernel 15 runs in '
-                     "<code>tiled-explainer serve</code> on a machine with an NVIDIA GPU of compute capability 8.0 "
-                     "or newer. Everything above is computed without one.</div>", "explainer-mma-check")
-    res = gpu.check(mma.KERNEL.name, M, N, K, seed=1)
+        return _html(f'<div style="{NOTE}">No GPU here ({html.escape(st.reason or "")}): {who.lower()} runs in '
+                     f"<code>tiled-explainer serve</code> on a machine with an NVIDIA GPU of {needs}. "
+                     "Everything above is computed without one.</div>", cls)
+    res = gpu.check(kernel, M, N, K, seed=1)
     if not isinstance(res, gpu.CheckResult):
-        return _html(f'<div style="{NOTE}">Kernel 15 did not run: {html.escape(str(res))}</div>', "explainer-mma-check")
+        return _html(f'<div style="{NOTE}">{who} did not run: {html.escape(str(res))}</div>', cls)
     verdict = "passed" if res.passed else "FAILED"
     return _html(
-        f'<div style="font-size:14px">Kernel 15 on <b>{html.escape(st.device or "")}</b>, {M}×{N}×{K}: every element '
+        f'<div style="font-size:14px">{who} on <b>{html.escape(st.device or "")}</b>, {M}×{N}×{K}: every element '
         f"written: {res.all_written}; relative error against float64 {res.rel_error:.2e} (TF32 tolerance "
-        f"{res.tol:.0e}): <b>{verdict}</b>.</div>", "explainer-mma-check")
+        f"{res.tol:.0e}): <b>{verdict}</b>.</div>", cls)
+
+
+def hopper_rows(k: hopper.HopperKernel = hopper.KERNEL) -> list[tuple]:
+    """Kernel 17's roles, stages and mbarriers, every figure from explainer.model.hopper."""
+    return [
+        ("block", f"{k.threads} threads = {1 + k.consumers} warpgroups of {hopper.WARPGROUP}",
+         f"one producer (one thread drives the TMA), {k.consumers} consumers"),
+        ("tile of C", f"{k.BM} × {k.BN}", f"each consumer: {k.BN // k.consumers} columns, "
+         f"one wgmma m64n{k.BM}k8 per k-step on Cᵀ"),
+        ("a phase", f"BK = {k.BK}", f"{k.BK // 8} wgmma k-steps; A: one box {k.BK} × {k.BM}, "
+         f"B: {k.BN // k.box_b} boxes {k.box_b} × {k.BK} (128-byte swizzle)"),
+        ("stages", f"{k.stages} × {k.stage_bytes:,} bytes", f"{k.shared_bytes:,} bytes of shared memory "
+         "with the alignment and the mbarriers"),
+        ("full[s]", "1 arrival + the TMA's bytes", f"the producer's arrive.expect_tx({k.stage_bytes:,}); "
+         "the phase completes when every byte has landed"),
+        ("empty[s]", f"{k.empty_arrivals} arrivals", "one per consumer warp, once wgmma has read the stage"),
+    ]
+
+
+def hopper_table():
+    """Kernel 17 in numbers (from the model) and, on a Hopper GPU, checked live."""
+    return _html(table(("", "what", "why"), hopper_rows(),
+                       "Computed from explainer.model.hopper, the geometry kernels/17_wgmma_tma.cu is "
+                       "checked against."), "explainer-hopper-table")
 
 
 def timing_rows(data: dict | None, sizes=(1024, 2048, 4096)) -> list[tuple]:
@@ -107,7 +142,7 @@ def timing_rows(data: dict | None, sizes=(1024, 2048, 4096)) -> list[tuple]:
         if not tf:
             continue
         for name, label in (("cublas", "cuBLAS FP32"), ("cublas_tf32", "cuBLAS TF32"),
-                            *((k.name, f"{k.file[:2]} · {k.name}") for k in mma.KERNELS.values())):
+                            *((k, f"{gpu.KERNELS[k].file[:2]} · {k}") for k in gpu.TENSOR_KERNEL_NAMES)):
             r = rows.get(name)
             if r:
                 out.append((f"{n}³", label, f"{r['median_ms']:.3f}", f"{r['gflops'] / 1e3:.1f}",
@@ -121,7 +156,7 @@ def timings(sizes=(1024, 2048, 4096)):
     rows = timing_rows(data, sizes)
     if not rows:
         return _html(f'<div style="{NOTE}">No recorded timings of the tensor-core kernels yet: '
-                     "<code>tiled-explainer bench --kernels mma_tf32 mma_tf32_staged --save</code> on a GPU "
+                     "<code>tiled-explainer bench --kernels mma_tf32 mma_tf32_staged wgmma_tma --save</code> on a GPU "
                      "records them.</div>", "explainer-tensor-timings")
     dev = data.get("device", {})
     versions = recorded.versions_text(dev)

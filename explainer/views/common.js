@@ -189,6 +189,32 @@ function injectCss() {
 }
 
 // A segmented toggle: [a | b]; onPick(value).
+// The controls of a stepper view (pages 09's pipeline and hand-over): ◀ ▶, a slider and a label,
+// classes `${cls}-prev` etc. `reset(n)` starts over at step 0 of n; every move calls `draw(step)`.
+function stepControls(parent, cls, draw) {
+  const row = el("div", { class: "ex-row" }, parent);
+  const prev = el("button", { type: "button", class: `${cls}-prev`, "aria-label": "previous step" }, row, "◀");
+  const next = el("button", { type: "button", class: `${cls}-next`, "aria-label": "next step" }, row, "▶");
+  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", class: `${cls}-slider`, "aria-label": "step" }, row);
+  const label = el("span", { class: "explainer-step-label", style: "font-size:13px" }, row);
+  const c = {
+    step: 0, count: 0, label,
+    reset(n) { c.count = n; slider.max = String(Math.max(0, n - 1)); c.go(0); },
+    go(s) {
+      if (!c.count) return;
+      c.step = Math.max(0, Math.min(c.count - 1, s));
+      slider.value = String(c.step);
+      prev.disabled = c.step === 0;
+      next.disabled = c.step === c.count - 1;
+      draw(c.step);
+    },
+  };
+  prev.addEventListener("click", () => c.go(c.step - 1));
+  next.addEventListener("click", () => c.go(c.step + 1));
+  slider.addEventListener("input", () => c.go(Number(slider.value)));
+  return c;
+}
+
 function toggle(parent, title, options, value, onPick) {
   const wrap = el("span", { class: "ex-field" }, parent);
   el("span", { style: "font-size:13px" }, wrap, title);

@@ -8,11 +8,8 @@ function createPipelineView({ model, el: host }) {
   const root = el("div", { class: "explainer-pipeline explainer-view" }, host);
   let meta = null, step = 0;
 
-  const row = el("div", { class: "ex-row" }, root);
-  const prev = el("button", { type: "button", class: "explainer-pipeline-prev", "aria-label": "previous step" }, row, "◀");
-  const next = el("button", { type: "button", class: "explainer-pipeline-next", "aria-label": "next step" }, row, "▶");
-  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", class: "explainer-pipeline-slider", "aria-label": "step" }, row);
-  const label = el("span", { class: "explainer-step-label", style: "font-size:13px" }, row);
+  const ctl = stepControls(root, "explainer-pipeline", (s) => { step = s; draw(); });
+  const label = ctl.label;
   const buffers = el("div", { class: "explainer-pipeline-buffers", style: "display:flex;gap:10px;margin:8px 0" }, root);
   const flight = el("div", { class: "explainer-pipeline-flight", style: "font-size:13px" }, root);
   const text = el("div", { class: "explainer-pipeline-text", style: "font-size:14px;max-width:900px;margin:6px 0" }, root);
@@ -20,33 +17,18 @@ function createPipelineView({ model, el: host }) {
   const legend = el("div", { class: "ex-note" }, root);
   const caption = el("div", { class: "ex-note" }, root);
 
-  prev.addEventListener("click", () => go(step - 1));
-  next.addEventListener("click", () => go(step + 1));
-  slider.addEventListener("input", () => go(Number(slider.value)));
-
   function load() {
     const m = model.get("meta");
     if (!m || !m.steps) return;
     meta = m;
-    step = 0;
-    slider.max = String(meta.steps.length - 1);
     legend.innerHTML = meta.states.map((s, i) => swatch(meta.palette[i], s)).join("");
     caption.textContent = meta.caption;
-    draw();
-  }
-
-  function go(s) {
-    if (!meta) return;
-    step = Math.max(0, Math.min(meta.steps.length - 1, s));
-    draw();
+    ctl.reset(meta.steps.length);
   }
 
   function draw() {
     const s = meta.steps[step];
     label.textContent = `step ${step + 1} / ${meta.steps.length}` + (s.phase >= 0 ? ` · phase ${s.phase}` : " · prologue");
-    slider.value = String(step);
-    prev.disabled = step === 0;
-    next.disabled = step === meta.steps.length - 1;
     buffers.textContent = "";
     s.holds.forEach((ph, b) => {
       const box = el("div", { class: "explainer-pipeline-buffer", "data-state": String(s.state[b]),
