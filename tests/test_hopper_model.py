@@ -130,3 +130,19 @@ def test_the_handover_shows_every_kind_of_wait_and_matches_the_kernel_lines():
     assert {x.line for x in steps} - {"land", "load"} <= markers and {"load_a", "load_b"} <= markers
     with pytest.raises(ValueError, match="K must be"):
         hopper.schedule(0)
+
+
+def test_page_tables_come_from_the_model():
+    from explainer.pages import tensor
+
+    rows = tensor.swizzle_rows()
+    assert len(rows) == 8
+    for r, row in enumerate(rows):
+        cells = [c[1] if isinstance(c, tuple) else c for c in row[1:]]
+        assert sorted(cells) == sorted(f"{'<b>' if k == 0 else ''}k {k}–{k + 3}{'</b>' if k == 0 else ''}"
+                                       for k in range(0, 32, 4))
+        assert "k 0–3" in cells[r]  # columns 0-3 of row r sit in chunk r: 8 rows, 8 bank groups
+    table = dict((r[0], r[1:]) for r in tensor.hopper_rows())
+    n_lines = len(SRC.splitlines())
+    assert f"{n_lines} lines" in table["the file"][1]
+    assert f"{K17.stage_bytes:,}" in table["stages"][0] and f"{K17.empty_arrivals} arrivals" == table["empty[s]"][0]

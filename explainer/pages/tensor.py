@@ -108,7 +108,10 @@ def check_on_gpu(M: int = 1000, N: int = 600, K: int = 777, kernel: str = mma.KE
 
 def hopper_rows(k: hopper.HopperKernel = hopper.KERNEL) -> list[tuple]:
     """Kernel 17's roles, stages and mbarriers, every figure from explainer.model.hopper."""
+    src = (gpu.KERNELS_DIR / k.file).read_text().splitlines()
+    code = [ln for ln in src if ln.strip() and not ln.strip().startswith("//")]
     return [
+        ("the file", f"kernels/{k.file}", f"{len(src)} lines, {len(code)} of them code: the rest is its manual"),
         ("block", f"{k.threads} threads = {1 + k.consumers} warpgroups of {hopper.WARPGROUP}",
          f"one producer (one thread drives the TMA), {k.consumers} consumers"),
         ("tile of C", f"{k.BM} × {k.BN}", f"each consumer: {k.BN // k.consumers} columns, "
@@ -121,6 +124,32 @@ def hopper_rows(k: hopper.HopperKernel = hopper.KERNEL) -> list[tuple]:
          "the phase completes when every byte has landed"),
         ("empty[s]", f"{k.empty_arrivals} arrivals", "one per consumer warp, once wgmma has read the stage"),
     ]
+
+
+def swizzle_rows(k: hopper.HopperKernel = hopper.KERNEL, rows: int = 8) -> list[tuple]:
+    """The first ``rows`` rows of a stage of As as the TMA writes them: per 16-byte chunk of the
+    row (banks 4c .. 4c + 3), which columns k it holds (explainer.model.hopper.a_slots)."""
+    m, kk = k.a_slots()
+    out = []
+    for r in range(rows):
+        cells = []
+        for chunk in range(hopper.SWIZZLE // 16):
+            ks = kk[r * 32 + 4 * chunk: r * 32 + 4 * chunk + 4]
+            assert (m[r * 32 + 4 * chunk: r * 32 + 4 * chunk + 4] == r).all()
+            text = f"k {ks[0]}–{ks[-1]}"
+            cells.append(("html", f"<b>{text}</b>") if ks[0] == 0 else text)
+        out.append((f"row {r}", *cells))
+    return out
+
+
+def swizzle_table():
+    """Where the TMA's 128-byte swizzle puts the columns of A's tile (the first 8 rows)."""
+    return _html(table(("", *(f"banks {4 * c}–{4 * c + 3}" for c in range(hopper.SWIZZLE // 16))), swizzle_rows(),
+                       "A stage of As as the TMA leaves it: each row of the box is 128 bytes, all 32 banks, in 8 chunks "
+                       "of 16; chunk c of row r holds columns 4(c XOR r mod 8) .. +3. The bold cells are columns 0–3, "
+                       "what the 8 rows of one wgmma core matrix read together: 8 different groups of banks, one "
+                       "shared-memory wavefront. Computed from explainer.model.hopper; the GPU test compares it with what "
+                       "the kernel finds in shared memory."), "explainer-swizzle-table")
 
 
 def hopper_table():
