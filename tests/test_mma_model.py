@@ -163,3 +163,29 @@ def test_pipeline_never_overwrites_a_buffer_still_needed(K):
     assert steps[-1].line == "drain" and steps[-1].in_flight == ()
     with pytest.raises(ValueError):
         mma.pipeline(0)
+
+
+@pytest.mark.parametrize("kern", [mma.KERNEL, mma.STAGED], ids=lambda k: k.name)
+def test_padding_makes_every_fragment_load_conflict_free(kern):
+    for which, regs in (("a", 4), ("b", 2)):
+        padded, plain = mma.fragment_banks(which, kern), mma.fragment_banks(which, kern, pad=0)
+        assert len(padded) == len(plain) == regs
+        for fb in padded:
+            assert fb.degree == 1 and len(set(fb.banks)) == 32 and len(set(fb.words)) == 32
+        for fb in plain:  # rows of 16 (A) or 128 (B) floats: 4 lanes per bank
+            assert fb.degree == 4 and len(set(fb.banks)) == 8
+        # the words are the fragment table's elements in the padded layout
+        row_len = (kern.BK + kern.PAD_A) if which == "a" else (kern.BN + kern.PAD_B)
+        f = mma.fragment(which)
+        assert padded[0].words == tuple((f[:, 0, 0] * row_len + f[:, 0, 1]).tolist())
+    with pytest.raises(ValueError, match="'a' and 'b'"):
+        mma.fragment_banks("c")
+
+
+def test_page_bank_rows_are_the_models():
+    from explainer.pages import tensor
+
+    rows = tensor.fragment_bank_rows()
+    assert len(rows) == 2 * 4 + 2 * 2
+    assert all(r[4] == "none" for r in rows if "the kernel" in r[1])
+    assert all(r[4] == "4-way" for r in rows if "unpadded" in r[1])

@@ -88,9 +88,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lab", action="store_true", help="let students open JupyterLab too (default: Voila only)")
     parser.add_argument("--cull", type=int, default=1800,
                         help="stop a student's server after this many idle seconds (default 1800)")
-    parser.add_argument("--start-timeout", type=int, default=600,
-                        help="seconds a student's server may take to start before the hub gives up "
-                             "(default 600: a whole class logging in at once on a small machine)")
     parser.add_argument("--extra-config", default=None,
                         help="a JupyterHub config file loaded after the shipped one (OAuth / LTI, limits)")
     parser.add_argument("--install-proxy", action="store_true", help="only install the proxy, then exit")
@@ -113,7 +110,6 @@ def hub_environment(args: argparse.Namespace, state: Path, proxy: Path) -> dict:
         "EXPLAINER_HUB_PASSWORD": args.password or "",
         "EXPLAINER_HUB_CULL": str(args.cull),
         "EXPLAINER_HUB_LAB": "1" if args.lab else "",
-        "EXPLAINER_HUB_START_TIMEOUT": str(args.start_timeout),
     })
     if args.admin_password:
         env["EXPLAINER_HUB_ADMIN_PASSWORD"] = args.admin_password
@@ -127,8 +123,6 @@ def check(args: argparse.Namespace) -> None:
         raise HubError(f"--port must be between 1 and 65535, not {args.port}")
     if args.cull < 10:
         raise HubError(f"--cull must be at least 10 seconds, not {args.cull}")
-    if args.start_timeout < 30:
-        raise HubError(f"--start-timeout must be at least 30 seconds, not {args.start_timeout}")
     if args.extra_config and not Path(args.extra_config).is_file():
         raise HubError(f"--extra-config {args.extra_config}: no such file")
     if not args.extra_config and len(args.password or "") < MIN_PASSWORD:

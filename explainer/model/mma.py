@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .memory import BANKS
+
 WARP = 32
 MMA_M, MMA_N, MMA_K = 16, 8, 8  # one mma.sync: (16 x 8) += (16 x 8) @ (8 x 8)
 REGS = {"a": 4, "b": 2, "c": 4}  # 32-bit registers per lane
@@ -73,6 +75,38 @@ def c_owner(row: int, col: int) -> tuple[int, int]:
         raise ValueError(f"(row, col) must lie in the 16 x 8 tile, got ({row}, {col})")
     lane, reg = owners("c")[row, col]
     return int(lane), int(reg)
+
+
+@dataclass(frozen=True)
+class FragmentBanks:
+    """One warp's shared-memory read of one fragment register (k-step 0, the first m16 / n8
+    tile): the 4-byte word each lane reads, its bank, and the wavefronts the read takes (the most
+    distinct words any one bank is asked for)."""
+
+    which: str  # "a" (As[BM][BK + pad]) or "b" (Bs[BK][BN + pad])
+    reg: int
+    pad: int
+    words: tuple[int, ...]
+    banks: tuple[int, ...]
+    degree: int
+
+
+def fragment_banks(which: str, kern: "MmaKernel | None" = None, pad: int | None = None) -> list[FragmentBanks]:
+    """Banks of kernel 15 / 16's fragment loads, register by register: A's rows are BK + pad
+    floats long (``kern.PAD_A`` unless ``pad`` is given), B's BN + pad (``kern.PAD_B``)."""
+    if which not in ("a", "b"):
+        raise ValueError(f"fragments are read from shared memory for 'a' and 'b', got {which!r}")
+    kern = kern or KERNEL
+    pad = (kern.PAD_A if which == "a" else kern.PAD_B) if pad is None else pad
+    row_len = (kern.BK if which == "a" else kern.BN) + pad
+    f = fragment(which)
+    out = []
+    for reg in range(f.shape[1]):
+        words = f[:, reg, 0] * row_len + f[:, reg, 1]
+        banks = words % BANKS
+        degree = max(len(set(words[banks == b].tolist())) for b in set(banks.tolist()))
+        out.append(FragmentBanks(which, reg, pad, tuple(words.tolist()), tuple(banks.tolist()), degree))
+    return out
 
 
 def tf32(x, rounding: str = "rna") -> np.ndarray:

@@ -126,6 +126,30 @@ def hopper_rows(k: hopper.HopperKernel = hopper.KERNEL) -> list[tuple]:
     ]
 
 
+def fragment_bank_rows(kern: mma.MmaKernel = mma.STAGED) -> list[tuple]:
+    """Per fragment register of kernel 16 (one warp, k-step 0), with its padded rows and without:
+    distinct words, banks touched, wavefronts (explainer.model.mma.fragment_banks)."""
+    rows = []
+    for which, pad, length in (("a", kern.PAD_A, kern.BK), ("b", kern.PAD_B, kern.BN)):
+        name = "As" if which == "a" else "Bs"
+        for p, what in ((pad, f"{name} rows of {length} + {pad} (the kernel)"), (0, f"{name} rows of {length}, unpadded")):
+            for fb in mma.fragment_banks(which, kern, p):
+                rows.append((f"{which}{fb.reg}", what, len(set(fb.words)), len(set(fb.banks)),
+                             f"{fb.degree}-way" if fb.degree > 1 else "none"))
+    return rows
+
+
+def fragment_bank_table():
+    """Kernel 16's fragment loads and the banks they hit, as page 05's bank table."""
+    return _html(table(("register", "layout", "distinct words", "banks", "conflict"), fragment_bank_rows(),
+                       "One warp's load of each fragment register at k-step 0 (32 lanes, 4-byte words; word w in "
+                       "bank w mod 32). Unpadded, rows of As 16 floats long put rows g and g + 2 in the same banks, and "
+                       "rows of Bs 128 floats long put every row k in the same banks: 4-way conflicts. Four more "
+                       "floats per row of As (eight per row of Bs) shift each row by 4 (8) banks, and the 32 lanes "
+                       "reach 32 banks. Computed by explainer.model.mma.fragment_banks."),
+                 "explainer-fragment-banks")
+
+
 def swizzle_rows(k: hopper.HopperKernel = hopper.KERNEL, rows: int = 8) -> list[tuple]:
     """The first ``rows`` rows of a stage of As as the TMA writes them: per 16-byte chunk of the
     row (banks 4c .. 4c + 3), which columns k it holds (explainer.model.hopper.a_slots)."""

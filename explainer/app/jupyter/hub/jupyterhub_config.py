@@ -52,12 +52,8 @@ c.SimpleLocalProcessSpawner.home_dir_template = str(state / "users" / "{username
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]  # this environment's Python
 c.Spawner.default_url = "/voila/render/00_index.ipynb"  # straight to the app, not a file browser
 c.JupyterHub.implicit_spawn_seconds = 1  # a culled server starts again when its student comes back
-# A class arriving at once starts every server at the same time: on a small machine each start
-# then takes minutes (30 students on 2 cores: ~120 s to the app, benchmarks/bench_hub.py), and a
-# server not up within start_timeout is given up (the student sees an error). So the timeouts are
-# generous by default; `tiled-explainer hub --start-timeout` sets both.
-c.Spawner.start_timeout = int(env.get("EXPLAINER_HUB_START_TIMEOUT") or 600)
-c.Spawner.http_timeout = c.Spawner.start_timeout
+c.Spawner.http_timeout = 60
+c.Spawner.start_timeout = 120
 # Idle kernels (a Voila page left open costs ~110 MB) are culled inside each server after 5
 # minutes without a connected browser; the server itself by the idle culler below.
 c.Spawner.args = ["--MappingKernelManager.cull_idle_timeout=300", "--MappingKernelManager.cull_interval=60"]
