@@ -34,12 +34,12 @@ MAP_BYTES = 128
 MAP_DTYPE = DTYPE_TFLOAT32
 
 
-def compile_sm90a(rt, path: Path, options: tuple):
-    """The module of the file at ``path`` built for sm_90a by NVRTC (a ``RawModule``); the cubin
-    is cached on disk by the hash of source and options (like CuPy's own cache)."""
+def compile_sm90a(rt, path: Path, source: str, options: tuple):
+    """The module of ``source`` (the file at ``path``) built for sm_90a by NVRTC (a
+    ``RawModule``); the cubin is cached on disk by the hash of source and options (like CuPy's
+    own cache)."""
     from cupy_backends.cuda.libs import nvrtc
 
-    source = path.read_text()
     opts = tuple(options) + ("--gpu-architecture=sm_90a",)
     key = hashlib.sha256(("\0".join(opts) + "\0" + source + str(nvrtc.getVersion())).encode()).hexdigest()[:24]
     cache = Path(os.environ.get("CUPY_CACHE_DIR", Path.home() / ".cupy" / "kernel_cache"))

@@ -80,23 +80,19 @@ class _Runtime:
         except OSError as e:
             raise _Refused(f"cannot read {path}: {e}", "compile_error") from None
         options = COMPILE_OPTIONS + (f"-I{KERNELS_DIR}",) + ((TRACE_DEFINE,) if trace else ())
-        if spec.arch:  # kernel 17: NVRTC straight, for sm_90a (RawModule would add -arch=sm_90)
-            from . import hopper
-            try:
-                mod = hopper.compile_sm90a(self, path, options)
-            except Exception as e:
-                raise _Refused(f"compiling kernels/{spec.file} for {spec.arch} (options "
-                               f"{' '.join(options)}) failed:\n{e}", "compile_error") from None
-            self.modules[key] = mod
-            return mod
-        mod = cp.RawModule(code=source, options=options, name_expressions=spec.name_expressions)
         try:
-            mod.compile()  # now, so that errors surface here with their log
+            if spec.arch:  # kernel 17: NVRTC straight, for sm_90a (RawModule would add -arch=sm_90)
+                from . import hopper
+                mod = hopper.compile_sm90a(self, path, source, options)
+            else:
+                mod = cp.RawModule(code=source, options=options, name_expressions=spec.name_expressions)
+                mod.compile()  # now, so that errors surface here with their log
         except Exception as e:
             log = e.get_message() if hasattr(e, "get_message") else str(e)
             build = "trace build (-DEXPLAINER_TRACE)" if trace else "timed build"
+            target = f" for {spec.arch}" if spec.arch else ""
             raise _Refused(
-                f"compiling kernels/{spec.file} ({build}, options {' '.join(options)}) failed:\n"
+                f"compiling kernels/{spec.file}{target} ({build}, options {' '.join(options)}) failed:\n"
                 f"{log}", "compile_error") from None
         self.modules[key] = mod
         return mod

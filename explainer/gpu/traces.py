@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .verify import _Problem, _check_on
+from .verify import _Problem, _check_on, _launch
 from ..model import hopper as hopper_model
 from ..model import mma
 from . import hopper
@@ -57,15 +57,10 @@ def _launch_index_coded(rt: _Runtime, cfg, kern) -> None:
     (A[r][c] = r * K + c + 1), copied unrounded (FLOAT32 tensor maps): what it records from
     each shared slot is then the index of the element the TMA put there (0 - 1 = -1: a zero fill)."""
     cp = rt.cp
-    k = hopper_model.KERNELS[cfg.kernel]
     A = (cp.arange(cfg.M * cfg.K, dtype=cp.float32) + 1).reshape(cfg.M, cfg.K)
     B = (cp.arange(cfg.K * cfg.N, dtype=cp.float32) + 1).reshape(cfg.K, cfg.N)
     C = cp.empty((cfg.M, cfg.N), dtype=cp.float32)
-    maps = (hopper.tensor_map(rt, A, k.BM, k.BK, hopper.DTYPE_FLOAT32),
-            hopper.tensor_map(rt, B, k.BK, k.box_b, hopper.DTYPE_FLOAT32))
-    rt.allow_dynamic(kern, cfg.dynamic_shared_bytes)
-    kern(cfg.grid, cfg.block[:2], (*maps, C, np.int32(cfg.M), np.int32(cfg.N), np.int32(cfg.K)),
-         shared_mem=cfg.dynamic_shared_bytes)
+    _launch(rt, kern, cfg, A, B, C, map_dtype=hopper.DTYPE_FLOAT32)
     cp.cuda.Device().synchronize()
 
 

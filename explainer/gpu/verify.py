@@ -41,12 +41,13 @@ class _Problem:
         rt.cp.get_default_memory_pool().free_all_blocks()
 
 
-def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C) -> None:
+def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | None = None) -> None:
     rt.allow_dynamic(kern, cfg.dynamic_shared_bytes)
     np32 = np.int32
     if cfg.kernel in hopper_model.KERNELS:  # kernel 17 reads A and B through TMA tensor maps
         k = hopper_model.KERNELS[cfg.kernel]
-        A, B = hopper.tensor_map(rt, A, k.BM, k.BK), hopper.tensor_map(rt, B, k.BK, k.box_b)
+        A = hopper.tensor_map(rt, A, k.BM, k.BK, map_dtype)
+        B = hopper.tensor_map(rt, B, k.BK, k.box_b, map_dtype)
     args = (A, B, C, np32(cfg.M), np32(cfg.N), np32(cfg.K))
     if cfg.splits > 1:
         args += rt.split_workspace(cfg)
