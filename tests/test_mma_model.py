@@ -4,6 +4,8 @@ fixes them, kernel 15's geometry and predicted trace, and TF32 rounding. CPU onl
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -69,10 +71,17 @@ def test_kernel_geometry():
 
 def test_staged_kernel_geometry():
     k = mma.STAGED
-    assert (k.warps, k.threads, k.miter, k.niter, k.ksteps, k.stages) == (8, 256, 4, 4, 2, 3)
-    assert k.shared_bytes == 3 * 4 * (128 * 20 + 16 * 136) and k.dynamic and k.barriers_per_phase == 1
+    assert (k.warps, k.threads, k.miter, k.niter, k.ksteps, k.stages) == (8, 256, 4, 8, 4, 3)
+    assert k.shared_bytes == 3 * 4 * (128 * 36 + 32 * 264) and k.dynamic and k.barriers_per_phase == 1
     assert mma.KERNEL.barriers_per_phase == 2 and not mma.KERNEL.dynamic
-    assert [k.warp_origin(w) for w in (0, 3, 4, 7)] == [(0, 0), (0, 96), (64, 0), (64, 96)]
+    assert [k.warp_origin(w) for w in (0, 3, 4, 7)] == [(0, 0), (0, 192), (64, 0), (64, 192)]
+    # the kernel file's own geometry is the model's
+    from explainer import resources
+
+    text = (resources.kernels_dir() / k.file).read_text()
+    got = {n: int(v) for n, v in re.findall(r"#define SG_(BM|BN|BK|WM|WN|STAGES) (\d+)", text)}
+    assert got == {"BM": k.BM, "BN": k.BN, "BK": k.BK, "WM": k.WM, "WN": k.WN, "STAGES": k.stages}
+    assert f"{k.shared_bytes} bytes" in text  # the header's Launch figure
 
 
 @pytest.mark.parametrize("kern", list(mma.KERNELS.values()), ids=lambda k: k.name)
@@ -136,30 +145,45 @@ def test_error_bound_holds_for_tf32_products():
     assert np.max(np.abs(emulated - exact)) > 1e-5  # TF32 really is coarser than float32
 
 
-@pytest.mark.parametrize("K", [1, 16, 17, 32, 96, 1000])
+@pytest.mark.parametrize("K", [1, 16, 32, 33, 96, 192, 1000])
 def test_pipeline_never_overwrites_a_buffer_still_needed(K):
     """Kernel 16's pipeline as the model steps it: each phase is issued once, into buffer
-    phase % stages; the mma of a phase reads a buffer that holds that phase and has landed; a
-    buffer is issued into only when free (or never used); everything is waited for at the end."""
+    phase % stages, and only into a free buffer whose last fragment load lies behind a barrier;
+    fragments of a phase are loaded only from its buffer after this thread's wait and a barrier;
+    every phase runs its k-steps in order, once; everything is waited for at the end."""
     k = mma.STAGED
     steps = mma.pipeline(K)
-    P = k.phases(K)
-    issued = []
+    P, S, KS = k.phases(K), k.stages, k.ksteps
+    issued, last_load, waited, ran = [], {}, set(), {ph: [] for ph in range(P)}
+    barrier_since = {}  # buffer -> a barrier came after its last fragment load
     for i, s in enumerate(steps):
         before = steps[i - 1] if i else None
+        loads = []  # (phase, buffer) whose fragments this step loads
+        if s.line == "barrier" and s.phase + 1 < P:
+            loads.append(s.phase + 1)  # the next phase's k-step 0 (the prologue: phase 0)
+        if s.line == "compute" and s.ksteps and s.ksteps[0] == 0 and KS > 1:
+            loads.append(s.phase)  # k-steps 1 .. KS - 1, each during the one before
+        for ph in loads:
+            b = ph % S
+            assert s.holds[b] == ph and s.state[b] == mma.BUF_READ, (i, ph, s.state)
+            assert ph in waited and ph not in s.in_flight, (i, ph)
+            last_load[b], barrier_since[b] = i, False
+        if s.line == "wait":
+            waited.update(ph for ph in range(P) if ph not in s.in_flight and ph in issued)
+        if s.line == "barrier":
+            barrier_since = {b: True for b in barrier_since}
         if s.line == "issue":
-            new = [b for b in range(k.stages)
-                   if s.holds[b] >= 0 and (before is None or s.holds[b] != before.holds[b])]
+            new = [b for b in range(S) if s.holds[b] >= 0 and (before is None or s.holds[b] != before.holds[b])]
             for b in new:
-                assert s.holds[b] % k.stages == b and s.state[b] == mma.BUF_IN_FLIGHT
-                assert before is None or before.state[b] in (mma.BUF_FREE,), (i, b, before.state)
+                assert s.holds[b] % S == b and s.state[b] == mma.BUF_IN_FLIGHT
+                assert before is None or before.state[b] == mma.BUF_FREE, (i, b, before.state)
+                assert barrier_since.get(b, True), f"step {i}: buffer {b} refilled before a barrier"
                 issued.append(s.holds[b])
         if s.line == "compute":
-            b = s.phase % k.stages
-            assert s.holds[b] == s.phase and before.state[b] == mma.BUF_LANDED
-            assert s.phase not in s.in_flight
+            ran[s.phase] += list(s.ksteps)
     assert issued == list(range(P))
-    assert [s.phase for s in steps if s.line == "compute"] == list(range(P))
+    assert ran == {ph: list(range(KS)) for ph in range(P)}
+    assert [s.phase for s in steps if s.line == "compute"] == sorted(s.phase for s in steps if s.line == "compute")
     assert steps[-1].line == "drain" and steps[-1].in_flight == ()
     with pytest.raises(ValueError):
         mma.pipeline(0)
@@ -172,8 +196,13 @@ def test_padding_makes_every_fragment_load_conflict_free(kern):
         assert len(padded) == len(plain) == regs
         for fb in padded:
             assert fb.degree == 1 and len(set(fb.banks)) == 32 and len(set(fb.words)) == 32
-        for fb in plain:  # rows of 16 (A) or 128 (B) floats: 4 lanes per bank
-            assert fb.degree == 4 and len(set(fb.banks)) == 8
+        row_plain = kern.BK if which == "a" else kern.BN
+        f0 = mma.fragment(which)[:, 0]
+        hit = {}  # bank -> words, counted here from the fragment table
+        for r, c in f0.tolist():
+            hit.setdefault((r * row_plain + c) % 32, set()).add(r * row_plain + c)
+        for fb in plain:  # rows a multiple of 16 floats long: several lanes per bank
+            assert fb.degree == max(len(w) for w in hit.values()) > 1 and len(set(fb.banks)) == len(hit)
         # the words are the fragment table's elements in the padded layout
         row_len = (kern.BK + kern.PAD_A) if which == "a" else (kern.BN + kern.PAD_B)
         f = mma.fragment(which)
@@ -188,4 +217,5 @@ def test_page_bank_rows_are_the_models():
     rows = tensor.fragment_bank_rows()
     assert len(rows) == 2 * 4 + 2 * 2
     assert all(r[4] == "none" for r in rows if "the kernel" in r[1])
-    assert all(r[4] == "4-way" for r in rows if "unpadded" in r[1])
+    assert all(r[4].endswith("-way") for r in rows if "unpadded" in r[1])
+    assert {r[4] for r in rows if "unpadded" in r[1] and r[0].startswith("b")} == {"4-way"}  # rows k of Bs

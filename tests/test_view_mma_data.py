@@ -77,17 +77,20 @@ def test_pipeline_view_sends_the_models_steps_and_the_kernels_own_lines():
     from explainer import resources
     from explainer.views import pipeline as pv
 
-    meta = pv.pipeline_data(96)
-    steps = mma.pipeline(96)
+    meta = pv.pipeline_data(pv.K_DEFAULT)
+    steps = mma.pipeline(pv.K_DEFAULT)
     assert [(s["line"], s["phase"], tuple(s["holds"]), tuple(s["state"]), tuple(s["in_flight"]), s["text"])
             for s in meta["steps"]] == [(s.line, s.phase, s.holds, s.state, s.in_flight, s.text) for s in steps]
+    assert [tuple(s["ksteps"]) for s in meta["steps"]] == [s.ksteps for s in steps]
     source = (resources.kernels_dir() / mma.STAGED.file).read_text().splitlines()
     assert [c["line"] for c in meta["code"]] == sorted(c["line"] for c in meta["code"])
     for c in meta["code"]:
         assert c["text"].split("//")[0].strip() in source[c["line"] - 1]
     by_text = {c["text"].split("//")[0].strip(): j for j, c in enumerate(meta["code"])}
     wait = by_text['asm volatile("cp.async.wait_group %0;" :: "n"(SG_STAGES - 2));']
-    assert all(s["code"] == [wait] for s in meta["steps"] if s["line"] == "wait")
+    assert all(s["code"] == [wait] for s in meta["steps"] if s["line"] == "wait" and s["phase"] >= 0)
+    first_wait = [s["code"] for s in meta["steps"] if s["line"] == "wait" and s["phase"] < 0]
+    assert len(first_wait) == 1 and meta["code"][first_wait[0][0]]["line"] < meta["code"][wait]["line"]
     assert len(meta["palette"]) == len(meta["states"]) == 4
 
 

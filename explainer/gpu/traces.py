@@ -3,7 +3,6 @@ each thread stored into As / Bs in each phase), read back for the model to be co
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,15 +51,16 @@ def _set_pointer(rt: _Runtime, mod, name: str, ptr: int) -> None:
 INDEX_CODED_LIMIT = 2**24 - 1
 
 
-def _launch_index_coded(rt: _Runtime, cfg, kern) -> None:
-    """Kernel 17's trace build once more, on inputs whose values are their linear index + 1
-    (A[r][c] = r * K + c + 1), copied unrounded (FLOAT32 tensor maps): what it records from
-    each shared slot is then the index of the element the TMA put there (0 - 1 = -1: a zero fill)."""
+def _launch_index_coded(rt: _Runtime, cfg, kern, map_dtype=None) -> None:
+    """A trace build once more, on inputs whose values are their linear index + 1
+    (A[r][c] = r * K + c + 1): what it records from each shared slot (kernel 17, its tensor
+    maps FLOAT32 so that the TMA copies unrounded) or fragment register (kernel 16, recorded
+    before its cvt) is then the index of the element there (0 - 1 = -1: a zero fill)."""
     cp = rt.cp
     A = (cp.arange(cfg.M * cfg.K, dtype=cp.float32) + 1).reshape(cfg.M, cfg.K)
     B = (cp.arange(cfg.K * cfg.N, dtype=cp.float32) + 1).reshape(cfg.K, cfg.N)
     C = cp.empty((cfg.M, cfg.N), dtype=cp.float32)
-    _launch(rt, kern, cfg, A, B, C, map_dtype=hopper.DTYPE_FLOAT32)
+    _launch(rt, kern, cfg, A, B, C, map_dtype=map_dtype)
     cp.cuda.Device().synchronize()
 
 
@@ -86,18 +86,16 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
     elif spec.model == "hopper":  # by shared slot and by accumulator (explainer.model.hopper)
         shapes = hopper_model.KERNELS[kernel].trace_shapes(cfg.M, cfg.N, cfg.K)
         shape_a, shape_b, shape_c = shapes["a"], shapes["b"], shapes["c"]
-        if max(cfg.M * cfg.K, cfg.K * cfg.N) >= INDEX_CODED_LIMIT:
-            raise ValueError(f"the trace of {kernel} codes each element's index in its value (exact below "
-                             f"2^24): {cfg.M}x{cfg.N}x{cfg.K} has more elements in A or B")
     elif spec.model == "mma":  # by fragment register (explainer.model.mma.predict_trace's layout)
         shapes = mma.KERNELS[kernel].trace_shapes(cfg.M, cfg.N, cfg.K)
         shape_a, shape_b, shape_c = shapes["a"], shapes["b"], shapes["c"]
-        if cfg.dynamic_shared_bytes:  # the staged kernel's trace build keeps an int per shared slot
-            cfg = dataclasses.replace(cfg, dynamic_shared_bytes=2 * cfg.dynamic_shared_bytes,
-                                      shared_bytes=2 * cfg.shared_bytes)
     else:
         shape_a = shape_b = (gy, gx, P, T, T) if spec.traces_tiles else None
         shape_c = (gy, gx, T, T)
+    index_coded = spec.model == "hopper" or (spec.model == "mma" and mma.KERNELS[kernel].dynamic)
+    if index_coded and max(cfg.M * cfg.K, cfg.K * cfg.N) >= INDEX_CODED_LIMIT:
+        raise ValueError(f"the trace of {kernel} codes each element's index in its value (exact below "
+                         f"2^24): {cfg.M}x{cfg.N}x{cfg.K} has more elements in A or B")
     n_a = int(np.prod(shape_a)) if shape_a else 0
     n_b = int(np.prod(shape_b)) if shape_b else 0
     n_c = int(np.prod(shape_c))
@@ -121,8 +119,8 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
         r = _check_on(rt, cfg, prob, kern=kern)
     finally:
         prob.release(rt)
-    if spec.model == "hopper":  # the TMA, not the kernel, decides where elements land: see them
-        _launch_index_coded(rt, cfg, kern)
+    if index_coded:  # what landed where, seen in the values themselves
+        _launch_index_coded(rt, cfg, kern, hopper.DTYPE_FLOAT32 if spec.model == "hopper" else None)
 
     def pick(buf, shape):
         if buf is None:

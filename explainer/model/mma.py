@@ -203,10 +203,11 @@ class MmaKernel:
 
 
 KERNEL = MmaKernel()
-#: Kernel 16: the same fragments, 128 x 128 blocks of 8 warps (64 x 32 each), three cp.async stages.
+#: Kernel 16: the same fragments, 128 x 256 blocks of 8 warps (64 x 64 each), three cp.async
+#: stages, fragments loaded one k-step ahead.
 STAGED = MmaKernel(name="mma_tf32_staged", file="16_mma_tf32_staged.cu", symbol="mma_tf32_staged_gemm",
-                   BM=128, BN=128, BK=16, WM=64, WN=32, stages=3,
-                   title="tensor cores fed by cp.async: mma.sync TF32, 128 x 128 blocks, 3 staged copies")
+                   BM=128, BN=256, BK=32, WM=64, WN=64, stages=3,
+                   title="tensor cores fed by cp.async: mma.sync TF32, 128 x 256 blocks, 3 staged copies")
 KERNELS = {k.name: k for k in (KERNEL, STAGED)}
 
 
@@ -273,7 +274,8 @@ class PipelineStep:
     """One step of kernel 16's loop as one thread sees it: the kernel line (``line``: "issue",
     "wait", "barrier", "compute" or "drain"), the phase each shared buffer holds or is receiving
     (-1: none yet), each buffer's state (``BUF_*``), the phases whose copies may still be in
-    flight (groups not yet waited for), and what the line guarantees, in words."""
+    flight (groups not yet waited for), the phase and k-steps whose mma.sync the step issues
+    (``ksteps``, empty but for "compute"), and what the line guarantees, in words."""
 
     line: str
     phase: int  # the loop's phase (-1 in the prologue)
@@ -281,20 +283,25 @@ class PipelineStep:
     state: tuple[int, ...]
     in_flight: tuple[int, ...]
     text: str
+    ksteps: tuple[int, ...] = ()
 
 
 def pipeline(K: int, kern: MmaKernel = STAGED) -> list[PipelineStep]:
-    """Kernel 16's copy pipeline over the phases of K, step by step (kernels/16_mma_tf32_staged.cu)."""
+    """Kernel 16's copy pipeline over the phases of K, step by step (kernels/16_mma_tf32_staged.cu):
+    the prologue issues STAGES - 1 phases, waits for phase 0 and loads its first fragments; each
+    phase then issues the phase STAGES - 1 ahead, runs its k-steps but the last (each loading the
+    next k-step's fragments), waits and meets the barrier (the next phase has landed; its own
+    buffer is read), and runs its last k-step while the next phase's first fragments load."""
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
         raise ValueError(f"K must be a whole number >= 1, got {K!r}")
-    S, P = kern.stages, kern.phases(K)
+    S, P, KS = kern.stages, kern.phases(K), kern.ksteps
     holds, state = [-1] * S, [BUF_FREE] * S
     groups: list[int | None] = []  # committed, not yet waited for (None: an empty group)
     out: list[PipelineStep] = []
 
-    def add(line, phase, text):
+    def add(line, phase, text, ksteps=()):
         out.append(PipelineStep(line, phase, tuple(holds), tuple(state),
-                                tuple(g for g in groups if g is not None), text))
+                                tuple(g for g in groups if g is not None), text, tuple(ksteps)))
 
     def issue(ph):
         b = ph % S
@@ -302,6 +309,19 @@ def pipeline(K: int, kern: MmaKernel = STAGED) -> list[PipelineStep]:
         groups.append(ph)
         return b
 
+    def wait():
+        keep = S - 2
+        done = groups[:len(groups) - keep] if keep else groups[:]
+        del groups[:len(done)]
+        for g in done:
+            if g is not None:
+                state[g % S] = BUF_LANDED
+        return keep
+
+    def k_text(ks):
+        return f"k-step {ks[0]}" if len(ks) == 1 else f"k-steps {ks[0]}–{ks[-1]}"
+
+    per = kern.miter * kern.niter
     for ph in range(S - 1):
         if ph < P:
             b = issue(ph)
@@ -311,32 +331,41 @@ def pipeline(K: int, kern: MmaKernel = STAGED) -> list[PipelineStep]:
             groups.append(None)
             add("issue", -1, f"Prologue: K has only {P} phase(s); commit an empty group, so that the waits below "
                              "count groups the same way.")
-    keep = S - 2
+    keep = wait()
+    add("wait", -1, f"Prologue: cp.async.wait_group {keep}: at most {keep} of this thread's groups may still be in "
+                    "flight, so its copies of phase 0 (buffer 0) have landed. Other threads' copies: not yet known.")
+    state[0] = BUF_READ
+    add("barrier", -1, "Prologue: __syncthreads(): every thread has passed its wait, so all of phase 0 is in buffer 0. "
+                       "Each warp loads the fragments of phase 0's k-step 0 into its first register set.")
     for ph in range(P):
-        done = groups[:len(groups) - keep] if keep else groups[:]
-        del groups[:len(done)]
-        for g in done:
-            if g is not None:
-                state[g % S] = BUF_LANDED
-        add("wait", ph, f"cp.async.wait_group {keep}: at most {keep} of this thread's groups may still be in flight, "
-                        f"so its copies of phase {ph} (buffer {ph % S}) have landed. Other threads' copies: not yet known.")
-        freed = (ph - 1) % S if ph else None
-        if freed is not None and state[freed] == BUF_READ:
-            state[freed] = BUF_FREE
-        add("barrier", ph, f"__syncthreads(): every thread has passed its wait, so all of phase {ph} is in buffer "
-                           f"{ph % S}" + (f"; and every warp has finished the mma of phase {ph - 1}, so buffer {freed} "
-                                          "may be overwritten." if freed is not None else "."))
         nxt = ph + S - 1
         if nxt < P:
             b = issue(nxt)
-            add("issue", ph, f"Issue phase {nxt} into buffer {b} (free since the barrier) and commit: its copies travel "
-                             f"while the warps work on phase {ph}.")
+            add("issue", ph, f"Issue phase {nxt} into buffer {b} and commit: its copies travel while the warps work "
+                             f"on phase {ph}." + (f" Buffer {b} is free: every warp loaded its last fragments of phase "
+                                                  f"{ph - 1} before the last barrier." if ph else ""))
         else:
             groups.append(None)
             add("issue", ph, f"No phase {nxt} (K has {P} phases): commit an empty group.")
-        state[ph % S] = BUF_READ
-        add("compute", ph, f"The warps load their fragments from buffer {ph % S} and issue the mma.sync of phase {ph} "
-                           f"({kern.ksteps} k-steps × {kern.miter * kern.niter} mma per warp).")
+        first = tuple(range(KS - 1))
+        if first:
+            add("compute", ph, f"{k_text(first).capitalize()} of phase {ph}: each k-step loads the fragments of the "
+                               f"next one from buffer {ph % S} into the other register set, then issues its "
+                               f"{per} mma.sync per warp on the fragments already there.", first)
+        keep = wait()
+        add("wait", ph, f"cp.async.wait_group {keep}: this thread's copies of phase {ph + 1} (buffer {(ph + 1) % S}) "
+                        "have landed." if ph + 1 < P else
+                        f"cp.async.wait_group {keep}: phase {ph} is the last; nothing more is needed.")
+        state[ph % S] = BUF_FREE
+        if ph + 1 < P:
+            state[(ph + 1) % S] = BUF_READ
+        add("barrier", ph, "__syncthreads(): " + (f"all of phase {ph + 1} is in buffer {(ph + 1) % S}; and every warp "
+                                                  f"has loaded its last fragments of phase {ph}, so buffer {ph % S} "
+                                                  "is free for the next issue." if ph + 1 < P else
+                                                  f"every warp has loaded its last fragments of phase {ph}."))
+        add("compute", ph, f"K-step {KS - 1} of phase {ph}: {per} mma.sync per warp on the fragments in registers"
+                           + (f", while the fragments of phase {ph + 1}'s k-step 0 load from buffer {(ph + 1) % S}."
+                              if ph + 1 < P else "."), (KS - 1,))
     groups.clear()
     add("drain", P - 1, "cp.async.wait_group 0: no copy is left in flight when the block stores C and exits.")
     return out

@@ -139,14 +139,17 @@ def fragment_bank_rows(kern: mma.MmaKernel = mma.STAGED) -> list[tuple]:
     return rows
 
 
-def fragment_bank_table():
+def fragment_bank_table(kern: mma.MmaKernel = mma.STAGED):
     """Kernel 16's fragment loads and the banks they hit, as page 05's bank table."""
-    return _html(table(("register", "layout", "distinct words", "banks", "conflict"), fragment_bank_rows(),
+    plain_a, plain_b = (mma.fragment_banks(w, kern, pad=0)[0].degree for w in ("a", "b"))
+    return _html(table(("register", "layout", "distinct words", "banks", "conflict"), fragment_bank_rows(kern),
                        "One warp's load of each fragment register at k-step 0 (32 lanes, 4-byte words; word w in "
-                       "bank w mod 32). Unpadded, rows of As 16 floats long put rows g and g + 2 in the same banks, and "
-                       "rows of Bs 128 floats long put every row k in the same banks: 4-way conflicts. Four more "
-                       "floats per row of As (eight per row of Bs) shift each row by 4 (8) banks, and the 32 lanes "
-                       "reach 32 banks. Computed by explainer.model.mma.fragment_banks."),
+                       "bank w mod 32). Kernel 16 loads A's four registers with one ldmatrix.x4, which reads the same "
+                       f"words, 8 rows of 16 bytes at a time. Unpadded, rows of As {kern.BK} floats long give "
+                       f"{plain_a}-way conflicts and rows of Bs {kern.BN} floats long {plain_b}-way: the rows start in "
+                       f"the same banks. {kern.PAD_A} more floats per row of As ({kern.PAD_B} per row of Bs) shift each "
+                       f"row by {kern.PAD_A} ({kern.PAD_B}) banks, and the 32 lanes reach 32 banks. Computed by "
+                       "explainer.model.mma.fragment_banks."),
                  "explainer-fragment-banks")
 
 

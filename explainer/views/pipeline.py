@@ -14,19 +14,28 @@ from .. import resources
 from ..model import mma
 from .store import STATIC_BUDGET, BrowserView, keyed_store
 
-K_DEFAULT = 96  # 6 phases of 16: the buffers wrap twice
+K_DEFAULT = 2 * mma.STAGED.stages * mma.STAGED.BK  # 6 phases: the buffers wrap twice
 #: Buffer colours by state (mma.BUF_*): free, in flight, landed, read by the mma.
 PALETTE = ["#f3f4f6", "#fde68a", "#86efac", "#93c5fd"]
 #: The kernel lines each step runs, found in the .cu file: (step kind, a fragment of the line, which
 #: of the matching lines: 0 the first, -1 the last).
-CODE = (("prologue", "if (ph < phases) issue(ph);", 0),
+CODE = (("prologue", "if (ph < phases) issue(ph, ph);", 0),
         ("prologue", 'asm volatile("cp.async.commit_group;");', 0),
-        ("issue", "if (ph + SG_STAGES - 1 < phases) issue(ph + SG_STAGES - 1);", -1),
+        ("prologue wait", 'asm volatile("cp.async.wait_group %0;"', 0),
+        ("prologue barrier", "__syncthreads();", 0),
+        ("issue", "if (ph + SG_STAGES - 1 < phases) issue(ph + SG_STAGES - 1, fill);", -1),
         ("issue", 'asm volatile("cp.async.commit_group;");', -1),
         ("wait", 'asm volatile("cp.async.wait_group %0;"', -1),
         ("barrier", "__syncthreads();", -1),
-        ("compute", "mma_m16n8k8(acc[mi][ni], a[mi], b[ni]);", -1),
+        ("compute", "mma_m16n8k8(acc[mi][ni], a[s % 2][mi], b[s % 2][ni]);", -1),
         ("drain", 'asm volatile("cp.async.wait_group 0;");', -1))
+
+
+def _kind(step: mma.PipelineStep) -> str:
+    """The CODE kind whose lines a step highlights (the prologue has its own issue, wait and barrier)."""
+    if step.phase >= 0 or step.line == "drain":
+        return step.line
+    return "prologue" if step.line == "issue" else f"prologue {step.line}"
 
 
 def kernel_lines(kern: mma.MmaKernel = mma.STAGED) -> list[tuple[str, int, str]]:
@@ -54,7 +63,7 @@ def pipeline_data(K: int = K_DEFAULT, kern: mma.MmaKernel = mma.STAGED) -> dict:
         "code": [{"line": n, "text": re.sub(r"\s*// @step:\w+\s*$", "", t)} for _, n, t in lines],
         "steps": [{"line": s.line, "phase": s.phase, "holds": list(s.holds), "state": list(s.state),
                    "in_flight": list(s.in_flight), "text": s.text,
-                   "code": first_of["prologue" if s.phase < 0 else s.line]} for s in steps],
+                   "ksteps": list(s.ksteps), "code": first_of[_kind(s)]} for s in steps],
         "caption": (f"Kernel 16 with K = {K} ({kern.phases(K)} phases of {kern.BK}), {kern.stages} shared buffers, as "
                     "one thread sees it: computed by explainer.model.mma.pipeline; the code lines are the kernel's own."),
     }
