@@ -12,8 +12,9 @@
 //   So the code reads each fragment register from shared memory at exactly those places. The
 //   block (4 warps) computes a 64 x 64 tile of C in phases of BK = 16 (2 k-steps of 8); each
 //   warp owns a 32 x 32 warp tile: 2 x 4 m16n8 tiles, 8 mma.sync per k-step. TF32 keeps 10 of
-//   float32's 23 mantissa bits: cvt.rna.tf32.f32 rounds every A and B element before the
-//   product (results differ from FP32 by about 1e-3 relative; the page measures it).
+//   float32's 23 mantissa bits: a cvt rounds every A and B element to nearest before the product
+//   (cvt.rna.tf32.f32, ties away from zero; on compute capability 9.0 cvt.rn, ties to even: one
+//   instruction there). Results differ from FP32 by about 1e-3 relative; the page measures it.
 //   Loads are plain 4-byte copies, consecutive lanes along a row (staged cp.async copies are the
 //   next rung). As and Bs are padded (BK + 4, BN + 8 floats per row) so that the 32 lanes'
 //   fragment reads hit 32 different banks.
@@ -37,7 +38,7 @@
 #define MMA_LDA (MMA_BK + 4)
 #define MMA_LDB (MMA_BN + 8)
 
-// tf32_bits (cvt.rna.tf32.f32) and mma_m16n8k8 (one mma.sync) live in common.cuh: kernel 16
+// tf32_bits (the cvt) and mma_m16n8k8 (one mma.sync) live in common.cuh: kernel 16
 // uses them too.
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS, 2)

@@ -94,17 +94,24 @@ __device__ __forceinline__ int src_or_pad(int r, int c, int rows, int cols)
     return (r < rows && c < cols) ? r * cols + c : -1;
 }
 
-// Tensor cores (kernels 15, 16). A float rounded to TF32 (10 mantissa bits, to nearest, ties
-// away from zero: cvt.rna) in the 32-bit register an mma reads; and one warp-wide
-// mma.sync.m16n8k8: d = a (16 x 8) @ b (8 x 8) + d, fragments as the PTX ISA lays them out
-// (explainer/model/mma.py). Inline functions: no kernel that does not call them needs sm_80.
+// Tensor cores (kernels 15, 16). A float rounded to TF32 (10 mantissa bits, to nearest) in the
+// 32-bit register an mma reads; and one warp-wide mma.sync.m16n8k8: d = a (16 x 8) @ b (8 x 8) + d,
+// fragments as the PTX ISA lays them out (explainer/model/mma.py). Inline functions: no kernel
+// that does not call them needs sm_80.
+// The rounding (explainer.model.mma.rounding): compute capability 8.x has only cvt.rna (ties away
+// from zero; three instructions: a finite check, an add, a mask); 9.0 has cvt.rn (ties to even,
+// as cuBLAS TF32 and kernel 17's TMA), one instruction (F2FP.TF32), measured 6% faster in kernel 16.
 __device__ __forceinline__ unsigned tf32_bits(float x)
 {
 #ifdef EXPLAINER_TF32_TRUNCATE  // measurement only (benchmarks/bench_mma.py --define): no cvt, the
     return __float_as_uint(x);  // tensor core then drops the 13 low mantissa bits (round to zero)
 #else
     unsigned r;
+#if __CUDA_ARCH__ >= 900
+    asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+#else
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+#endif
     return r;
 #endif
 }

@@ -23,6 +23,7 @@ if tuple(int(x) for x in str(getattr(_INFO, "compute_capability", "9.0")).split(
     pytest.skip("mma.sync TF32 needs compute capability 8.0", allow_module_level=True)
 
 NAME = mma.KERNEL.name
+ROUNDING = mma.rounding(getattr(_INFO, "compute_capability", "9.0"))  # what tf32_bits does here
 NAMES = list(mma.KERNELS)  # kernel 15 and the staged kernel 16
 ODD = [(1, 1, 1), (35, 79, 19), (130, 70, 41), (1000, 300, 77), (257, 511, 1023), (300, 260, 2048)]
 
@@ -64,9 +65,28 @@ def test_odd_shapes_within_tf32_and_equal_to_the_tf32_product(name, M, N, K):
     assert np.isfinite(C).all(), f"{np.count_nonzero(~np.isfinite(C))} elements unwritten"
     exact = A.astype(np.float64) @ B.astype(np.float64)
     assert np.all(np.abs(C - exact) <= mma.error_bound(A, B)), "outside the TF32 error bound"
-    tf = mma.tf32(A).astype(np.float64) @ mma.tf32(B).astype(np.float64)
+    tf = mma.tf32(A, ROUNDING).astype(np.float64) @ mma.tf32(B, ROUNDING).astype(np.float64)
     accum = (K * 2.0 ** -23) * (np.abs(A).astype(np.float64) @ np.abs(B).astype(np.float64))
     assert np.all(np.abs(C - tf) <= accum + 1e-30), "not the product of the TF32-rounded inputs"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rounding_is_the_devices_to_the_last_bit(name):
+    """Inputs whose cut-off bits are exactly half (ties), more than half, and ties with an odd
+    kept bit, times an identity-like B: C is A as the kernel rounded it, exactly; each of
+    truncation, ties away from zero and ties to even gives a different C."""
+    one = np.float32(1)
+    cases = np.array([1 + 2.0 ** -11, -(1 + 2.0 ** -11), 1 + 3 * 2.0 ** -12, 1 + 2.0 ** -10 + 2.0 ** -11,
+                      3 + 3 * 2.0 ** -10, 0.5 + 2.0 ** -12], dtype=np.float32)
+    K = 40
+    A = np.resize(cases, (37, K)).astype(np.float32)
+    B = np.zeros((K, 29), dtype=np.float32)
+    B[np.arange(29), np.arange(29)] = one  # C = A's first 29 columns, rounded
+    C = gpu.matmul(name, A, B)
+    assert isinstance(C, np.ndarray), C
+    want = {r: mma.tf32(A, r)[:, :29] for r in ("truncate", "rna", "rne")}
+    assert len({w.tobytes() for w in want.values()}) == 3  # the cases tell the three apart
+    np.testing.assert_array_equal(C, want[ROUNDING], err_msg=f"not {ROUNDING} on this device")
 
 
 def test_check_uses_the_tf32_tolerance_and_catches_float32_claims():

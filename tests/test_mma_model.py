@@ -219,3 +219,12 @@ def test_page_bank_rows_are_the_models():
     assert all(r[4] == "none" for r in rows if "the kernel" in r[1])
     assert all(r[4].endswith("-way") for r in rows if "unpadded" in r[1])
     assert {r[4] for r in rows if "unpadded" in r[1] and r[0].startswith("b")} == {"4-way"}  # rows k of Bs
+
+
+def test_rounding_by_compute_capability():
+    assert [mma.rounding(c) for c in ("8.0", "8.6", 8.9, "9.0", (9, 0), "10.0")] == \
+        ["rna", "rna", "rna", "rne", "rne", "rne"]
+    tie, odd_tie = np.float32(1 + 2.0 ** -11), np.float32(1 + 2.0 ** -10 + 2.0 ** -11)
+    assert mma.tf32(tie, "rna") == np.float32(1 + 2.0 ** -10) and mma.tf32(tie, "rne") == 1
+    assert mma.tf32(odd_tie, "rna") == mma.tf32(odd_tie, "rne") == np.float32(1 + 2.0 ** -9)
+    assert mma.tf32(odd_tie, "truncate") == np.float32(1 + 2.0 ** -10)

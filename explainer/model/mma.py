@@ -15,8 +15,8 @@ groupID) and ``t = lane % 4`` (threadID_in_group):
 15's geometry (block tile, warp tiles, k-steps) and :func:`predict_trace` says, for every block,
 phase, k-step, warp, m16n8 tile, lane and register, which element of A, B (and C at the store)
 that register holds: the GPU test compares it with the kernel's own record (-DEXPLAINER_TRACE).
-:func:`tf32` rounds float32 to TF32 the way ``cvt.rna.tf32.f32`` does (10 mantissa bits, ties
-away from zero), for the precision the page reports.
+:func:`tf32` rounds float32 to TF32 the way the kernels' cvt does (10 mantissa bits, to nearest;
+:func:`rounding` says how ties go on a device), for the precision the page reports.
 """
 
 from __future__ import annotations
@@ -109,10 +109,22 @@ def fragment_banks(which: str, kern: "MmaKernel | None" = None, pad: int | None 
     return out
 
 
+def rounding(compute_capability) -> str:
+    """How kernels 15 and 16 round to TF32 on a device (common.cuh ``tf32_bits``): "rne" (ties to
+    even, ``cvt.rn.tf32.f32``, one instruction) from compute capability 9.0, "rna" (ties away from
+    zero, ``cvt.rna``, the only mode before) on 8.x. ``compute_capability``: "9.0", 9.0 or (9, 0)."""
+    if isinstance(compute_capability, (tuple, list)):
+        major = int(compute_capability[0])
+    else:
+        major = int(str(compute_capability).split(".")[0])
+    return "rne" if major >= 9 else "rna"
+
+
 def tf32(x, rounding: str = "rna") -> np.ndarray:
     """float32 -> TF32 (as float32): the 23-bit mantissa cut to 10 bits (finite inputs).
-    ``rounding``: "rna", what ``cvt.rna.tf32.f32`` gives (kernels 15, 16): to nearest, ties away
-    from zero; "rne": to nearest, ties to even, what the TMA's TFLOAT32 copy gives (kernel 17);
+    ``rounding``: "rna", what ``cvt.rna.tf32.f32`` gives (kernels 15, 16 on compute capability
+    8.x): to nearest, ties away from zero; "rne": to nearest, ties to even, what ``cvt.rn`` (kernels
+    15, 16 on 9.0) and the TMA's TFLOAT32 copy (kernel 17) give;
     "truncate": the low 13 bits dropped, what a tensor core reads from an unrounded float."""
     bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     drop = 23 - TF32_MANTISSA_BITS

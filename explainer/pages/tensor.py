@@ -80,7 +80,8 @@ def precision(Ks=(64, 1024, 8192), size: int = 96):
     return _html(table(
         ("shape", "float32 product", "TF32-rounded inputs", "TF32 / float32"), rows,
         "Relative error ‖C − C₆₄‖ / ‖C₆₄‖ against float64 on uniform inputs in [−1, 1), computed just now with numpy "
-        "(explainer.model.mma.tf32 rounds like cvt.rna.tf32.f32). TF32 keeps 10 of float32's 23 mantissa bits: each "
+        "(explainer.model.mma.tf32 rounds like cvt.rna.tf32.f32; on Hopper the kernels' cvt.rn breaks ties to even "
+        "instead, a difference seen only at exact ties). TF32 keeps 10 of float32's 23 mantissa bits: each "
         "input is off by up to 2⁻¹¹ of itself, whatever K is, so the error stays near 10⁻⁴ while float32's grows "
         "slowly with K."), "explainer-precision")
 
