@@ -1,15 +1,19 @@
 """How many students one machine's hub serves: N students log in to `tiled-explainer hub` and
-open page 02 in Chromium, all at once and staggered; per student the seconds from the login
-form to page 02's stepper, and the memory of their server and kernels; the hub's and the
-proxy's own memory.
+open page 02, all at once and staggered; per student the seconds from the login form to page 02,
+and the memory of their server and kernels; the hub's and the proxy's own memory.
 
     python benchmarks/bench_hub.py                      # 30 students, at once then staggered over 60 s
     python benchmarks/bench_hub.py --students 10 --modes at-once --out benchmarks/results/
+    python benchmarks/bench_hub.py --browsers 3         # 3 in Chromium, 27 as HTTP clients
 
 Real parts: the shipped hub config (only the authenticator is JupyterHub's dummy one, for N
-made-up students), configurable-http-proxy, one Jupyter server with Voila per student, and one
-headless Chromium with a browser context (its own cookies) per student. The browsers run on the
-same machine as the hub, so their CPU is part of what is measured.
+made-up students), configurable-http-proxy, one Jupyter server with Voila per student. A student
+is a headless Chromium context (its own cookies; page 02 counts when its stepper has drawn and
+stepped once with the arrow key) or, with ``--browsers K`` for all but K of them, an HTTP client
+that sends the requests a browser's pages send to the hub and the server (login form, the spawn,
+the app, page 02 rendered by Voila to its last cell) and runs no page script: the server's side
+of a class whose browsers are on the students' own machines. Browsers run on the hub's machine,
+so their CPU is part of what they measure.
 """
 
 from __future__ import annotations
@@ -120,7 +124,7 @@ async def one_student(pw, shared, base: str, user: str, delay: float, t_start: f
 
     await page.route(re.compile(r"^https?://(?!127\.0\.0\.1|localhost)"), refuse)
     t0 = time.monotonic()
-    row: dict = {"user": user, "delay_s": delay}
+    row: dict = {"user": user, "delay_s": delay, "client": "chromium"}
     try:
         await page.goto(f"{base}/hub/login", timeout=300_000)
         await page.fill("input[name=username]", user)
@@ -159,17 +163,85 @@ async def one_student(pw, shared, base: str, user: str, delay: float, t_start: f
     return row
 
 
+#: What page 02 as Voila renders it must hold: its title and the stepper's widget output.
+PAGE_MARKS = ("Shared-memory tiling", "application/vnd.jupyter.widget-view+json")
+
+
+def http_student(base: str, user: str, delay: float, t_start: float) -> dict:
+    """One student as an HTTP client (no page script runs): the login form (with its _xsrf
+    cookie), then, as the "server starting" page does once the spawn is done, the student's own
+    URL until it lands on the app (the hub's OAuth hand-over to the server is followed like any
+    redirect), then page 02, read to its end: Voila sends the last of it when the notebook's
+    last cell has run. Every URL it was sent to is kept; one outside 127.0.0.1 is a failure."""
+    import requests
+
+    time.sleep(max(0.0, t_start + delay - time.monotonic()))
+    s = requests.Session()
+    row: dict = {"user": user, "delay_s": delay, "client": "http", "polls": 0}
+    seen: list[str] = []
+
+    def get(url, **kw):
+        r = s.request(kw.pop("method", "GET"), url, timeout=600, **kw)
+        seen.extend([h.url for h in r.history] + [r.url])
+        return r
+
+    t0 = time.monotonic()
+    app = f"/user/{user}/voila/render/"
+    try:
+        get(f"{base}/hub/login")
+        r = get(f"{base}/hub/login", method="POST",
+                data={"username": user, "password": PASSWORD, "_xsrf": s.cookies.get("_xsrf", "")})
+        r.raise_for_status()
+        while app not in r.url:  # the spawn-pending page: look again, as its script would
+            if time.monotonic() - t0 > 600:
+                raise TimeoutError(f"no app after 600 s (last at {r.url})")
+            time.sleep(2)
+            row["polls"] += 1
+            r = get(f"{base}/user/{user}/")
+            r.raise_for_status()
+        row["login_to_app_s"] = time.monotonic() - t0
+        r = get(f"{base}{app}{PAGE}")
+        r.raise_for_status()
+        missing = [m for m in PAGE_MARKS if m not in r.text]
+        if missing:
+            raise RuntimeError(f"page 02 came back without {missing}")
+        row["login_to_page02_s"] = time.monotonic() - t0
+    except Exception as e:  # noqa: BLE001  (a student who did not get the page is a result too)
+        row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+    row["outside_requests"] = [u for u in seen if not re.match(r"^https?://(127\.0\.0\.1|localhost)[:/]", u)]
+    if row["outside_requests"]:
+        row.setdefault("error", f"went outside the machine: {row['outside_requests'][0]}")
+    return row
+
+
+def browser_students(n: int, k: int) -> set[int]:
+    """Which of n students (in arrival order) use Chromium when k do: spread over the class."""
+    k = max(0, min(n, k))
+    return {min(n - 1, (i * n) // k) for i in range(k)} if k else set()
+
+
 async def drive(base: str, users: list[str], delays: list[float], args, state: Path) -> tuple:
+    browsers = browser_students(len(users), len(users) if args.browsers is None else args.browsers)
+    t0 = time.monotonic()
+    plain = [asyncio.to_thread(http_student, base, u, d, t0)
+             for i, (u, d) in enumerate(zip(users, delays)) if i not in browsers]
+    if not browsers:
+        rows = await asyncio.gather(*plain)
+        wall = time.monotonic() - t0
+        return list(rows), memory(state, users), wall
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
         shared = None if args.browser_per_student else await pw.chromium.launch(
             executable_path=args.chromium, args=["--no-sandbox", "--disable-gpu"])
         t0 = time.monotonic()
-        rows = await asyncio.gather(*(one_student(pw, shared, base, u, d, t0, args) for u, d in zip(users, delays)))
+        rows = await asyncio.gather(*plain, *(one_student(pw, shared, base, u, d, t0, args)
+                                              for i, (u, d) in enumerate(zip(users, delays)) if i in browsers))
         wall = time.monotonic() - t0
         mem = memory(state, users)  # every student's page 02 still open
         for r in rows:
+            if "_ctx" not in r:
+                continue
             ctx, own = r.pop("_ctx")
             await ctx.close()
             if own:
@@ -210,6 +282,9 @@ def main(argv=None) -> int:
     ap.add_argument("--spread", type=float, default=60.0, help="seconds over which staggered students arrive")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--browser-per-student", action="store_true", help="a Chromium per student (default: one shared)")
+    ap.add_argument("--browsers", type=int, default=None,
+                    help="how many students use Chromium (spread over the class); the others are HTTP clients "
+                         "(default: all in Chromium)")
     ap.add_argument("--reload-after", type=float, default=0,
                     help="reload a 'server starting' page that has not moved on after this many seconds (0: never)")
     ap.add_argument("--out", default=None)
@@ -217,6 +292,9 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the hub is stopped (finally) on kill
     if a.students < 1:
         print("bench_hub: --students must be at least 1", file=sys.stderr)
+        return 2
+    if a.browsers is not None and not 0 <= a.browsers <= a.students:
+        print(f"bench_hub: --browsers must be between 0 and --students ({a.students})", file=sys.stderr)
         return 2
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
@@ -235,11 +313,20 @@ def main(argv=None) -> int:
               f"({min(per):.0f}-{max(per):.0f}); hub {m['hub_mb']:.0f} MB, proxy {m['proxy_mb']:.0f} MB, "
               f"idle culler {m['culler_mb']:.0f} MB; reloads {sum(x.get('reloads', 0) for x in r['rows'])}; outside requests: "
               f"{sum(len(x['outside_requests']) for x in r['rows'])}", flush=True)
+        for kind in ("chromium", "http"):
+            mine = [x for x in r["rows"] if x.get("client") == kind]
+            got = sorted(x["login_to_page02_s"] for x in mine if "login_to_page02_s" in x)
+            if mine and a.browsers is not None:
+                mb = [m["per_student_mb"][x["user"]] for x in mine]
+                print(f"  {kind}: {len(got)}/{len(mine)}" + (f", login -> page 02 median {statistics.median(got):.1f} s, "
+                                                             f"max {got[-1]:.1f} s" if got else "")
+                      + f", {statistics.median(mb):.0f} MB median per student", flush=True)
         for row in r["rows"]:
             if "error" in row:
-                print(f"  {row['user']}: {row['error']}", flush=True)
+                print(f"  {row['user']} ({row.get('client')}): {row['error']}", flush=True)
     if a.out:
-        tag = ("_browser-each" if a.browser_per_student else "") + (f"_reload{a.reload_after:g}" if a.reload_after else "")
+        tag = (("_browser-each" if a.browser_per_student else "") + (f"_reload{a.reload_after:g}" if a.reload_after else "")
+               + (f"_browsers{a.browsers}" if a.browsers is not None else ""))
         path = Path(a.out) / f"bench_hub_{report['date'][:10]}{tag}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, indent=1))
