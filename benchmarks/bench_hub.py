@@ -6,8 +6,8 @@ and the memory of their server and kernels; the hub's and the proxy's own memory
     python benchmarks/bench_hub.py --students 10 --modes at-once --out benchmarks/results/
     python benchmarks/bench_hub.py --browsers 3         # 3 in Chromium, 27 as HTTP clients
 
-Real parts: the shipped hub config (only the authenticator is JupyterHub's dummy one, for N
-made-up students), configurable-http-proxy, one Jupyter server with Voila per student. A student
+Real parts: the shipped hub config (its class-password authenticator: N made-up user names, one
+password), configurable-http-proxy, one Jupyter server with Voila per student. A student
 is a headless Chromium context (its own cookies; page 02 counts when its stepper has drawn and
 stepped once with the arrow key) or, with ``--browsers K`` for all but K of them, an HTTP client
 that sends the requests a browser's pages send to the hub and the server (login form, the spawn,
@@ -76,13 +76,11 @@ def memory(state: Path, users: list[str]) -> dict:
 def start_hub(state: Path, port: int, users: list[str], log: Path) -> subprocess.Popen:
     extra = state.parent / "bench_config.py"
     extra.write_text(f"""c = get_config()  # noqa
-c.JupyterHub.authenticator_class = "dummy"  # benchmark only: made-up students
-c.DummyAuthenticator.password = {PASSWORD!r}
-c.Authenticator.allow_all = True
-c.JupyterHub.concurrent_spawn_limit = {max(100, len(users))}
+c.JupyterHub.concurrent_spawn_limit = {max(100, len(users))}  # a class larger than the default 100
 """)
+    # the shipped authenticator: any user name with the class password
     cmd = [sys.executable, "-m", "explainer", "hub", "--port", str(port), "--state", str(state),
-           "--extra-config", str(extra), "--cull", "3600"]
+           "--password", PASSWORD, "--extra-config", str(extra), "--cull", "3600"]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=open(log, "wb"), stderr=subprocess.STDOUT,
                             env={**os.environ, "EXPLAINER_NO_GPU": os.environ.get("EXPLAINER_NO_GPU", "1")},
                             start_new_session=True)
