@@ -175,6 +175,31 @@ def test_a_tuning_table_puts_the_nearest_tuned_shapes_winner_first(tmp_path):
     assert recorded.load_tuned("H100", tmp_path) is None
 
 
+def test_tuning_grid_has_every_kind_of_shape_the_planner_tells_apart():
+    """Whole tiles, unaligned rows (minus 1) and aligned rows that no tile divides (minus 4): the
+    planner's nearest tuned shape can then be of the very kind of any shape (planner.shape_kind),
+    so that a shape with aligned rows is not estimated from the scalar-load path."""
+    from explainer.app import tune
+
+    shapes = tune.grid_shapes(tune.DEFAULT_M, tune.DEFAULT_N, tune.DEFAULT_K)
+    per = len(tune.DEFAULT_M) * len(tune.DEFAULT_N) * len(tune.DEFAULT_K)
+    assert len(shapes) == len(set(shapes)) == 3 * per
+    kinds = [planner.shape_kind(*s) for s in shapes]
+    assert kinds[:per] == [(True, True)] * per
+    assert kinds[per:2 * per] == [(False, False)] * per
+    assert kinds[2 * per:] == [(True, False)] * per
+    assert tune.grid_shapes([1, 4], [8], [2], ["odd"]) == [(3, 7, 1)]  # nothing below 1
+    # the shipped table holds all three kinds, so a shape of each kind finds a neighbour of its kind
+    from explainer.gpu import recorded
+
+    tuned = recorded.load_tuned(DATA["device"]["name"])
+    if tuned:
+        rows = recorded.recorded_rows(tuned, split_k=True)
+        for shape in ((1000, 1000, 8000), (100, 5000, 700), (3001, 2999, 3003), (2048, 2048, 2048)):
+            near = planner.nearest_tuned(*shape, rows)
+            assert planner.shape_kind(*near) == planner.shape_kind(*shape), (shape, near)
+
+
 def test_tune_command_without_a_gpu_says_so_in_one_line():
     import os
 

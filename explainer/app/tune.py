@@ -1,11 +1,14 @@
 """``tiled-explainer tune``: measure the ladder's kernels and configurations on a grid of shapes
 on this GPU, and write the device's tuning table that the planner prefers.
 
-    tiled-explainer tune [--m 256 512 ...] [--n ...] [--k ...] [--no-odd] [--out FOLDER]
+    tiled-explainer tune [--m 256 512 ...] [--n ...] [--k ...] [--families whole odd aligned]
+                         [--out FOLDER]
 
-The grid is every M x N x K of the lists, and the same minus 1 in each dimension (odd shapes: the
-guarded path, which the planner must also know); each warp-tiled kernel also at every split-K
-count the planner considers at that shape.
+The grid is every M x N x K of the lists ("whole": tiles divide them), the same minus 1 in each
+dimension ("odd": no tile divides them and rows are not 16-byte aligned: the guarded path with
+scalar loads) and minus 4 ("aligned": no tile divides them, rows aligned: 16-byte loads, guarded
+edges), so that the planner finds a tuned shape of each kind (``planner.shape_kind``); each
+warp-tiled kernel also at every split-K count the planner considers at that shape.
 
 Every kernel is checked against numpy float64 and timed next to cuBLAS, as by ``bench``; the
 table (device, versions, date inside) goes to ``explainer/data/tuned/`` unless ``--out`` says
@@ -20,18 +23,30 @@ import sys
 PROG = "tiled-explainer tune"
 DEFAULT_M = DEFAULT_N = (128, 256, 512, 1024, 2048, 4096)
 DEFAULT_K = (256, 1024, 4096, 16384)
+#: The grid's families: how much is taken off each size of the lists.
+FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     for name, default in (("m", DEFAULT_M), ("n", DEFAULT_N), ("k", DEFAULT_K)):
         parser.add_argument(f"--{name}", nargs="+", type=int, default=list(default), metavar=name.upper(),
                             help=f"{name.upper()} values of the grid (default {' '.join(map(str, default))})")
+    parser.add_argument("--families", nargs="+", choices=FAMILIES, default=list(FAMILIES),
+                        help="which grids: whole (the lists), odd (minus 1: unaligned rows), aligned (minus 4: "
+                             "aligned rows, no tile divides); default all")
     parser.add_argument("--no-odd", dest="odd", action="store_false",
-                        help="leave out the odd grid (every shape of the grid minus 1 in M, N and K: the "
-                             "guarded path, for shapes that no tile divides)")
+                        help="leave out the odd grid (as --families without odd)")
     parser.add_argument("--repeats", type=int, default=10, help="timed launches per kernel and shape (default 10)")
     parser.add_argument("--out", default=None, metavar="FOLDER", help="where to write the table "
                         "(default explainer/data/tuned/)")
+
+
+def grid_shapes(ms, ns, ks, families=tuple(FAMILIES)) -> list[tuple[int, int, int]]:
+    """Every M x N x K of the lists, for each family less its offset (:data:`FAMILIES`), in that
+    order, without repeats; sizes that would fall below 1 are left out."""
+    grid = [(m, n, k) for m in ms for n in ns for k in ks]
+    return list(dict.fromkeys((m - FAMILIES[f], n - FAMILIES[f], k - FAMILIES[f]) for f in families
+                              for m, n, k in grid if min(m, n, k) > FAMILIES[f]))
 
 
 def run(args) -> int:
@@ -48,9 +63,8 @@ def run(args) -> int:
     if bad:
         print(f"{PROG}: sizes must be at least 1, got {bad[0]}", file=sys.stderr)
         return 2
-    shapes = [(m, n, k) for m in args.m for n in args.n for k in args.k]
-    if args.odd:  # the same grid one less in every dimension: no tile divides it, rows unaligned
-        shapes += [(m - 1, n - 1, k - 1) for m, n, k in shapes if min(m, n, k) > 1]
+    families = [f for f in FAMILIES if f in args.families and (args.odd or f != "odd")]
+    shapes = grid_shapes(args.m, args.n, args.k, families)
     dev = gpu.device_info()
     sms = dev.sm_count if isinstance(dev, gpu.DeviceInfo) else 132
     # per shape: every kernel, and the warp-tiled ones at each split-K count the planner considers there
@@ -66,7 +80,7 @@ def run(args) -> int:
 
     command = "tiled-explainer tune " + " ".join(
         [f"--m {' '.join(map(str, args.m))}", f"--n {' '.join(map(str, args.n))}",
-         f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}"] + ([] if args.odd else ["--no-odd"]))
+         f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}", f"--families {' '.join(families)}"])
     report = path = None
     for i, (s, kernels) in enumerate(per_shape.items()):
         part = gpu.benchmark(kernels=kernels, sizes=["x".join(map(str, s))], tiles=[16], repeats=args.repeats,
