@@ -22,7 +22,7 @@ import sys
 
 PROG = "tiled-explainer tune"
 DEFAULT_M = DEFAULT_N = (128, 256, 512, 1024, 2048, 4096)
-DEFAULT_K = (256, 1024, 4096, 16384)
+DEFAULT_K = (256, 1024, 4096, 8192, 16384)
 #: The grid's families: how much is taken off each size of the lists.
 FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
 
