@@ -8,8 +8,8 @@
 //      groups them (cp.async.commit_group), and waits only for the group it needs
 //      (cp.async.wait_group N: at most N newer groups still in flight). STAGES = 3 buffers.
 //   2. Fragments one step ahead. The warp loads the fragments of k-step s + 1 (two register
-//      sets) before it issues the mma.sync of k-step s, so the tensor cores never wait for
-//      shared memory; A's fragments come in one ldmatrix.x4 per m16 tile (the 4 registers of
+//      sets) before it issues the mma.sync of k-step s, so those need not wait for shared
+//      memory; A's fragments come in one ldmatrix.x4 per m16 tile (the 4 registers of
 //      kernel 15's table at once), B's as kernel 15's. The one barrier of a phase sits before
 //      its last k-step, where the fragments of the next phase's k-step 0 are loaded:
 //        prologue: issue phases 0 and 1; wait_group 1; barrier; load k-step 0's fragments
@@ -18,7 +18,7 @@
 //                  wait_group 1 (phase t + 1 landed, this thread's copies); barrier (everyone's;
 //                  and every warp has loaded its last fragments of phase t)
 //                  k-step 3: load phase t + 1's first fragments, mma.sync
-//   (In the code the issue comes right after k-step 0's loads, not before them.)
+//   (In the code the issue comes during k-step 0, right after the loads of k-step 1's fragments.)
 //   The block is 128 x 256 (8 warps of 64 x 64: 4 x 8 m16n8 tiles, 32 mma.sync per k-step);
 //   BK = 32. Copies are 16 bytes (cp.async.cg ... 16); a block wholly inside A, B and C, with
 //   rows 16-byte aligned, copies without a check; elsewhere a granule outside the matrix is
