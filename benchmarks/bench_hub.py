@@ -220,21 +220,23 @@ def browser_students(n: int, k: int) -> set[int]:
 
 async def drive(base: str, users: list[str], delays: list[float], args, state: Path) -> tuple:
     browsers = browser_students(len(users), len(users) if args.browsers is None else args.browsers)
-    t0 = time.monotonic()
-    plain = [asyncio.to_thread(http_student, base, u, d, t0)
-             for i, (u, d) in enumerate(zip(users, delays)) if i not in browsers]
+
+    def plain(t0):  # the HTTP students, timed from the same t0 as the browsers
+        return [asyncio.to_thread(http_student, base, u, d, t0)
+                for i, (u, d) in enumerate(zip(users, delays)) if i not in browsers]
+
     if not browsers:
-        rows = await asyncio.gather(*plain)
-        wall = time.monotonic() - t0
-        return list(rows), memory(state, users), wall
+        t0 = time.monotonic()
+        rows = await asyncio.gather(*plain(t0))
+        return list(rows), memory(state, users), time.monotonic() - t0
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
         shared = None if args.browser_per_student else await pw.chromium.launch(
             executable_path=args.chromium, args=["--no-sandbox", "--disable-gpu"])
         t0 = time.monotonic()
-        rows = await asyncio.gather(*plain, *(one_student(pw, shared, base, u, d, t0, args)
-                                              for i, (u, d) in enumerate(zip(users, delays)) if i in browsers))
+        rows = await asyncio.gather(*plain(t0), *(one_student(pw, shared, base, u, d, t0, args)
+                                                  for i, (u, d) in enumerate(zip(users, delays)) if i in browsers))
         wall = time.monotonic() - t0
         mem = memory(state, users)  # every student's page 02 still open
         for r in rows:

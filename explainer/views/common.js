@@ -215,6 +215,25 @@ function stepControls(parent, cls, draw) {
   return c;
 }
 
+// A stepper's metadata from the model (its steps, a state legend, a caption), once Python has
+// sent it: handed to ``use`` first, then the legend and the caption filled and the controls
+// restarted (which draws step 0). Shared by the pipeline (kernel 16) and hand-over (kernel 17)
+// steppers.
+function loadSteps(model, use, ctl, legend, caption) {
+  const m = model.get("meta");
+  if (!m || !m.steps) return;
+  use(m);
+  legend.innerHTML = m.states.map((s, i) => swatch(m.palette[i], s)).join("");
+  caption.textContent = m.caption;
+  ctl.reset(m.steps.length);
+}
+
+// A kernel's lines as a listing, the lines numbered in ``hl`` highlighted.
+function listingHtml(code, hl) {
+  return code.map((c, j) =>
+    `<span class="${hl.includes(j) ? "hl" : ""}">${String(c.line).padStart(4)}  ${escapeHtml(c.text)}</span>`).join("\n");
+}
+
 function toggle(parent, title, options, value, onPick) {
   const wrap = el("span", { class: "ex-field" }, parent);
   el("span", { style: "font-size:13px" }, wrap, title);

@@ -18,14 +18,7 @@ function createHandoverView({ model, el: host }) {
   const legend = el("div", { class: "ex-note" }, root);
   const caption = el("div", { class: "ex-note" }, root);
 
-  function load() {
-    const m = model.get("meta");
-    if (!m || !m.steps) return;
-    meta = m;
-    legend.innerHTML = meta.states.map((s, i) => swatch(meta.palette[i], s)).join("");
-    caption.textContent = meta.caption;
-    ctl.reset(meta.steps.length);
-  }
+  const load = () => loadSteps(model, (m) => { meta = m; }, ctl, legend, caption);
 
   function draw() {
     const s = meta.steps[step];
@@ -54,11 +47,8 @@ function createHandoverView({ model, el: host }) {
         `empty[${b}]: phase bit ${s.empty_done[b] % 2} · arrived ${s.empty_arrived[b]}/${meta.empty_arrivals}`);
     });
     text.textContent = s.text;
-    code.innerHTML = s.code.length || s.line !== "land"
-      ? meta.code.map((c, j) =>
-        `<span class="${s.code.includes(j) ? "hl" : ""}">${String(c.line).padStart(4)}  ${escapeHtml(c.text)}</span>`).join("\n")
-      : meta.code.map((c) => `<span>${String(c.line).padStart(4)}  ${escapeHtml(c.text)}</span>`).join("\n") +
-        "\n      (the copy engine: no thread runs a line for this step)";
+    code.innerHTML = listingHtml(meta.code, s.code) + (s.code.length || s.line !== "land" ? ""
+      : "\n      (the copy engine: no thread runs a line for this step)");
   }
 
   model.on("change:rev", load);

@@ -17,14 +17,7 @@ function createPipelineView({ model, el: host }) {
   const legend = el("div", { class: "ex-note" }, root);
   const caption = el("div", { class: "ex-note" }, root);
 
-  function load() {
-    const m = model.get("meta");
-    if (!m || !m.steps) return;
-    meta = m;
-    legend.innerHTML = meta.states.map((s, i) => swatch(meta.palette[i], s)).join("");
-    caption.textContent = meta.caption;
-    ctl.reset(meta.steps.length);
-  }
+  const load = () => loadSteps(model, (m) => { meta = m; }, ctl, legend, caption);
 
   function draw() {
     const s = meta.steps[step];
@@ -41,8 +34,7 @@ function createPipelineView({ model, el: host }) {
       ? `this thread's copies not yet waited for: phase ${s.in_flight.join(", phase ")}`
       : "no copy of this thread is waiting to be confirmed";
     text.textContent = s.text;
-    code.innerHTML = meta.code.map((c, j) =>
-      `<span class="${s.code.includes(j) ? "hl" : ""}">${String(c.line).padStart(4)}  ${escapeHtml(c.text)}</span>`).join("\n");
+    code.innerHTML = listingHtml(meta.code, s.code);
   }
 
   model.on("change:rev", load);
