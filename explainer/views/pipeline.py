@@ -19,11 +19,11 @@ K_DEFAULT = 2 * mma.STAGED.stages * mma.STAGED.BK  # 6 phases: the buffers wrap 
 PALETTE = ["#f3f4f6", "#fde68a", "#86efac", "#93c5fd"]
 #: The kernel lines each step runs, found in the .cu file: (step kind, a fragment of the line, which
 #: of the matching lines: 0 the first, -1 the last).
-CODE = (("prologue", "if (ph < phases) issue(ph, ph);", 0),
+CODE = (("prologue", "if (ph < phases) issue(ph, ph, fast);", 0),
         ("prologue", 'asm volatile("cp.async.commit_group;");', 0),
         ("prologue wait", 'asm volatile("cp.async.wait_group %0;"', 0),
         ("prologue barrier", "__syncthreads();", 0),
-        ("issue", "if (ph + SG_STAGES - 1 < phases) issue(ph + SG_STAGES - 1, fill);", -1),
+        ("issue", "if (ph + SG_STAGES - 1 < phases) issue(ph + SG_STAGES - 1, fill, fast);", -1),
         ("issue", 'asm volatile("cp.async.commit_group;");', -1),
         ("wait", 'asm volatile("cp.async.wait_group %0;"', -1),
         ("barrier", "__syncthreads();", -1),
