@@ -20,13 +20,11 @@
 //                  k-step 3: load phase t + 1's first fragments, mma.sync
 //   (In the code the issue comes during k-step 0, right after the loads of k-step 1's fragments.)
 //   The block is 128 x 256 (8 warps of 64 x 64: 4 x 8 m16n8 tiles, 32 mma.sync per k-step);
-//   BK = 32. Copies are 16 bytes (cp.async.cg ... 16); a block wholly inside A, B and C, with
-//   rows 16-byte aligned, copies without a check; elsewhere a granule outside the matrix is
-//   copied 4 bytes at a time with zero fill (src-size 0), so any M, N, K >= 1 works. Rows padded
-//   as in kernel 15 (+4 / +8 floats): conflict-free fragment loads (page 09's bank table).
-//   The pipeline is compiled twice (pipeline(Flag<true>{}) and Flag<false>): blocks wholly inside
-//   with K a multiple of BK run an instance with no guarded copy in it, whose fewer live registers
-//   leave room for the fragments in flight.
+//   BK = 32. Copies are 16 bytes (cp.async.cg ... 16); blocks wholly inside A, B and C, with
+//   rows 16-byte aligned and K a multiple of BK, run an instance of the pipeline with no check
+//   (fewer live registers: room for the fragments in flight); elsewhere a granule outside the
+//   matrix is copied 4 bytes at a time with zero fill (src-size 0): any M, N, K >= 1 works. Rows
+//   padded as in kernel 15 (+4 / +8 floats): conflict-free fragment loads (page 09's bank table).
 //
 // Launch (explainer/gpu/launch.py launch_config, geometry in explainer/model/mma.py STAGED): 1D
 // blocks of 256 threads, grid (ceil(N/256), ceil(M/128)), dynamic shared 3 * (128*36 + 32*264)
