@@ -231,32 +231,38 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
         if (tid == 0) tiles_done[blockIdx.y * gridDim.x + blockIdx.x] = 0;  // ready for the next launch
         __threadfence();
         // C = W[0] + W[1] + ... in the order z = 0, 1, ..: the same float sum whichever block is
-        // last (its own slice comes from its registers, the same values it stored).
+        // last. The thread's rows (SEGS of TN floats) in groups of G, each group slice by slice:
+        // the G loads of one slice are independent and travel together, one round trip to L2 per
+        // slice and group instead of per slice and row. Its own slice is read back as it stored
+        // it. (G = 8, 4 where loads are checked: more rows at once spill registers in the
+        // configurations with 4 blocks per SM, whose registers are capped at 128.)
+        constexpr int SEGS = WMITER * TM * WNITER, GMAX = EDGE == EDGE_FAST ? 8 : 4;
+        constexpr int G = SEGS < GMAX ? SEGS : GMAX;
+        static_assert(SEGS % G == 0, "whole groups of rows");
 #pragma unroll
-        for (int wm = 0; wm < WMITER; ++wm) {
+        for (int g0 = 0; g0 < SEGS; g0 += G) {
+            float sum[G][TN] = {};
+            for (int z = 0; z < (int)gridDim.z; ++z) {
+                const float* Wz = W + (size_t)z * M * N;
 #pragma unroll
-            for (int i = 0; i < TM; ++i) {
+                for (int q = 0; q < G; ++q) {
+                    const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
+                    float part[TN];
+                    load_row<TN, EDGE>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N, part);
 #pragma unroll
-                for (int wn = 0; wn < WNITER; ++wn) {
-                    const int row = row0 + am + wm * WSUBM + i, col = col0 + bn + wn * WSUBN;
-                    float sum[TN] = {}, part[TN];
-                    for (int z = 0; z < (int)gridDim.z; ++z) {
-                        if (z == (int)blockIdx.z) {
-#pragma unroll
-                            for (int j = 0; j < TN; ++j) part[j] = acc[wm * TM + i][wn * TN + j];
-                        } else {
-                            load_row<TN, EDGE>(W + (size_t)z * M * N, row, col, M, N, part);
-                        }
-#pragma unroll
-                        for (int j = 0; j < TN; ++j) sum[j] += part[j];  // @step:compute
-                    }
-                    store_row<TN, EDGE>(C, row, col, M, N, sum);  // @step:store
-#pragma unroll
-                    for (int j = 0; j < TN; ++j)
-                        if (row < M && col + j < N)
-                            TRACE_OUT(WMITER * TM * WNITER * TN, (wm * TM + i) * WNITER * TN + wn * TN + j,
-                                      row * N + col + j);
+                    for (int j = 0; j < TN; ++j) sum[q][j] += part[j];  // @step:compute
                 }
+            }
+#pragma unroll
+            for (int q = 0; q < G; ++q) {
+                const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
+                const int row = row0 + am + wm * WSUBM + i, col = col0 + bn + wn * WSUBN;
+                store_row<TN, EDGE>(C, row, col, M, N, sum[q]);  // @step:store
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    if (row < M && col + j < N)
+                        TRACE_OUT(WMITER * TM * WNITER * TN, (wm * TM + i) * WNITER * TN + wn * TN + j,
+                                  row * N + col + j);
             }
         }
         return;
