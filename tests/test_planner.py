@@ -23,7 +23,7 @@ def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
     for c in planner.plan(M, N, K, ROWS, SMS):
         r = c.rung
         assert c.grid == (ceil_div(N, r.BN), ceil_div(M, r.BM)) and c.blocks == c.grid[0] * c.grid[1] * c.splits
-        assert c.splits in planner.split_choices(r, M, N, K, SMS)
+        assert c.splits in planner.split_choices(r, M, N, K, SMS, planner.PLAN_SPLITS)
         assert c.longest == ceil_div(c.blocks, SMS) and c.busy_sms == min(c.blocks, SMS)
         assert c.guarded == (M % r.BM != 0 or N % r.BN != 0 or K % r.BK != 0)
         assert 0 < c.busy_fraction <= 1
@@ -70,7 +70,8 @@ def test_split_k_is_planned_where_tiles_are_few_and_k_is_long():
     """1024^3 with 256 x 128 tiles: 32 tiles for 132 SMs, 128 phases: splits up to the per-SM
     cap; 4096^3 (512 tiles): none. The model charges a split its slice of K and the fix-up."""
     w = ladder.BY_NAME["warptile"]
-    assert planner.split_choices(w, 1024, 1024, 1024, SMS) == [1, 2, 3, 4, 6, 8, 12, 16]
+    assert planner.split_choices(w, 1024, 1024, 1024, SMS) == [1, *planner.SPLITS]
+    assert planner.split_choices(w, 1024, 1024, 1024, SMS, planner.PLAN_SPLITS) == list(range(1, 33))
     assert planner.split_choices(w, 4096, 4096, 4096, SMS) == [1]
     assert planner.split_choices(ladder.BY_NAME["double_buffered"], 64, 64, 4096, SMS) == [1]
     assert planner.split_choices(w, 1024, 1024, 24, SMS) == [1]  # 3 phases: no slice of 2
@@ -173,6 +174,41 @@ def test_a_tuning_table_puts_the_nearest_tuned_shapes_winner_first(tmp_path):
         {"schema": recorded.SCHEMA, "device": {"name": "Fake GPU"}, "date": "2026-01-01", "cublas": [], "results": tuned}))
     assert recorded.load_tuned("Fake", tmp_path)["source"] == "fake-gpu_2026-01-01.json"
     assert recorded.load_tuned("H100", tmp_path) is None
+
+
+def test_every_split_count_is_planned_and_estimated_from_the_nearest_measured_one():
+    """300 x 300 in 64 x 64 tiles is 25 tiles: S = 12 (the grid's) puts 3 blocks on the busiest SM
+    where the average is 2.3; S = 21 (not in the grid) 4 where it is 3.98. The planner weighs
+    every S; one the tuning table did not measure is its nearest measured S of the same kernel,
+    scaled by the model; none where a configuration made to share its SM would run alone."""
+    r = ladder.BY_NAME["warptile_64x64_bk16"]
+    cal = planner.calibrate(ROWS, SMS)[r.name]
+    M = N = 300
+    K = 20000
+    assert 21 not in planner.SPLITS and 21 in planner.split_choices(r, M, N, K, SMS, planner.PLAN_SPLITS)
+    per_block = {S: planner.model_ms(r, M, N, K, SMS, cal, S) for S in (12, 21)}
+    assert per_block[21] < per_block[12]  # 4 slices of 1250/21 phases against 3 of 1250/12
+
+    def row(S, ms, shape=(256, 256, 16384)):
+        return {"kernel": r.name, "M": shape[0], "N": shape[1], "K": shape[2], "tile": None,
+                "median_ms": ms, "passed": True, "splits": S}
+
+    tuned = [row(1, 0.7), row(12, 0.096), row(16, 0.078), row(24, 0.081)]
+    cands = {c.splits: c for c in planner.plan(M, N, K, ROWS, SMS, tuned) if c.rung is r}
+    assert set(cands) >= {1, 10, 12, 21} and all(c.tuned_at == (256, 256, 16384) for c in cands.values())
+    c21 = cands[21]
+    assert c21.tuned_splits == 24  # log2(24/21) < log2(21/16)
+    there = planner.model_ms(r, 256, 256, 16384, SMS, cal, 24)
+    assert c21.tuned_ms == pytest.approx(0.081 * c21.predicted_ms / there)
+    assert "with K split in 24" in c21.why()
+    assert cands[12].tuned_splits == 12 and "split in 12)" not in cands[12].why().split("measured at")[1]
+    assert cands[1].tuned_splits == 1  # S = 1 from S = 1 only
+    # a configuration made for 2 blocks per SM is not extrapolated to 1 block on the busiest SM
+    big = ladder.BY_NAME["warptile_128x128"]
+    lone = [S for S in planner.PLAN_SPLITS if S not in planner.SPLITS
+            and ceil_div(big.grid(256, 256)[0] * big.grid(256, 256)[1] * S, SMS) == 1]
+    planned = {c.splits for c in planner.plan(256, 256, 16384, ROWS, SMS) if c.rung is big}
+    assert lone and not planned & set(lone) and 32 in planned
 
 
 def test_tuning_grid_has_every_kind_of_shape_the_planner_tells_apart():

@@ -17,10 +17,13 @@ very shape on the device, the measurements decide (as a library's tuning table w
 
 Split-K (kernel 14's ``warptile_splitk_gemm``): where C has fewer tiles than twice the SMs,
 each warp-tiled configuration is also planned with its K loop cut into S slices (S blocks per
-tile; S from :data:`SPLITS`, each slice at least 2 phases, at most :data:`MAX_BLOCKS_PER_SM`
-blocks per SM): ``ceil(tiles * S / SMs)`` blocks on the busiest SM, each with the longest slice
-of K, plus the fix-up's traffic (S slices of M x N floats written and read back) at
-:data:`FIXUP_GBS`.
+tile; any S up to :data:`MAX_SPLITS`, each slice at least 2 phases, at most
+:data:`MAX_BLOCKS_PER_SM` blocks per SM): ``ceil(tiles * S / SMs)`` blocks on the busiest SM, each
+with the longest slice of K, plus the fix-up's traffic (S slices of M x N floats written and read
+back) at :data:`FIXUP_GBS`. Every S counts, not only the tuning grid's (:data:`SPLITS`): 25 tiles
+of C (300 x 300 in 64 x 64 tiles) make 300 blocks at S = 12, 3 on the busiest SM where the
+average is 2.3; S = 21 makes 525, 4 where the average is 3.98. A tuning table measures the grid's
+S; another S is estimated from the nearest measured one of the same kernel, scaled by the model.
 
 What the model leaves out: a block alone on an SM runs at its latency, not at the SM's
 throughput, so configurations made for several blocks per SM (small tiles, 4 warps) are
@@ -39,8 +42,11 @@ from .launch import ceil_div
 from .ladder import BY_NAME, CONFIGS, RUNGS, Rung
 
 
-#: Split counts the planner considers (kernel 14 takes any S up to the number of phases).
-SPLITS = (2, 3, 4, 6, 8, 12, 16)
+#: Split counts a tuning table measures (``tiled-explainer tune``; kernel 14 takes any S up to the
+#: number of phases).
+SPLITS = (2, 3, 4, 6, 8, 12, 16, 24, 32)
+#: The planner considers every S from 2 to this (the fix-up's traffic grows with S).
+MAX_SPLITS = 32
 #: No split that gives more blocks than this per SM (their slices get too short to pay).
 MAX_BLOCKS_PER_SM = 8
 #: The fix-up's traffic is charged at this rate (GB/s): the H100's measured device-to-device copy
@@ -48,16 +54,31 @@ MAX_BLOCKS_PER_SM = 8
 FIXUP_GBS = 2990.0
 
 
-def split_choices(r: Rung, M: int, N: int, K: int, sms: int) -> list[int]:
-    """The split counts planned for ``r`` at this shape: 1, and for the warp-tiled kernels where
-    C has fewer than 2 tiles per SM, every S of :data:`SPLITS` that leaves each slice at least 2
-    phases and gives at most :data:`MAX_BLOCKS_PER_SM` blocks per SM."""
+def split_choices(r: Rung, M: int, N: int, K: int, sms: int, splits=SPLITS) -> list[int]:
+    """The split counts for ``r`` at this shape: 1, and for the warp-tiled kernels where C has
+    fewer than 2 tiles per SM, every S of ``splits`` (the tuning grid, :data:`SPLITS`, unless
+    told) that leaves each slice at least 2 phases and gives at most :data:`MAX_BLOCKS_PER_SM`
+    blocks per SM. :func:`plan` passes every S up to :data:`MAX_SPLITS`."""
     gx, gy = r.grid(M, N)
     tiles = gx * gy
     out = [1]
     if r.splits_k and tiles < 2 * sms:
-        out += [S for S in SPLITS if 2 * S <= r.phases(K) and tiles * S <= MAX_BLOCKS_PER_SM * sms]
+        out += [S for S in splits if S > 1 and 2 * S <= r.phases(K) and tiles * S <= MAX_BLOCKS_PER_SM * sms]
     return out
+
+
+#: What :func:`plan` passes to :func:`split_choices`.
+PLAN_SPLITS = tuple(range(2, MAX_SPLITS + 1))
+
+
+def _planned_split(r: Rung, M: int, N: int, S: int, sms: int) -> bool:
+    """Whether :func:`plan` keeps split count ``S`` for ``r``: 1 and any S of the tuning grid; another
+    only where the busiest SM gets at least 2 blocks, or the configuration is made for one block
+    per SM. A configuration made to share its SM (``MINB`` >= 2) runs a lone block at its
+    latency, ~1.5x its share of a full SM (warptile_128x128 at 256x256x16384: S = 32, 128 blocks,
+    0.083 ms, where the model scaled 0.055 from S = 16), which the model does not see."""
+    gx, gy = r.grid(M, N)
+    return S == 1 or S in SPLITS or dict(r.params).get("MINB", 1) == 1 or ceil_div(gx * gy * S, sms) >= 2
 
 
 @dataclass(frozen=True)
@@ -93,6 +114,7 @@ class Candidate:
     tuned_at: tuple[int, int, int] | None = None  # the nearest shape of the device's tuning table
     tuned_ms: float | None = None  # measured there, scaled by the model's ratio between the shapes
     splits: int = 1  # split-K: blocks per tile of C (blocks = tiles * splits)
+    tuned_splits: int | None = None  # the split count measured there (the nearest to ``splits``)
 
     @property
     def tiles(self) -> int:
@@ -126,8 +148,11 @@ class Candidate:
         if self.guarded:
             s += "; guarded path (a tile does not divide the shape)"
         if self.tuned_at and self.tuned_ms:
-            s += ("; {:.4f} ms estimated from this device's tuning table (measured at {}x{}x{}, scaled by the "
-                  "model)").format(self.tuned_ms, *self.tuned_at)
+            at = "{}x{}x{}".format(*self.tuned_at)
+            if self.tuned_splits not in (None, self.splits):
+                at += f" with K split in {self.tuned_splits}"
+            s += (f"; {self.tuned_ms:.4f} ms estimated from this device's tuning table (measured at {at}, "
+                  "scaled by the model)")
         return s
 
 
@@ -217,21 +242,26 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     tuned = list(tuned)
     both = list(rows) + [r for r in tuned if r.get("passed", True)]
     cands = [candidate(r, M, N, K, sms, cal.get(r.name), both, S)
-             for r in RUNGS + CONFIGS for S in split_choices(r, M, N, K, sms)]
+             for r in RUNGS + CONFIGS for S in split_choices(r, M, N, K, sms, PLAN_SPLITS)
+             if _planned_split(r, M, N, S, sms)]
     near = nearest_tuned(M, N, K, tuned)
     if near:
         # A tuning table measured a nearby shape on this device: each kernel's time there, scaled
         # by the model's ratio between the two shapes (blocks on the busiest SM, K), estimates it
-        # here. The measurement carries the kernel's real efficiency; the model, the shape change.
+        # here. The measurement carries the kernel's real efficiency; the model, the shape change
+        # (and, for a split count the table did not measure, the change from the nearest one it did:
+        # a split-K candidate is scaled from a split-K measurement, never from S = 1).
         at = {(r["kernel"], r.get("splits", 1)): r["median_ms"] for r in tuned
               if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)}
         out = []
         for c in cands:
-            key = (c.rung.name, c.splits)
-            there = (model_ms(c.rung, *near, sms, cal.get(c.rung.name), c.splits)
-                     if key in at and c.splits <= c.rung.phases(near[2]) else None)
+            measured = [S for (k, S) in at if k == c.rung.name and (S > 1) == (c.splits > 1)]
+            ref = min(measured, key=lambda S: (abs(math.log2(S / c.splits)), S)) if measured else None
+            there = (model_ms(c.rung, *near, sms, cal.get(c.rung.name), ref)
+                     if ref and ref <= c.rung.phases(near[2]) else None)
             if there and c.predicted_ms:
-                c = dataclasses.replace(c, tuned_at=near, tuned_ms=at[key] * c.predicted_ms / there)
+                c = dataclasses.replace(c, tuned_at=near, tuned_ms=at[(c.rung.name, ref)] * c.predicted_ms / there,
+                                        tuned_splits=ref)
             out.append(c)
         cands = out
     return sorted(cands, key=lambda c: (c.estimate_ms is None, c.estimate_ms or 0.0,
