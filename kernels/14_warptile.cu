@@ -20,14 +20,43 @@
 //   Split-K (warptile_splitk_gemm, chosen by explainer/model/planner.py): when C has too few
 //   tiles to give every SM work but K is long, S blocks share one tile of C, block z summing the
 //   phases [z*P/S, (z+1)*P/S) into its own slice of a workspace; the last of the S to arrive (an
-//   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C.
+//   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C. Split tail
+//   (warptile_splittail_gemm): the tiles of a last, partial round of the SMs split that way only.
 //   Edges (any M, N, K): a block inside C runs the fast body, or on unaligned shapes one that
 //   checks only its last phase; edge blocks check every access (EDGE_* in common.cuh).
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
-// THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm), static shared
+// THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
+// whole + (tiles - whole) * S blocks), static shared
 // 2*(BK*(BM+PAD) + BK*BN)*4 bytes. Correct for any M, N, K >= 1 (GUARD as in kernel 12).
 // Run it:  tiled-explainer bench --kernels warptile --sizes 1024 4096
+// The trace records by tile of C (explainer.model.ladder.predict_trace's layout), which the split
+// tail's 1D grid does not spell as blockIdx: every entry point names its tile (GridTile, SplitTail below).
+#define EXPLAINER_BLOCK_ID ((long long)tile.y() * tile.gx() + tile.x())
 #include "common.cuh"
+
+// The tile of C a block computes (x along N, y along M; gx tiles per row of tiles) and, with
+// split-K, which slice z of K out of splits() (1: the whole K loop). GridTile reads them from
+// blockIdx / gridDim (warptile_gemm, warptile_splitk_gemm: nothing held in registers), SplitTail
+// holds what warptile_splittail_gemm computed from its 1D grid.
+struct GridTile {
+    static constexpr bool always_split = true;  // (consulted for the split-K entry point only)
+    __device__ int x() const { return blockIdx.x; }
+    __device__ int y() const { return blockIdx.y; }
+    __device__ int z() const { return blockIdx.z; }
+    __device__ int splits() const { return gridDim.z; }
+    __device__ int gx() const { return gridDim.x; }
+};
+struct SplitTail {
+    static constexpr bool always_split = false;  // its first blocks compute whole tiles
+    int whole, splits_, gx_;  // the kernel's arguments: recomputed from where they are, not kept in registers
+    __device__ int b() const { return blockIdx.x; }
+    __device__ int t() const { return b() < whole ? b() : whole + (b() - whole) / splits_; }  // tile, row by row
+    __device__ int x() const { return t() % gx_; }
+    __device__ int y() const { return t() / gx_; }
+    __device__ int z() const { return b() < whole ? 0 : (b() - whole) % splits_; }
+    __device__ int splits() const { return b() < whole ? 1 : splits_; }
+    __device__ int gx() const { return gx_; }
+};
 
 // The two shared buffers of As (transposed, rows padded to BM + PAD) and of Bs: one array per
 // tile shape, whichever instantiation of the body below uses it (a guarded kernel runs the fast
@@ -44,9 +73,10 @@ __device__ __forceinline__ float* warptile_smem()
 // EDGE (common.cuh): EDGE_FAST, EDGE_GUARDED, or EDGE_INTERIOR for a block inside C of a shape
 // the fast path cannot take (see interior_block).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int EDGE, bool SPLIT>
+          int PAD, int EDGE, bool SPLIT, class Tile>
 __device__ __forceinline__ void
-warptile_body(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done)
+warptile_body(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done,
+              const Tile tile)
 {
     constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
     constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;  // one sub-tile of a warp
@@ -66,13 +96,13 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     const int warp = tid / 32, lane = tid % 32;
     const int wrow = warp / (BN / WN), wcol = warp % (BN / WN);      // @step:index
     const int trow = lane / (WSUBN / TN), tcol = lane % (WSUBN / TN);  // @step:index
-    const int row0 = blockIdx.y * BM;
-    const int col0 = blockIdx.x * BN;
+    const int row0 = tile.y() * BM;
+    const int col0 = tile.x() * BN;
     const int phases = CEIL_DIV(K, BK);
-    // Split-K: block z of gridDim.z sums the phases [t_begin, t_end) only (every phase belongs to
-    // exactly one z; each gets at least one when gridDim.z <= phases, which the launch ensures).
-    const int t_begin = SPLIT ? (int)((long long)blockIdx.z * phases / gridDim.z) : 0;  // @step:phase
-    const int t_end = SPLIT ? (int)((long long)(blockIdx.z + 1) * phases / gridDim.z) : phases;  // @step:phase
+    // Split-K: slice z of tile.splits() sums the phases [t_begin, t_end) only (every phase belongs to
+    // exactly one z; each gets at least one when tile.splits() <= phases, which the launch ensures).
+    const int t_begin = SPLIT ? (int)((long long)tile.z() * phases / tile.splits()) : 0;  // @step:phase
+    const int t_end = SPLIT ? (int)((long long)(tile.z() + 1) * phases / tile.splits()) : phases;  // @step:phase
     float acc[WMITER * TM][WNITER * TN] = {};
     float regM[WMITER * TM], regN[WNITER * TN];
     float4 ra[A4], rb[B4];
@@ -208,10 +238,10 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
         __syncthreads();  // @step:barrier1
     }
 
-    if constexpr (SPLIT) {
+    if (SPLIT && (Tile::always_split || tile.splits() > 1)) {
         // Split-K epilogue. This block holds the sums over its slice of K only. It stores them in
         // its own slice W[z] of the workspace (M x N floats per z, laid out like C) ...
-        float* Wz = W + (size_t)blockIdx.z * M * N;
+        float* Wz = W + (size_t)tile.z() * M * N;
 #pragma unroll
         for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll
@@ -221,14 +251,14 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
                     store_row<TN, EDGE>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N,
                                          &acc[wm * TM + i][wn * TN]);
         // ... makes them visible to every block, and counts itself done for this tile of C. The
-        // last of the gridDim.z blocks to arrive adds the slices; the others are finished.
+        // last of the tile.splits() blocks to arrive adds the slices; the others are finished.
         __threadfence();
         __syncthreads();  // split-K: every thread's slice is stored and fenced before the block counts itself
         int arrived = 0;
-        if (tid == 0) arrived = atomicAdd(&tiles_done[blockIdx.y * gridDim.x + blockIdx.x], 1) + 1;
+        if (tid == 0) arrived = atomicAdd(&tiles_done[tile.y() * tile.gx() + tile.x()], 1) + 1;
         // all threads learn whether this block came last (a barrier that ORs a flag)
-        if (!__syncthreads_or(arrived == (int)gridDim.z)) return;
-        if (tid == 0) tiles_done[blockIdx.y * gridDim.x + blockIdx.x] = 0;  // ready for the next launch
+        if (!__syncthreads_or(arrived == tile.splits())) return;
+        if (tid == 0) tiles_done[tile.y() * tile.gx() + tile.x()] = 0;  // ready for the next launch
         __threadfence();
         // C = W[0] + W[1] + ... in the order z = 0, 1, ..: the same float sum whichever block is
         // last. The thread's rows (SEGS of TN floats) in groups of G, each group slice by slice:
@@ -242,7 +272,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
         for (int g0 = 0; g0 < SEGS; g0 += G) {
             float sum[G][TN] = {};
-            for (int z = 0; z < (int)gridDim.z; ++z) {
+            for (int z = 0; z < tile.splits(); ++z) {
                 const float* Wz = W + (size_t)z * M * N;
 #pragma unroll
                 for (int q = 0; q < G; ++q) {
@@ -293,10 +323,10 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 // otherwise the EDGE_INTERIOR body: no checks but in the last, partial phase, scalar accesses
 // where rows are not aligned. The same for every thread of the block, so the branch costs
 // nothing; only the edge blocks pay for every check.
-template <int BM, int BN>
-__device__ __forceinline__ bool interior_block(int M, int N)
+template <int BM, int BN, class Tile>
+__device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 {
-    return (int)(blockIdx.y + 1) * BM <= M && (int)(blockIdx.x + 1) * BN <= N;
+    return (tile.y() + 1) * BM <= M && (tile.x() + 1) * BN <= N;
 }
 template <int BK>
 __device__ __forceinline__ bool fast_shape(int N, int K)
@@ -314,23 +344,24 @@ __device__ __forceinline__ bool fast_shape(int N, int K)
 #define WARPTILE_INSIDE EDGE_INTERIOR
 #endif
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, bool GUARD, bool SPLIT>
+          int PAD, bool GUARD, bool SPLIT, class Tile>
 __device__ __forceinline__ void
-warptile_run(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done)
+warptile_run(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done,
+             const Tile tile)
 {
 #ifndef EXPLAINER_NO_INTERIOR
-    if (GUARD && interior_block<BM, BN>(M, N)) {
+    if (GUARD && interior_block<BM, BN>(tile, M, N)) {
         if (fast_shape<BK>(N, K))
-            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, EDGE_FAST, SPLIT>(
-                A, B, C, M, N, K, W, tiles_done);
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, EDGE_FAST, SPLIT, Tile>(
+                A, B, C, M, N, K, W, tiles_done, tile);
         else
-            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, WARPTILE_INSIDE, SPLIT>(
-                A, B, C, M, N, K, W, tiles_done);
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, WARPTILE_INSIDE, SPLIT, Tile>(
+                A, B, C, M, N, K, W, tiles_done, tile);
         return;
     }
 #endif
-    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGE_GUARDED : EDGE_FAST, SPLIT>(
-        A, B, C, M, N, K, W, tiles_done);
+    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGE_GUARDED : EDGE_FAST, SPLIT, Tile>(
+        A, B, C, M, N, K, W, tiles_done, tile);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
@@ -339,7 +370,7 @@ __global__ void __launch_bounds__(THREADS, MINB)
 warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
 {
     warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
-        A, B, C, M, N, K, nullptr, nullptr);
+        A, B, C, M, N, K, nullptr, nullptr, GridTile{});
 }
 
 // Split-K (the launch planner's choice where C has too few tiles to fill the SMs and K is long):
@@ -352,5 +383,25 @@ warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int
                      int* tiles_done)
 {
     warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
-        A, B, C, M, N, K, W, tiles_done);
+        A, B, C, M, N, K, W, tiles_done,
+        GridTile{});
+}
+
+// Split tail (the planner's choice where the tiles of C fill the SMs some whole number of times and
+// leave a last, partial round: 288 tiles of 256 x 128 at 3000^3 on 132 SMs are 2 full rounds and
+// 24 tiles, which would run a third round on 24 SMs while 108 wait). A 1D grid of
+// whole + (tiles - whole) * splits blocks: block b < whole computes tile b in one piece, as
+// warptile_gemm; the tiles after them are cut into `splits` slices of K each, block
+// whole + i * splits + z summing slice z of tile whole + i, and the last of a tile's blocks to
+// arrive adds its slices (as warptile_splitk_gemm). The GPU starts blocks in the order of their
+// index, so the whole tiles run first and the slices fill the last round on every SM. gx =
+// ceil(N / BN) tiles per row of C; W and tiles_done as for warptile_splitk_gemm.
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
+          int PAD, int MINB, bool GUARD>
+__global__ void __launch_bounds__(THREADS, MINB)
+warptile_splittail_gemm(const float* A, const float* B, float* C, int M, int N, int K, float* W,
+                        int* tiles_done, int whole, int splits, int gx)
+{
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
+        A, B, C, M, N, K, W, tiles_done, SplitTail{whole, splits, gx});
 }

@@ -55,7 +55,9 @@ __device__ int* g_trace_b;
 __device__ int* g_trace_c;
 
 // 64-bit block id: a 1024^3 launch with T = 16 records 4096 blocks * 64 phases * 256 threads.
+#ifndef EXPLAINER_BLOCK_ID  // a kernel whose blocks are not its tiles names its own (kernel 14)
 #define EXPLAINER_BLOCK_ID ((long long)blockIdx.y * gridDim.x + blockIdx.x)
+#endif
 #define EXPLAINER_TILE_SLOT(T, phases, t) \
     (((EXPLAINER_BLOCK_ID * (phases) + (t)) * (T) + threadIdx.y) * (T) + threadIdx.x)
 #define TRACE_A(T, phases, t, src) (g_trace_a[EXPLAINER_TILE_SLOT(T, phases, t)] = (src))

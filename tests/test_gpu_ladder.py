@@ -152,6 +152,42 @@ def test_split_k_is_deterministic_and_leaves_its_counters_zero(r):
 
 
 @pytest.mark.parametrize("r", SPLITTERS, ids=ids)
+def test_split_tail_matches_numpy_and_leaves_its_counters_zero(r):
+    """The split tail (warptile_splittail_gemm): the first tiles whole, the last R split in S;
+    odd shapes (guarded, edge tiles in the tail and among the whole ones) and whole tiles (fast);
+    C and the workspace poisoned with NaN; two runs give the same bits."""
+    rt = gpu.runtime._runtime()
+    for M, N, K, cases in [(2 * r.BM + 1, 3 * r.BN - 5, 9 * r.BK + 3, [(1, 2), (4, 3), (8, 5)]),
+                           (2 * r.BM, 3 * r.BN, 40 * r.BK, [(5, 4), (2, 7)])]:
+        for R, S in cases:
+            res = gpu.check(r.name, M, N, K, seed=_seed("tail", r.name, M, N, K, R, S), splits=S, tail=R)
+            assert isinstance(res, gpu.CheckResult), res
+            where = f"{r.name} {M}x{N}x{K} last {R} tiles split {S}"
+            assert res.all_written, f"{where}: {res.unwritten} elements unwritten"
+            assert res.rel_error < 1e-5, f"{where}: rel. error {res.rel_error:.2e}"
+            assert int(abs(rt._split_done).sum()) == 0, where
+    rng = np.random.default_rng(12)
+    M, N, K = 2 * r.BM + 3, 2 * r.BN - 1, 12 * r.BK + 5
+    A = rng.uniform(-1, 1, size=(M, K)).astype(np.float32)
+    B = rng.uniform(-1, 1, size=(K, N)).astype(np.float32)
+    np.testing.assert_array_equal(gpu.matmul(r.name, A, B, splits=3, tail=2), gpu.matmul(r.name, A, B, splits=3, tail=2))
+
+
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
+def test_split_tail_trace_matches_the_model(r):
+    """With the split tail the blocks are no longer laid out by tile (a 1D grid); the trace is
+    still recorded by tile of C, each phase once and each output by the thread the model names."""
+    for M, N, K, R, S in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 3, 4), (2 * r.BM, 2 * r.BN, 6 * r.BK, 1, 3)]:
+        tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-tail", r.name, M, N, K), splits=S, tail=R)
+        assert isinstance(tr, gpu.KernelTrace), tr
+        assert tr.config.grid == (tr.config.tiles - R + R * S, 1, 1) and tr.all_written and tr.rel_error < 1e-5
+        want = ladder.predict_trace(r, M, N, K)
+        np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} As slots")
+        np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} Bs slots")
+        np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} outputs")
+
+
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
 def test_split_k_trace_matches_the_model(r):
     """Each phase recorded once, by the block of its slice; each output stored by the thread
     the model names (in the block that adds the slices)."""

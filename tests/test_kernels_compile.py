@@ -42,9 +42,10 @@ def test_nvcc_compiles(name, trace, tmp_path):
         # explicit instantiation of the same expressions
         src = tmp_path / "instantiate.cu"
         sig = "(const float*, const float*, float*, int, int, int{});"
+        extra = lambda e: (", float*, int*" if "splitk" in e else  # noqa: E731
+                           ", float*, int*, int, int, int" if "splittail" in e else "")
         src.write_text(f'#include "{KDIR / name}"\n' + "".join(
-            f"template __global__ void {e}{sig.format(', float*, int*' if 'splitk' in e else '')}\n"
-            for e in exprs))
+            f"template __global__ void {e}{sig.format(extra(e))}\n" for e in exprs))
     arch = f"-gencode=arch=compute_{spec.arch[3:]},code={spec.arch}" if spec.arch else "-arch=sm_90"
     cmd = [NVCC, arch, "-std=c++17", f"-I{KDIR}", "-c", str(src),
            "-o", str(tmp_path / "k.o"), "-Xptxas", "-v"]

@@ -180,6 +180,31 @@ def test_kernel_labels_with_a_split_count():
             kernel_and_splits(bad)
 
 
+def test_split_tail_labels_and_launches():
+    from explainer.gpu.launch import label_of, parse_label
+
+    assert parse_label("warptile") == ("warptile", 1, 0)
+    assert parse_label("warptile@4") == ("warptile", 4, 0)
+    assert parse_label("warptile_128x64@24x5") == ("warptile_128x64", 5, 24)
+    for lab in ("warptile", "warptile@4", "warptile_128x64@24x5"):
+        assert label_of(*parse_label(lab)) == lab
+    for bad, msg in (("warptile@0x5", "RxS"), ("warptile@24x1", "RxS"), ("warptile@x5", "RxS"),
+                     ("warptile@24x", "RxS"), ("double_buffered@4x2", "no split-K")):
+        with pytest.raises(ValueError, match=msg):
+            parse_label(bad)
+    # 3000^3 in 256 x 128 tiles: 24 x 12 = 288 tiles; the last 24 in 5 slices, 264 whole first
+    cfg = gpu.launch_config("warptile", 3000, 3000, 3000, splits=5, tail=24)
+    assert cfg.tiles == 288 and cfg.whole_tiles == 264 and cfg.grid == (264 + 24 * 5, 1, 1)
+    assert cfg.tile_grid == (24, 12) and cfg.workspace_floats == 5 * 3000 * 3000 and cfg.label == "warptile@24x5"
+    assert cfg.expression.startswith("warptile_splittail_gemm<") and cfg.expression.endswith("true>")
+    assert gpu.launch_config("warptile", 4096, 4096, 4096, splits=2, tail=8).expression.endswith("false>")
+    for kw, msg in ((dict(splits=1, tail=3), "S >= 2"), (dict(splits=4, tail=288), "between 1 and 287"),
+                    (dict(splits=400, tail=3), "phases")):
+        with pytest.raises(ValueError, match=msg):
+            gpu.launch_config("warptile", 3000, 3000, 3000, **kw)
+    assert all(any("_splittail_gemm<" in e for e in r.expressions) for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k)
+
+
 def test_bench_refuses_a_bad_split_label_in_one_line():
     import subprocess
     import sys

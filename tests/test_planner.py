@@ -83,6 +83,50 @@ def test_split_k_is_planned_where_tiles_are_few_and_k_is_long():
     assert c.blocks == 128 and c.label == "warptile@4" and "K split in 4" in c.why()
 
 
+def test_split_tail_is_planned_where_the_last_round_of_tiles_is_partial():
+    from explainer import gpu
+    from explainer.gpu.launch import parse_label
+
+    cal = planner.calibrate(ROWS, SMS)
+    w = ladder.BY_NAME["warptile"]
+    cands = planner.plan(3000, 3000, 3000, ROWS, SMS)
+    tails = [c for c in cands if c.rung is w and c.tail]
+    R = 288 % SMS  # 24 x 12 tiles of 256 x 128
+    assert R and {c.tail for c in tails} == {R}
+    assert sorted(c.splits for c in tails) == [S for S in range(2, planner.MAX_SPLITS + 1) if R * S <= SMS]
+    whole = next(c for c in cands if c.rung is w and c.splits == 1)
+    for c in tails:
+        assert c.longest == ceil_div(288 - R, SMS) + 1 and c.blocks == 288 - R + R * c.splits
+        k_slice = ceil_div(w.phases(3000), c.splits) * w.BK
+        fix = 2 * c.splits * R * w.BM * w.BN * 4 / (planner.FIXUP_GBS * 1e6)
+        want = ceil_div(288 - R, SMS) * cal["warptile"].per_block_ms(3000) + cal["warptile"].per_block_ms(k_slice) + fix
+        assert c.predicted_ms == pytest.approx(want) and c.predicted_ms < whole.predicted_ms
+        assert "split tail" in c.why() and f"{288 - R:,} whole" in c.why()
+        cfg = gpu.launch_config(*parse_label(c.label)[:1], 3000, 3000, 3000, splits=c.splits, tail=c.tail)
+        assert cfg.grid[0] == c.blocks and parse_label(c.label) == ("warptile", c.splits, c.tail)
+    # none where the tiles do not fill one round, or where the rest cannot be split within one
+    assert not [c for c in planner.plan(1024, 1024, 1024, ROWS, SMS) if c.tail]
+    assert not [c for c in planner.plan(4096, 4096, 4096, ROWS, SMS) if c.rung is w and c.tail]  # 512 % 132 = 116
+
+
+def test_split_tail_for_configurations_that_share_their_sm():
+    """Two ways to deal the whole tiles (one per SM at a time, or whole rounds of slots); never a
+    launch that takes every slot exactly (the H100 then doubles whole blocks up on some SMs)."""
+    big = ladder.BY_NAME["warptile_128x128"]
+    res = planner.residency(big, ROWS)
+    assert res == 2  # the occupancy the recording reports (256 threads, 125 registers)
+    ch = planner.tail_choices(big, 1500, 1500, 1500, SMS, res)  # 12 x 12 = 144 tiles, 12 over
+    assert (12, 10) in ch and (12, 11) not in ch  # 132 + 12 x 11 = 264 = every slot
+    assert all(R * S <= SMS for R, S in ch)
+    small = ladder.BY_NAME["warptile_64x64_bk16"]
+    res = planner.residency(small, ROWS)
+    ch = planner.tail_choices(small, 1500, 1500, 1500, SMS, res)  # 24 x 24 = 576 tiles
+    slots = SMS * res
+    assert (576 % slots, slots // (576 % slots)) in ch  # whole rounds of slots, the rest in one more
+    assert {R for R, _ in ch} == {576 % SMS, 576 % slots}
+    assert planner.tail_choices(ladder.BY_NAME["double_buffered"], 3000, 3000, 3000, SMS, 2) == []
+
+
 def test_no_recorded_rows_means_no_prediction_and_bad_shapes_are_refused():
     cands = planner.plan(64, 64, 64, [], SMS)
     assert all(c.predicted_ms is None for c in cands)
@@ -107,13 +151,23 @@ def test_sm_strip_deals_the_blocks_out():
 
     from explainer.views import planner as pv
 
-    for M, N, K in ((1024, 1024, 1024), (4096, 4096, 4096), (100, 100, 100)):
+    tails = 0
+    for M, N, K in ((1024, 1024, 1024), (4096, 4096, 4096), (100, 100, 100), (3000, 3000, 3000)):
         for c in planner.plan(M, N, K, ROWS, SMS):
             svg = pv.sm_strip(c)
-            counts = [int(n) for n in re.findall(r"<title>SM \d+: (\d+) block", svg)]
-            assert len(counts) == SMS and sum(counts) == c.blocks and max(counts) == c.longest
+            if c.tail:  # whole tiles dealt out first, then the tail's slices
+                tails += 1
+                pairs = [(int(n), int(k)) for n, k in re.findall(r"<title>SM \d+: (\d+) whole blocks? \+ (\d+) slice", svg)]
+                assert len(pairs) == SMS and sum(n for n, _ in pairs) == c.tiles - c.tail
+                assert sum(k for _, k in pairs) == c.tail * c.splits
+                counts = [n + k for n, k in pairs]
+            else:
+                counts = [int(n) for n in re.findall(r"<title>SM \d+: (\d+) block", svg)]
+                assert len(counts) == SMS and sum(counts) == c.blocks
+            assert max(counts) == c.longest
             assert svg.count(pv.IDLE) == SMS - c.busy_sms
             assert svg.count(pv.MOST) == sum(1 for n in counts if n == c.longest)
+    assert tails  # 3000^3 in 256 x 128 tiles: 288 tiles, 2 rounds and 24 over
 
 
 def test_planner_panel_answers_a_shape_and_keeps_state_on_bad_input():

@@ -30,13 +30,14 @@ DEFAULT_TILES = (8, 16, 32)
 # The command
 # --------------------------------------------------------------------------------------
 def _kernel_arg(value: str) -> str:
-    """A kernel name, ``name@S`` (a warp-tiled kernel with split-K, S slices), or ``planned``."""
+    """A kernel name, ``name@S`` (a warp-tiled kernel with split-K, S slices), ``name@RxS`` (its
+    last R tiles split in S), or ``planned``."""
     if value == PLANNED:
         return value
-    from ..gpu.launch import kernel_and_splits
+    from ..gpu.launch import parse_label
 
     try:
-        kernel_and_splits(value)
+        parse_label(value)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     return value
@@ -45,7 +46,8 @@ def _kernel_arg(value: str) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernels", nargs="+", type=_kernel_arg, metavar="KERNEL",
                         help=f"kernels to run (default: all of {', '.join(KERNEL_NAMES)}); NAME@S: a "
-                             f"warp-tiled kernel with K split in S (split-K); "
+                             f"warp-tiled kernel with K split in S (split-K); NAME@RxS: only its last R tiles "
+                             f"of C split in S (split tail); "
                              f"{PLANNED!r}: per size, the ladder kernel the planner chooses")
     parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), metavar="SIZE",
                         help="N for M=N=K, or MxNxK (default: 512 1024 2048 4096)")
@@ -75,8 +77,11 @@ HEADER = (f"{'kernel':<20} {'size':>15} {'tile':>4} {'ms':>10} {'GFLOP/s':>9} {'
 
 
 def label(r: dict) -> str:
-    """A row's kernel as ``--kernels`` takes it: ``name``, or ``name@S`` for split-K."""
-    return r["kernel"] + (f"@{r['splits']}" if r.get("splits", 1) != 1 else "")
+    """A row's kernel as ``--kernels`` takes it: ``name``, ``name@S`` for split-K, ``name@RxS`` for
+    the split tail."""
+    from ..gpu.launch import label_of
+
+    return label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0))
 
 
 #: Under the table when it has tensor-core rows.

@@ -139,7 +139,7 @@ def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
     tuned = recorded.load_tuned(device=data["device"]["name"])
     cands = planner.best_per_kernel(planner.plan(M, N, K, recorded.recorded_rows(data, split_k=True), sms,
                                                  recorded.recorded_rows(tuned, split_k=True) if tuned else ()))
-    rows = [{"kernel": c.rung.name, "splits": c.splits, "label": c.label, "block_tile": [c.rung.BM, c.rung.BN],
+    rows = [{"kernel": c.rung.name, "splits": c.splits, "tail": c.tail, "label": c.label, "block_tile": [c.rung.BM, c.rung.BN],
              "blocks": c.blocks, "tuned_ms": c.tuned_ms,
              "busiest_sm_blocks": c.longest, "busy_fraction": round(c.busy_fraction, 4), "guarded": c.guarded,
              "predicted_ms": c.predicted_ms, "measured_ms": c.measured_ms, "why": c.why()} for c in cands]

@@ -131,18 +131,37 @@ def _spec(kernel: str) -> KernelSpec:
     return KERNELS[kernel]
 
 
-def kernel_and_splits(label: str) -> tuple[str, int]:
-    """``"warptile"`` -> ``("warptile", 1)``; ``"warptile@4"`` -> ``("warptile", 4)`` (split-K with
-    S = 4, as ``bench --kernels`` and the planner write it). Raises ``ValueError`` in one line."""
+def parse_label(label: str) -> tuple[str, int, int]:
+    """A kernel as ``bench --kernels`` and the planner write it -> ``(name, splits, tail)``:
+    ``"warptile"`` -> ``("warptile", 1, 0)``; ``"warptile@4"`` -> ``("warptile", 4, 0)`` (split-K,
+    every tile of C in S = 4 slices of K); ``"warptile@24x5"`` -> ``("warptile", 5, 24)`` (split
+    tail: the last 24 tiles in 5 slices each, the others whole). Raises ``ValueError`` in one line."""
     name, at, s = str(label).partition("@")
     _spec(name)
     if not at:
-        return name, 1
-    if not s.isdigit() or int(s) < 1:
-        raise ValueError(f"{label!r}: after '@' comes the split-K count, a whole number >= 1")
-    if int(s) > 1 and not (KERNELS[name].rung and KERNELS[name].ladder.splits_k):
+        return name, 1, 0
+    tail, x, S = s.rpartition("x") if "x" in s else ("0", "", s)
+    if not (S.isdigit() and tail.isdigit()) or int(S) < 1 or (x and (int(tail) < 1 or int(S) < 2)):
+        raise ValueError(f"{label!r}: after '@' comes the split-K count S (a whole number >= 1), "
+                         "or RxS: the last R tiles of C split in S >= 2 slices of K")
+    if int(S) > 1 and not (KERNELS[name].rung and KERNELS[name].ladder.splits_k):
         raise ValueError(f"{name} has no split-K; only the warp-tiled kernels (14) split K")
-    return name, int(s)
+    return name, int(S), int(tail)
+
+
+def kernel_and_splits(label: str) -> tuple[str, int]:
+    """``"warptile"`` -> ``("warptile", 1)``; ``"warptile@4"`` -> ``("warptile", 4)`` (split-K with
+    S = 4, as ``bench --kernels`` and the planner write it; see :func:`parse_label` for the split
+    tail). Raises ``ValueError`` in one line."""
+    name, S, _ = parse_label(label)
+    return name, S
+
+
+def label_of(kernel: str, splits: int = 1, tail: int = 0) -> str:
+    """The inverse of :func:`parse_label`."""
+    if splits == 1:
+        return kernel
+    return f"{kernel}@{tail}x{splits}" if tail else f"{kernel}@{splits}"
 
 
 def _whole(name: str, value) -> int:
@@ -170,11 +189,24 @@ class LaunchConfig:
     file: str
     expression: str
     splits: int = 1  # split-K: blocks per tile of C along K (grid z); 1 = the whole K loop in one block
+    tail: int = 0  # split tail: only the last `tail` tiles of C are split (a 1D grid); 0 = all of them
+    tile_grid: tuple[int, int] | None = None  # tiles of C (x, y) where the grid is not laid out by tile
 
     @property
     def tiles(self) -> int:
         """Tiles of C (blocks per split)."""
-        return self.grid[0] * self.grid[1]
+        gx, gy = self.tile_grid or self.grid[:2]
+        return gx * gy
+
+    @property
+    def whole_tiles(self) -> int:
+        """Tiles of C computed in one piece: all without split-K, none with it, and with the split
+        tail the first ``tiles - tail``."""
+        return self.tiles - self.tail if self.tail else (self.tiles if self.splits == 1 else 0)
+
+    @property
+    def label(self) -> str:
+        return label_of(self.kernel, self.splits, self.tail)
 
     @property
     def workspace_floats(self) -> int:
@@ -194,19 +226,23 @@ class LaunchConfig:
         return FLOAT_BYTES * (self.M * self.K + self.K * self.N + self.M * self.N)
 
 
-def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: int = 1) -> LaunchConfig:
+def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: int = 1,
+                  tail: int = 0) -> LaunchConfig:
     """The launch geometry of ``kernel`` for C = A (M x K) @ B (K x N) with T x T blocks.
 
     ``splits`` > 1 cuts the K loop of a warp-tiled kernel (14) into that many slices, one block
-    each per tile of C (split-K; grid z). Raises ``ValueError`` (one readable line) for an
+    each per tile of C (split-K; grid z); with ``tail`` only the last ``tail`` tiles of C are
+    split, the others computed whole (the split tail; a 1D grid). Raises ``ValueError`` (one readable line) for an
     unknown kernel, a size < 1, a tile the kernel was not compiled for, or a split the kernel
     cannot make. Device limits are checked at launch (see :func:`refusal`).
     """
     spec = _spec(kernel)
     S = _whole("splits", splits)
+    if isinstance(tail, bool) or not isinstance(tail, (int, np.integer)) or tail < 0:
+        raise ValueError(f"tail must be a whole number >= 0, got {tail!r}")
     if spec.rung:
-        return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))), S)
-    if S != 1:
+        return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))), S, int(tail))
+    if S != 1 or tail:
         raise ValueError(f"{kernel} has no split-K; only the warp-tiled kernels (14) split K")
     if spec.model in ("mma", "hopper"):
         return _mma_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))))
@@ -227,20 +263,27 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
     )
 
 
-def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1) -> LaunchConfig:
+def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1, tail: int = 0) -> LaunchConfig:
     """A ladder kernel: 1D blocks, one per BM x BN tile of C (times ``splits`` along K); the
     fast instantiation when the block tile divides the problem, the guarded one otherwise
-    (explainer.model.ladder)."""
+    (explainer.model.ladder). With ``tail``: a 1D grid, the first ``tiles - tail`` tiles whole,
+    then ``splits`` blocks for each of the last ``tail`` (kernel 14's ``warptile_splittail_gemm``)."""
     r = spec.ladder
-    if splits > 1:
+    gx, gy = r.grid(M, N)
+    if splits > 1 or tail:
         if not r.splits_k:
             raise ValueError(f"{spec.name} has no split-K; only the warp-tiled kernels (14) split K")
         r.split_ranges(K, splits)  # raises when there are fewer phases than splits
+    if tail and (splits < 2 or not 1 <= tail < gx * gy):
+        raise ValueError(f"a split tail needs S >= 2 and between 1 and {gx * gy - 1} of the {gx * gy} "
+                         f"tiles of C ({gx}x{gy}) to split, got {tail}x{splits}")
+    grid = (gx * gy - tail + tail * splits, 1, 1) if tail else (gx, gy, splits)
     return LaunchConfig(
-        kernel=spec.name, M=M, N=N, K=K, tile=None, grid=(*r.grid(M, N), splits),
+        kernel=spec.name, M=M, N=N, K=K, tile=None, grid=grid,
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
         phases=r.phases(K), file=spec.file,
-        expression=r.expression(not r.fast(M, N, K), splits > 1), splits=splits,
+        expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0), splits=splits,
+        tail=tail, tile_grid=(gx, gy) if tail else None,
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from .verify import _Problem, _check_on, default_tol
-from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, kernel_and_splits, launch_config
+from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, kernel_and_splits, launch_config, parse_label
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
 from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
 
@@ -71,7 +71,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
     """
     kernels = list(kernels or KERNEL_NAMES)
     for k in kernels:
-        kernel_and_splits(k)  # "name" or "name@S" (split-K)
+        parse_label(k)  # "name", "name@S" (split-K) or "name@RxS" (split tail)
     shapes = [parse_size(s) for s in sizes]
     dev = device_info()
     report = BenchReport(
@@ -119,10 +119,10 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
             except Exception as e:
                 fail("cublas_tf32", shape, None, _classify(rt, e))
         for label in kernels:
-            kernel, splits = kernel_and_splits(label)
+            kernel, splits, tail = parse_label(label)
             for tile in (tiles if KERNELS[kernel].takes_tile else (None,)):
                 try:
-                    cfg = launch_config(kernel, M, N, K, tile, splits)
+                    cfg = launch_config(kernel, M, N, K, tile, splits, tail)
                     rt.check_fits(cfg)
                     chk = _check_on(rt, cfg, prob)
                     tm = _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,

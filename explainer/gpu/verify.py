@@ -51,6 +51,8 @@ def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | Non
     args = (A, B, C, np32(cfg.M), np32(cfg.N), np32(cfg.K))
     if cfg.splits > 1:
         args += rt.split_workspace(cfg)
+    if cfg.tail:  # the split tail: whole tiles first, then the last ones in slices
+        args += (np32(cfg.whole_tiles), np32(cfg.splits), np32(cfg.tile_grid[0]))
     kern(cfg.grid, cfg.block[:2], args, shared_mem=cfg.dynamic_shared_bytes)
 
 
@@ -114,13 +116,14 @@ def default_tol(kernel: str) -> float:
 
 @_public
 def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
-          seed: int = 0, tol: float | None = None, splits: int = 1) -> CheckResult:
+          seed: int = 0, tol: float | None = None, splits: int = 1, tail: int = 0) -> CheckResult:
     """Run ``kernel`` once on random non-symmetric inputs with C poisoned by NaN and compare
     with numpy float64: relative error and whether every element of C was written. ``splits``:
-    split-K (the warp-tiled kernels; their workspace is poisoned too). ``tol``: by default
+    split-K (the warp-tiled kernels; their workspace is poisoned too); ``tail``: only the last
+    ``tail`` tiles of C split (the split tail). ``tol``: by default
     the kernel's math (float32, or TF32 for the tensor-core kernels)."""
     tol = default_tol(kernel) if tol is None else tol
-    cfg = launch_config(kernel, M, N, K, tile, splits)
+    cfg = launch_config(kernel, M, N, K, tile, splits, tail)
     rt.check_fits(cfg)
     prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
     try:
@@ -132,13 +135,13 @@ def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
 
 
 @_public
-def matmul(rt: _Runtime, kernel: str, A, B, tile: int = 16, splits: int = 1) -> np.ndarray:
+def matmul(rt: _Runtime, kernel: str, A, B, tile: int = 16, splits: int = 1, tail: int = 0) -> np.ndarray:
     """C = A @ B computed by ``kernel`` on the GPU (float32), for the pages' demo matrices."""
     A = np.ascontiguousarray(A, dtype=np.float32)
     B = np.ascontiguousarray(B, dtype=np.float32)
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"shapes {A.shape} and {B.shape} do not multiply")
-    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile, splits)
+    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile, splits, tail)
     rt.check_fits(cfg)
     cp = rt.cp
     dA, dB = cp.asarray(A), cp.asarray(B)

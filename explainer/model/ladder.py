@@ -158,19 +158,32 @@ class Rung:
         the warp-tiled kernel 14 in every configuration."""
         return self.layout == "warp"
 
-    def expression(self, guard: bool, split: bool = False) -> str:
-        if split and not self.splits_k:
+    def expression(self, guard: bool, split: bool = False, tail: bool = False) -> str:
+        """The template instantiation a launch names: ``split`` the split-K entry point, with
+        ``tail`` the split tail's (only the tiles of the last, partial round split)."""
+        if (split or tail) and not self.splits_k:
             raise ValueError(f"{self.name} has no split-K entry point")
         args = ", ".join(str(v) for _, v in self.params)
-        symbol = self.symbol.replace("_gemm", "_splitk_gemm") if split else self.symbol
+        symbol = self.symbol
+        if tail:
+            symbol = self.symbol.replace("_gemm", "_splittail_gemm")
+        elif split:
+            symbol = self.symbol.replace("_gemm", "_splitk_gemm")
         return f"{symbol}<{args}, {'true' if guard else 'false'}>"
 
     @property
     def expressions(self) -> list[str]:
         out = [self.expression(False), self.expression(True)]
         if self.splits_k:
-            out += [self.expression(False, True), self.expression(True, True)]
+            out += [self.expression(False, True), self.expression(True, True),
+                    self.expression(False, True, True), self.expression(True, True, True)]
         return out
+
+    def tail_tiles(self, M: int, N: int, slots: int) -> int:
+        """The tiles of C in the last, partial round of a device that runs ``slots`` blocks at once
+        (SMs x blocks per SM): ``tiles mod slots``, 0 when they fill every round or do not fill one."""
+        gx, gy = self.grid(M, N)
+        return (gx * gy) % slots if gx * gy > slots else 0
 
     def split_ranges(self, K: int, splits: int) -> list[tuple[int, int]]:
         """The phases ``[t_begin, t_end)`` that block ``z`` of a split-K launch sums, for

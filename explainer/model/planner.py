@@ -25,6 +25,14 @@ of C (300 x 300 in 64 x 64 tiles) make 300 blocks at S = 12, 3 on the busiest SM
 average is 2.3; S = 21 makes 525, 4 where the average is 3.98. A tuning table measures the grid's
 S; another S is estimated from the nearest measured one of the same kernel, scaled by the model.
 
+Split tail (kernel 14's ``warptile_splittail_gemm``): where the tiles fill the SMs some whole
+number of rounds and leave a last, partial one (3000^3 in 256 x 128 tiles: 288 tiles on 132 SMs,
+2 rounds and 24 tiles), the last ``tiles mod SMs`` tiles are split in S (24 x 5 = 120 blocks of a
+fifth of K) and the rest computed whole: the busiest SM runs 2 whole blocks and one slice instead
+of 3 whole blocks. Model: ``ceil(whole / SMs)`` whole blocks plus ``ceil(tail * S / SMs)`` slices,
+plus the tail's fix-up traffic. A tuning table without split-tail rows estimates it from the
+kernel's whole launch (S = 1) at the nearest tuned shape, scaled by the model.
+
 What the model leaves out: a block alone on an SM runs at its latency, not at the SM's
 throughput, so configurations made for several blocks per SM (small tiles, 4 warps) are
 predicted too fast when each SM gets one block (warptile_128x64 at 1024^3: 0.052 ms predicted,
@@ -81,6 +89,19 @@ def _planned_split(r: Rung, M: int, N: int, S: int, sms: int) -> bool:
     return S == 1 or S in SPLITS or dict(r.params).get("MINB", 1) == 1 or ceil_div(gx * gy * S, sms) >= 2
 
 
+def residency(r: Rung, rows: list[dict] = ()) -> int:
+    """Blocks of ``r`` an SM runs at once: the occupancy the device reported in its recorded
+    rows (``blocks_per_sm``), else the kernel's ``__launch_bounds__`` minimum (``MINB``), else 1."""
+    seen = [row["blocks_per_sm"] for row in rows if row.get("kernel") == r.name and row.get("blocks_per_sm")]
+    return int(max(seen)) if seen else int(dict(r.params).get("MINB", 1))
+
+
+def sm_shares(blocks: int, sms: int) -> int:
+    """The blocks on the busiest SM when ``blocks`` are dealt out to ``sms`` SMs: the launch lasts
+    that many blocks' shares of a full SM."""
+    return ceil_div(blocks, sms)
+
+
 @dataclass(frozen=True)
 class Calibration:
     """SM time per block of one rung, from one measured launch with many blocks per SM."""
@@ -115,6 +136,8 @@ class Candidate:
     tuned_ms: float | None = None  # measured there, scaled by the model's ratio between the shapes
     splits: int = 1  # split-K: blocks per tile of C (blocks = tiles * splits)
     tuned_splits: int | None = None  # the split count measured there (the nearest to ``splits``)
+    tail: int = 0  # split tail: only the last ``tail`` tiles are split (0: all of them, or none)
+    resident: int = 1  # blocks an SM runs at once (:func:`residency`)
 
     @property
     def tiles(self) -> int:
@@ -122,8 +145,11 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        """The name ``bench --kernels`` takes: ``warptile`` or ``warptile@4`` (split-K, S = 4)."""
-        return self.rung.name if self.splits == 1 else f"{self.rung.name}@{self.splits}"
+        """The name ``bench --kernels`` takes: ``warptile``, ``warptile@4`` (split-K, S = 4), or
+        ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each)."""
+        if self.splits == 1:
+            return self.rung.name
+        return f"{self.rung.name}@{self.tail}x{self.splits}" if self.tail else f"{self.rung.name}@{self.splits}"
 
     @property
     def estimate_ms(self) -> float | None:
@@ -131,19 +157,43 @@ class Candidate:
         return self.measured_ms or self.tuned_ms
 
     @property
+    def busiest_shares(self) -> float:
+        """The busiest SM's time in shares of a full SM taken by one block of the whole K
+        (:func:`sm_shares`; a slice of the split tail counts 1/S of one)."""
+        if self.tail:
+            return (sm_shares(self.tiles - self.tail, self.sms)
+                    + sm_shares(self.tail * self.splits, self.sms) / self.splits)
+        return sm_shares(self.blocks, self.sms) / self.splits
+
+    @property
     def busy_fraction(self) -> float:
-        """The share of the SMs' time that does work: blocks / (longest * sms)."""
-        return self.blocks / (self.longest * self.sms)
+        """The share of the SMs' time that does work: the tiles' work over the busiest SM's time
+        on every SM."""
+        return min(1.0, self.tiles / (self.busiest_shares * self.sms))
 
     def why(self) -> str:
         r = self.rung
         idle = self.sms - self.busy_sms
         if self.splits == 1:
             s = f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.blocks:,} blocks on {self.sms} SMs: "
+        elif self.tail:
+            whole = self.tiles - self.tail
+            s = (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.tiles:,} tiles: {whole:,} whole "
+                 f"({whole // self.sms} round{'s' if whole // self.sms != 1 else ''} of {self.sms} SMs), the last "
+                 f"{self.tail} split in {self.splits} (split tail) → {self.tail * self.splits:,} blocks of "
+                 f"1/{self.splits} of K: ")
         else:
             s = (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.tiles:,} tiles, K split in "
                  f"{self.splits} (split-K, {r.phases(self.K)} phases) → {self.blocks:,} blocks on {self.sms} SMs: ")
-        s += f"the busiest SM runs {self.longest} block{'s' if self.longest != 1 else ''}"
+        if self.tail:
+            whole = ceil_div(self.tiles - self.tail, self.sms)
+            part = ceil_div(self.tail * self.splits, self.sms)
+            s += (f"the busiest SM runs {whole} whole block{'s' if whole != 1 else ''} and {part} slice"
+                  f"{'s' if part != 1 else ''} (without the split: {ceil_div(self.tiles, self.sms)} whole blocks)")
+        else:
+            s += f"the busiest SM runs {self.longest} block{'s' if self.longest != 1 else ''}"
+        if self.resident > 1:
+            s += f", {self.resident} at a time"
         s += f", {idle} SM{'s' if idle != 1 else ''} idle" if idle else f", {self.busy_fraction:.0%} of the SM time does work"
         if self.guarded:
             s += "; guarded path (a tile does not divide the shape)"
@@ -178,28 +228,78 @@ def calibrate(rows: list[dict], sms: int) -> dict[str, Calibration]:
     return out
 
 
-def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None, splits: int = 1) -> float | None:
-    """The model's time: blocks on the busiest SM x the SM time of one block (its longest slice
-    of K), plus, with split-K, the fix-up's traffic at :data:`FIXUP_GBS`."""
+def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None, splits: int = 1,
+             tail: int = 0) -> float | None:
+    """The model's time: blocks on the busiest SM (:func:`sm_shares`) x the SM time of one block
+    (its longest slice of K), plus, with split-K, the fix-up's traffic at :data:`FIXUP_GBS`. With
+    the split tail: the whole tiles' blocks at the whole K, then the tail's slices, and the fix-up
+    of the tail's tiles only."""
     if cal is None:
         return None
     gx, gy = r.grid(M, N)
-    longest = ceil_div(gx * gy * splits, sms)
     k_slice = min(K, ceil_div(r.phases(K), splits) * r.BK)
+    if tail:
+        area = min(tail * r.BM * r.BN, M * N)
+        return (sm_shares(gx * gy - tail, sms) * cal.per_block_ms(K)
+                + sm_shares(tail * splits, sms) * cal.per_block_ms(k_slice)
+                + 2 * splits * area * 4 / (FIXUP_GBS * 1e6))
     fixup = 2 * splits * M * N * 4 / (FIXUP_GBS * 1e6) if splits > 1 else 0.0
-    return longest * cal.per_block_ms(k_slice) + fixup
+    return sm_shares(gx * gy * splits, sms) * cal.per_block_ms(k_slice) + fixup
 
 
 def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
-              rows: list[dict] = (), splits: int = 1) -> Candidate:
+              rows: list[dict] = (), splits: int = 1, tail: int = 0, res: int | None = None) -> Candidate:
     gx, gy = r.grid(M, N)
-    blocks = gx * gy * splits
-    longest = ceil_div(blocks, sms)
+    res = residency(r, rows) if res is None else res
+    if tail:  # whole tiles, then the tail's slices
+        blocks = gx * gy - tail + tail * splits
+        longest = ceil_div(gx * gy - tail, sms) + ceil_div(tail * splits, sms)
+    else:
+        blocks = gx * gy * splits
+        longest = ceil_div(blocks, sms)
     measured = next((row["median_ms"] for row in rows if row.get("kernel") == r.name
-                     and row.get("splits", 1) == splits
+                     and row.get("splits", 1) == splits and row.get("tail", 0) == tail
                      and (row["M"], row["N"], row["K"]) == (M, N, K) and row.get("median_ms")), None)
     return Candidate(r, M, N, K, sms, blocks, (gx, gy), longest, min(blocks, sms), not r.fast(M, N, K),
-                     model_ms(r, M, N, K, sms, cal, splits), measured, splits=splits)
+                     model_ms(r, M, N, K, sms, cal, splits, tail), measured, splits=splits, tail=tail,
+                     resident=res)
+
+
+def tail_choices(r: Rung, M: int, N: int, K: int, sms: int, res: int = 1) -> list[tuple[int, int]]:
+    """The split tails for ``r`` at this shape, as ``(tail, S)``, every S from 2 to
+    :data:`MAX_SPLITS` that leaves each slice at least 2 phases, where either
+
+    * the other tiles are dealt out one per SM at a time (``tail = tiles mod sms``, once there are
+      more tiles than SMs) and the tail's slices take at most one more block per SM
+      (``tail * S <= sms``), or
+    * the other tiles fill whole rounds of the device's slots (``tail = tiles mod (sms x res)``,
+      ``res`` blocks per SM at once) and the tail's slices at most one more round
+      (``tail * S <= sms x res``).
+
+    Not where the launch would take every slot of the device exactly (``tiles - tail + tail * S
+    == sms x res`` with ``res`` >= 2): the H100 then puts two of the whole blocks on one SM (a
+    %smid probe: 264 blocks of a 2-per-SM kernel leave pairs of the first 132 together; 156 do
+    not), and the split gains nothing (warptile_128x128 at 1500^3, 12 tiles in 11 slices). Nor,
+    for a configuration made for more than 2 blocks per SM, the first way where the whole tiles
+    take more than half its slots: the H100 does not deal them out evenly (the probe: of 300
+    blocks of a 4-per-SM kernel, some SMs get 2 of the first 132), and the split lost or gained
+    nothing at 1800^3 (warptile_64x64_bk16, 6 whole blocks per SM and 49 tiles in 2 slices:
+    0.4176 ms, whole launch 0.4168; warptile_128x64, 3 per SM and 39 in 3: 75% of cuBLAS where
+    warptile runs 87-91%), where with 1-2 whole blocks per SM it gained 8-28 points
+    (5000x100x700, 100x5000x700, 1111x999x1234, 1100^3).
+    Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 8): slices that pile
+    more than one extra block on an SM whose whole blocks do not fill its slots run 10-30% slower
+    than the whole launch (warptile_64x64_bk16 at 1111x999x1234, 24 tiles in 10 slices)."""
+    if not r.splits_k:
+        return []
+    gx, gy = r.grid(M, N)
+    out = set()
+    for R, cap in ((r.tail_tiles(M, N, sms), sms), (r.tail_tiles(M, N, sms * res), sms * res)):
+        if cap == sms and res > 2 and 2 * (gx * gy - R) > sms * res:
+            continue  # the whole tiles take more than half the slots: not dealt out evenly
+        out |= {(R, S) for S in range(2, MAX_SPLITS + 1) if R and 2 * S <= r.phases(K) and R * S <= cap
+                and not (res > 1 and gx * gy - R + R * S == sms * res)}
+    return sorted(out)
 
 
 #: How far apart (in log2 steps) two shapes of different kinds count (see :func:`shape_kind`).
@@ -241,9 +341,12 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     cal = calibrate(rows, sms)
     tuned = list(tuned)
     both = list(rows) + [r for r in tuned if r.get("passed", True)]
-    cands = [candidate(r, M, N, K, sms, cal.get(r.name), both, S)
+    res = {r.name: residency(r, rows) for r in RUNGS + CONFIGS}
+    cands = [candidate(r, M, N, K, sms, cal.get(r.name), both, S, res=res[r.name])
              for r in RUNGS + CONFIGS for S in split_choices(r, M, N, K, sms, PLAN_SPLITS)
              if _planned_split(r, M, N, S, sms)]
+    cands += [candidate(r, M, N, K, sms, cal.get(r.name), both, S, R, res[r.name])
+              for r in RUNGS + CONFIGS for R, S in tail_choices(r, M, N, K, sms, res[r.name])]
     near = nearest_tuned(M, N, K, tuned)
     if near:
         # A tuning table measured a nearby shape on this device: each kernel's time there, scaled
@@ -251,17 +354,23 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         # here. The measurement carries the kernel's real efficiency; the model, the shape change
         # (and, for a split count the table did not measure, the change from the nearest one it did:
         # a split-K candidate is scaled from a split-K measurement, never from S = 1).
-        at = {(r["kernel"], r.get("splits", 1)): r["median_ms"] for r in tuned
+        # A split tail is scaled from the same kernel's split tail there if the table has one, else
+        # from its whole launch (S = 1): most of its blocks are whole tiles.
+        at = {(r["kernel"], r.get("splits", 1), r.get("tail", 0)): r["median_ms"] for r in tuned
               if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)}
         out = []
         for c in cands:
-            measured = [S for (k, S) in at if k == c.rung.name and (S > 1) == (c.splits > 1)]
-            ref = min(measured, key=lambda S: (abs(math.log2(S / c.splits)), S)) if measured else None
-            there = (model_ms(c.rung, *near, sms, cal.get(c.rung.name), ref)
-                     if ref and ref <= c.rung.phases(near[2]) else None)
+            kind = lambda S, T: "tail" if T else ("split" if S > 1 else "whole")  # noqa: E731
+            want = kind(c.splits, c.tail)
+            measured = [(S, T) for (k, S, T) in at if k == c.rung.name and kind(S, T) == want]
+            if not measured and want == "tail":
+                measured = [(S, T) for (k, S, T) in at if k == c.rung.name and S == 1]
+            ref = min(measured, key=lambda st: (abs(math.log2(st[0] / c.splits)), st)) if measured else None
+            there = (model_ms(c.rung, *near, sms, cal.get(c.rung.name), *ref)
+                     if ref and ref[0] <= c.rung.phases(near[2]) else None)
             if there and c.predicted_ms:
-                c = dataclasses.replace(c, tuned_at=near, tuned_ms=at[(c.rung.name, ref)] * c.predicted_ms / there,
-                                        tuned_splits=ref)
+                c = dataclasses.replace(c, tuned_at=near, tuned_ms=at[(c.rung.name, *ref)] * c.predicted_ms / there,
+                                        tuned_splits=ref[0])
             out.append(c)
         cands = out
     return sorted(cands, key=lambda c: (c.estimate_ms is None, c.estimate_ms or 0.0,

@@ -20,18 +20,30 @@ SM_COLS = 12
 IDLE, FEWER, MOST = "#e5e7eb", "#93c5fd", "#1d4ed8"
 
 
+def split_text(c: "planner.Candidate") -> str:
+    """The split column: "–" (whole K), "S" (split-K), or "R × S" (the last R tiles split in S)."""
+    if c.splits == 1:
+        return "–"
+    return f"last {c.tail} tiles × {c.splits}" if c.tail else str(c.splits)
+
+
 def sm_strip(c: planner.Candidate, cell: int = 9) -> str:
     """An SVG of the device's SMs, each coloured by how many blocks it gets if the blocks are
     dealt out in turn (the busiest SMs dark, one block fewer light, none grey)."""
-    full, extra = divmod(c.blocks, c.sms)
+    whole = c.tiles - c.tail if c.tail else c.blocks  # with the split tail, its slices come after
+    full, extra = divmod(whole, c.sms)
+    sfull, sextra = divmod(c.tail * c.splits, c.sms) if c.tail else (0, 0)
     rows = ceil_div(c.sms, SM_COLS)
     parts = []
     for i in range(c.sms):
         n = full + (1 if i < extra else 0)
-        colour = IDLE if n == 0 else MOST if n == c.longest else FEWER
+        k = sfull + (1 if i < sextra else 0)  # slices of the split tail
+        colour = IDLE if n + k == 0 else MOST if n + k == c.longest else FEWER
         x, y = (i % SM_COLS) * (cell + 1), (i // SM_COLS) * (cell + 1)
-        parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{colour}"><title>SM {i}: {n} '
-                     f'block{"s" if n != 1 else ""}</title></rect>')
+        what = f'{n} block{"s" if n != 1 else ""}' if not c.tail else (
+            f'{n} whole block{"s" if n != 1 else ""} + {k} slice{"s" if k != 1 else ""} of 1/{c.splits} of K')
+        parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{colour}"><title>SM {i}: {what}'
+                     f'</title></rect>')
     w, h = SM_COLS * (cell + 1), rows * (cell + 1)
     return f'<svg class="explainer-sm-strip" width="{w}" height="{h}" role="img">{"".join(parts)}</svg>'
 
@@ -51,13 +63,13 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
         pick = " ◀ planner's choice" if i == 0 else ""
         rows.append(
             f"<tr data-kernel='{c.rung.name}'><td style='{TD};text-align:left'><b>{html.escape(c.rung.name)}</b>{pick}</td>"
-            f"<td style='{TD}'>{c.rung.BM}×{c.rung.BN}</td><td style='{TD}'>{c.splits if c.splits > 1 else '–'}</td>"
+            f"<td style='{TD}'>{c.rung.BM}×{c.rung.BN}</td><td style='{TD}'>{split_text(c)}</td>"
             f"<td style='{TD}'>{c.blocks:,}</td>"
             f"<td style='{TD}'>{c.longest}</td><td style='{TD}'>{c.busy_fraction:.0%}</td>"
             f"<td style='{TD}'>{sm_strip(c)}</td><td style='{TD}'>{pred}</td><td style='{TD}'>{tuned_s}</td>"
             f"<td style='{TD}'>{meas}</td></tr>")
     head = "".join(f"<th style='padding:3px 8px;border-bottom:2px solid #9ca3af'>{h}</th>" for h in (
-        "kernel", "block tile", "K split in (split-K)", "blocks", "on the busiest SM", "SM time used", f"the {sms} SMs", "model ms",
+        "kernel", "block tile", "K split in (split-K; the split tail: tiles × S)", "blocks", "on the busiest SM", "SM time used", f"the {sms} SMs", "model ms",
         "from the tuning table ms", "measured ms"))
     best = cands[0]
     tuned_note = (f"From the tuning table ({html.escape(tuned['source'])}) = the kernel's time measured at the nearest "
