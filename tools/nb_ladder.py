@@ -91,11 +91,17 @@ Where C has few tiles but K is long it can also **split K** (split-K): S blocks 
 C, each summing K/S of the products, and the last of them to finish adds the S partial tiles.
 Warptile at 1024³ with K split in 4 makes {4 * _blocks(W, 1024)} blocks instead of {_blocks(W, 1024)}.
 
+Where the tiles fill the SMs a few times and leave a last, partial round, only that round is cut
+(the **split tail**): at 3000³ warptile's {_blocks(W, 3000)} tiles are {_blocks(W, 3000) // SMS} rounds of {SMS} and {_blocks(W, 3000) % SMS}
+more, which would run a round of their own on {_blocks(W, 3000) % SMS} SMs while {SMS - _blocks(W, 3000) % SMS} wait. Split in {SMS // (_blocks(W, 3000) % SMS)}
+along K, those {_blocks(W, 3000) % SMS} tiles become {(SMS // (_blocks(W, 3000) % SMS)) * (_blocks(W, 3000) % SMS)} short blocks: the busiest SM runs {_blocks(W, 3000) // SMS} whole blocks and
+one slice instead of {-(-_blocks(W, 3000) // SMS)} whole blocks (`warptile@{_blocks(W, 3000) % SMS}x{SMS // (_blocks(W, 3000) % SMS)}` in `tiled-explainer bench`).
+
 For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the
 model (blocks on the busiest SM × the kernel's SM time per block, measured once with every SM
 busy, plus the split's extra traffic); a time from this device's tuning table
 (`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the model);
-and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, a skinny
+and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, 3000³, a skinny
 4096×64×4096 and a deep 1000×1000×8000."""),
         ("code", "ladder.planner()"),
         ("md", """## The same kernels on another GPU
