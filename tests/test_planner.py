@@ -125,6 +125,13 @@ def test_split_tail_for_configurations_that_share_their_sm():
     assert (576 % slots, slots // (576 % slots)) in ch  # whole rounds of slots, the rest in one more
     assert {R for R, _ in ch} == {576 % SMS, 576 % slots}
     assert planner.tail_choices(ladder.BY_NAME["double_buffered"], 3000, 3000, 3000, SMS, 2) == []
+    # a shared configuration's tail must save MIN_TAIL_GAIN of the busiest SM's time; warptile's any
+    T = 57 * 57  # warptile_128x128 at 7237^3: 24 blocks per SM and 81 tiles over
+    assert (T % SMS, 3) not in planner.tail_choices(big, 7237, 7237, 7237, SMS, 2)
+    w = ladder.BY_NAME["warptile"]
+    T = w.grid(7683, 7683)[0] * w.grid(7683, 7683)[1]  # 1891 tiles: 14 per SM and 43 over
+    saving = 1 - (T // SMS + 1 / 3) / -(-T // SMS)
+    assert 0 < saving < planner.MIN_TAIL_GAIN and (T % SMS, 3) in planner.tail_choices(w, 7683, 7683, 7683, SMS, 1)
 
 
 def test_no_recorded_rows_means_no_prediction_and_bad_shapes_are_refused():

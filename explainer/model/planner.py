@@ -57,6 +57,9 @@ SPLITS = (2, 3, 4, 6, 8, 12, 16, 24, 32)
 MAX_SPLITS = 32
 #: No split that gives more blocks than this per SM (their slices get too short to pay).
 MAX_BLOCKS_PER_SM = 8
+#: A split tail of a configuration that shares its SM is planned only where the model says it
+#: saves at least this share of the busiest SM's time (:func:`tail_choices`).
+MIN_TAIL_GAIN = 0.05
 #: The fix-up's traffic is charged at this rate (GB/s): the H100's measured device-to-device copy
 #: bandwidth (benchmarks/results/ladder_planner_2026-11-23.md); most of it stays in L2.
 FIXUP_GBS = 2990.0
@@ -287,6 +290,14 @@ def tail_choices(r: Rung, M: int, N: int, K: int, sms: int, res: int = 1) -> lis
     0.4176 ms, whole launch 0.4168; warptile_128x64, 3 per SM and 39 in 3: 75% of cuBLAS where
     warptile runs 87-91%), where with 1-2 whole blocks per SM it gained 8-28 points
     (5000x100x700, 100x5000x700, 1111x999x1234, 1100^3).
+    And for a configuration that shares its SM (``res`` >= 2), only where the split saves at
+    least :data:`MIN_TAIL_GAIN` of the busiest SM's time (whole blocks + slices / S against the
+    whole launch's blocks): its slices run beside other blocks and cost what the model does not
+    see. On 30 random shapes whose plan was a split tail, those of the shared configurations that
+    save 1.3-4.2% by the model measured 0-3% slower (warptile_128x128 at 7237^3, 81 tiles in 3;
+    at 4635x4784x4355, 86 in 3; warptile_64x64_bk16 at 2811x4806x367, 176 in 2), those saving 5%
+    or more 1-9% faster; warptile's (one block per SM) 2-4% faster even where the model saves
+    3.6-4.4% (7500^3, 7683^3, 8000^3).
     Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 8): slices that pile
     more than one extra block on an SM whose whole blocks do not fill its slots run 10-30% slower
     than the whole launch (warptile_64x64_bk16 at 1111x999x1234, 24 tiles in 10 slices)."""
@@ -298,7 +309,9 @@ def tail_choices(r: Rung, M: int, N: int, K: int, sms: int, res: int = 1) -> lis
         if cap == sms and res > 2 and 2 * (gx * gy - R) > sms * res:
             continue  # the whole tiles take more than half the slots: not dealt out evenly
         out |= {(R, S) for S in range(2, MAX_SPLITS + 1) if R and 2 * S <= r.phases(K) and R * S <= cap
-                and not (res > 1 and gx * gy - R + R * S == sms * res)}
+                and not (res > 1 and gx * gy - R + R * S == sms * res)
+                and (res == 1 or sm_shares(gx * gy - R, sms) + sm_shares(R * S, sms) / S
+                     <= (1 - MIN_TAIL_GAIN) * sm_shares(gx * gy, sms) + 1e-9)}
     return sorted(out)
 
 
