@@ -297,6 +297,18 @@ def test_tuning_grid_has_every_kind_of_shape_the_planner_tells_apart():
             assert planner.shape_kind(*near) == planner.shape_kind(*shape), (shape, near)
 
 
+def test_tune_measures_what_the_planner_weighs():
+    from explainer.app.tune import launches
+
+    got = launches((3000, 3000, 3000), SMS, ROWS)
+    w = ladder.BY_NAME["warptile"]
+    assert set(ladder.BY_NAME) <= set(got) and len(got) == len(set(got))
+    tails = [lab for lab in got if "x" in lab.partition("@")[2]]
+    assert tails and {f"warptile@{R}x{S}" for R, S in planner.tail_choices(w, 3000, 3000, 3000, SMS, 1)} <= set(tails)
+    small = launches((256, 256, 16384), SMS, ROWS)  # few tiles, long K: split-K, no tail
+    assert any(lab.endswith("@16") for lab in small) and not any("x" in lab.partition("@")[2] for lab in small)
+
+
 def test_tune_command_without_a_gpu_says_so_in_one_line():
     import os
 

@@ -8,7 +8,7 @@ The grid is every M x N x K of the lists ("whole": tiles divide them), the same 
 dimension ("odd": no tile divides them and rows are not 16-byte aligned: the guarded path with
 scalar loads) and minus 4 ("aligned": no tile divides them, rows aligned: 16-byte loads, guarded
 edges), so that the planner finds a tuned shape of each kind (``planner.shape_kind``); each
-warp-tiled kernel also at every split-K count the planner considers at that shape.
+warp-tiled kernel also at every split-K count and split tail the planner considers at that shape.
 
 Every kernel is checked against numpy float64 and timed next to cuBLAS, as by ``bench``; the
 table (device, versions, date inside) goes to ``explainer/data/tuned/`` unless ``--out`` says
@@ -25,6 +25,20 @@ DEFAULT_M = DEFAULT_N = (128, 256, 512, 1024, 2048, 4096)
 DEFAULT_K = (256, 1024, 4096, 8192, 16384)
 #: The grid's families: how much is taken off each size of the lists.
 FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
+
+
+def launches(shape, sms: int, rows=()) -> list[str]:
+    """What ``tune`` measures at one shape, as ``bench --kernels`` labels: every kernel, the
+    warp-tiled ones also at each split-K count of the tuning grid the planner considers there
+    (``planner.split_choices``) and with each split tail it considers (``planner.tail_choices``;
+    blocks per SM from the recorded ``rows``)."""
+    from ..model import ladder, planner
+
+    out = []
+    for r in ladder.BY_NAME.values():
+        out += [r.name if S == 1 else f"{r.name}@{S}" for S in planner.split_choices(r, *shape, sms)]
+        out += [f"{r.name}@{R}x{S}" for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
+    return out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,11 +81,11 @@ def run(args) -> int:
     shapes = grid_shapes(args.m, args.n, args.k, families)
     dev = gpu.device_info()
     sms = dev.sm_count if isinstance(dev, gpu.DeviceInfo) else 132
-    # per shape: every kernel, and the warp-tiled ones at each split-K count the planner considers there
-    per_shape = {s: [r.name if S == 1 else f"{r.name}@{S}" for r in ladder.BY_NAME.values()
-                     for S in planner.split_choices(r, *s, sms)] for s in shapes}
+    own = recorded.load_recorded(device=dev.name) if isinstance(dev, gpu.DeviceInfo) else None
+    rows = recorded.recorded_rows(own or {}, split_k=True)  # this device's blocks per SM, if recorded
+    per_shape = {s: launches(s, sms, rows) for s in shapes}
     total = sum(len(v) for v in per_shape.values())
-    print(f"# {st.reason}: {len(ladder.BY_NAME)} kernels (with their split-K counts: {total} launches) x "
+    print(f"# {st.reason}: {len(ladder.BY_NAME)} kernels (with their split-K counts and split tails: {total} launches) x "
           f"{len(shapes)} shapes", flush=True)
 
     def progress(kind, row):
