@@ -147,7 +147,7 @@ def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
          "tuned": tuned["source"] if tuned else None,
          "choice": cands[0].label, "candidates": rows}
     lines = [f"ladder kernels for M={M} N={N} K={K} on {d['device']} ({sms} SMs); calibrated on {d['recorded']}",
-             f"  {'kernel[@split-K]':<24} {'tile':>9} {'blocks':>7} {'busiest SM':>10} {'SM time used':>12} "
+             f"  {'kernel[@S or @RxS]':<24} {'tile':>9} {'blocks':>7} {'busiest SM':>10} {'SM time used':>12} "
              f"{'predicted':>10} {'tuned':>10} {'measured':>10}"]
     for c in cands:
         meas = f"{c.measured_ms:.4f}" if c.measured_ms else "-"
@@ -158,7 +158,7 @@ def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
     lines.append(f"choice: {cands[0].label}: {cands[0].why()}")
     lines.append("(ms; predicted = blocks on the busiest SM x SM time per block, from the recorded run; "
                  "tuned = the tuning table's time at the nearest tuned shape, scaled by the model; "
-                 "each kernel at its best split-K count)")
+                 "each kernel at its best split: @S split-K, @RxS the last R tiles split in S)")
     return d, "\n".join(lines)
 
 

@@ -202,7 +202,9 @@ class Candidate:
             s += "; guarded path (a tile does not divide the shape)"
         if self.tuned_at and self.tuned_ms:
             at = "{}x{}x{}".format(*self.tuned_at)
-            if self.tuned_splits not in (None, self.splits):
+            if self.tuned_splits == 1 and self.splits > 1:
+                at += " as one whole launch"
+            elif self.tuned_splits not in (None, self.splits):
                 at += f" with K split in {self.tuned_splits}"
             s += (f"; {self.tuned_ms:.4f} ms estimated from this device's tuning table (measured at {at}, "
                   "scaled by the model)")
