@@ -36,8 +36,8 @@ def launches(shape, sms: int, rows=()) -> list[str]:
 
     out = []
     for r in ladder.BY_NAME.values():
-        out += [r.name if S == 1 else f"{r.name}@{S}" for S in planner.split_choices(r, *shape, sms)]
-        out += [f"{r.name}@{R}x{S}" for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
+        out += [ladder.label_of(r.name, S) for S in planner.split_choices(r, *shape, sms)]
+        out += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
     return out
 
 
@@ -66,7 +66,7 @@ def grid_shapes(ms, ns, ks, families=tuple(FAMILIES)) -> list[tuple[int, int, in
 def run(args) -> int:
     from .. import gpu
     from ..gpu import recorded
-    from ..model import ladder, planner
+    from ..model import ladder
     from .bench import label
 
     st = gpu.status()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import ladder
+from ..model.ladder import label_of  # the inverse of parse_label (LaunchConfig.label, bench)
 from ..model import hopper
 from ..model import mma
 from .. import model
@@ -155,13 +156,6 @@ def kernel_and_splits(label: str) -> tuple[str, int]:
     tail). Raises ``ValueError`` in one line."""
     name, S, _ = parse_label(label)
     return name, S
-
-
-def label_of(kernel: str, splits: int = 1, tail: int = 0) -> str:
-    """The inverse of :func:`parse_label`."""
-    if splits == 1:
-        return kernel
-    return f"{kernel}@{tail}x{splits}" if tail else f"{kernel}@{splits}"
 
 
 def _whole(name: str, value) -> int:

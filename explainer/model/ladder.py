@@ -287,6 +287,15 @@ BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
 
 
+def label_of(kernel: str, splits: int = 1, tail: int = 0) -> str:
+    """A launch as ``bench --kernels`` and the planner write it: ``warptile``, ``warptile@4``
+    (split-K, S = 4), or ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each);
+    ``explainer.gpu.launch.parse_label`` reads it back."""
+    if splits == 1:
+        return kernel
+    return f"{kernel}@{tail}x{splits}" if tail else f"{kernel}@{splits}"
+
+
 def rung(name: str) -> Rung:
     """A rung, or one of the planner's configurations, by name."""
     if name not in BY_NAME:

@@ -47,7 +47,7 @@ import math
 from dataclasses import dataclass
 
 from .launch import ceil_div
-from .ladder import BY_NAME, CONFIGS, RUNGS, Rung
+from .ladder import BY_NAME, CONFIGS, RUNGS, Rung, label_of
 
 
 #: Split counts a tuning table measures (``tiled-explainer tune``; kernel 14 takes any S up to the
@@ -150,9 +150,7 @@ class Candidate:
     def label(self) -> str:
         """The name ``bench --kernels`` takes: ``warptile``, ``warptile@4`` (split-K, S = 4), or
         ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each)."""
-        if self.splits == 1:
-            return self.rung.name
-        return f"{self.rung.name}@{self.tail}x{self.splits}" if self.tail else f"{self.rung.name}@{self.splits}"
+        return label_of(self.rung.name, self.splits, self.tail)
 
     @property
     def estimate_ms(self) -> float | None:
@@ -341,6 +339,11 @@ def nearest_tuned(M: int, N: int, K: int, tuned: list[dict]) -> tuple[int, int, 
     return min(shapes, key=lambda s: (dist(s), s))
 
 
+def _kind(splits: int, tail: int) -> str:
+    """A launch's kind, for matching a candidate with the tuning table's rows."""
+    return "tail" if tail else ("split" if splits > 1 else "whole")
+
+
 def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = ()) -> list[Candidate]:
     """Every rung and configuration (and split-K count, :func:`split_choices`) for ``M x N x K``
     on a device of ``sms`` SMs, the fastest first. ``rows``: the device's recorded timing rows;
@@ -375,9 +378,8 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
               if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)}
         out = []
         for c in cands:
-            kind = lambda S, T: "tail" if T else ("split" if S > 1 else "whole")  # noqa: E731
-            want = kind(c.splits, c.tail)
-            measured = [(S, T) for (k, S, T) in at if k == c.rung.name and kind(S, T) == want]
+            want = _kind(c.splits, c.tail)
+            measured = [(S, T) for (k, S, T) in at if k == c.rung.name and _kind(S, T) == want]
             if not measured and want == "tail":
                 measured = [(S, T) for (k, S, T) in at if k == c.rung.name and S == 1]
             ref = min(measured, key=lambda st: (abs(math.log2(st[0] / c.splits)), st)) if measured else None
