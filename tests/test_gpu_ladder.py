@@ -173,6 +173,37 @@ def test_split_tail_matches_numpy_and_leaves_its_counters_zero(r):
     np.testing.assert_array_equal(gpu.matmul(r.name, A, B, splits=3, tail=2), gpu.matmul(r.name, A, B, splits=3, tail=2))
 
 
+@pytest.mark.parametrize("r", RUNGS, ids=ids)
+def test_padded_launch_matches_numpy(r):
+    """A padded launch (``+pad``: A and B copied into rows padded to 4 floats, kernels/pad_rows.cu,
+    C copied back where N is padded): K, N or both not multiples of 4, whole and split (split-K,
+    split tail) where the kernel splits; C and the padded copies poisoned with NaN (a pad the
+    copy kernel does not write reads NaN into C). Same bits as the kernel on the padded inputs."""
+    shapes = [(2 * r.BM + 1, 3 * r.BN - 5, 9 * r.BK + 3), (r.BM, 2 * r.BN, 5 * r.BK - 1),
+              (3 * r.BM - 7, r.BN + 2, 4 * r.BK), (1, 1, 1), (37, 5, 3)]
+    for M, N, K in shapes:
+        launches = [(1, 0)] + ([(2, 0), (3, 1)] if r.splits_k and r.phases(K) >= 3 else [])
+        for S, R in launches:
+            gx, gy = r.grid(M, -(-N // 4) * 4)
+            if R and gx * gy < 2:  # a split tail needs a tile to leave whole
+                continue
+            res = gpu.check(r.name, M, N, K, seed=_seed("pad", r.name, M, N, K, S, R), splits=S, tail=R, pad=True)
+            assert isinstance(res, gpu.CheckResult), res
+            where = f"{r.name} {M}x{N}x{K} S={S} R={R} padded"
+            assert res.all_written, f"{where}: {res.unwritten} elements unwritten"
+            assert res.rel_error < 1e-5, f"{where}: rel. error {res.rel_error:.2e}"
+    rng = np.random.default_rng(13)
+    M, N, K = 2 * r.BM + 3, 2 * r.BN - 1, 6 * r.BK + 5
+    A = rng.uniform(-1, 1, size=(M, K)).astype(np.float32)
+    B = rng.uniform(-1, 1, size=(K, N)).astype(np.float32)
+    K4, N4 = -(-K // 4) * 4, -(-N // 4) * 4
+    Ap = np.zeros((M, K4), np.float32)
+    Ap[:, :K] = A
+    Bp = np.zeros((K4, N4), np.float32)
+    Bp[:K, :N] = B
+    np.testing.assert_array_equal(gpu.matmul(r.name, A, B, pad=True), gpu.matmul(r.name, Ap, Bp)[:, :N])
+
+
 @pytest.mark.parametrize("r", SPLITTERS, ids=ids)
 def test_split_tail_trace_matches_the_model(r):
     """With the split tail the blocks are no longer laid out by tile (a 1D grid); the trace is

@@ -116,3 +116,17 @@ def test_common_header_defines_trace_globals():
     for g in ("g_trace_a", "g_trace_b", "g_trace_c"):
         assert f"__device__ int* {g};" in text
     assert "#ifdef EXPLAINER_TRACE" in text and "#define CEIL_DIV" in text
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
+def test_the_pad_copies_compile_and_carry_their_manual(tmp_path):
+    """kernels/pad_rows.cu (a padded launch's copies, not a rung): compiles, both entry points,
+    header manual first."""
+    src = KDIR / "pad_rows.cu"
+    lines = src.read_text().splitlines()
+    assert lines[0].startswith("// kernels/pad_rows.cu -- ") and any("Launch" in line for line in lines[:30])
+    out = subprocess.run([NVCC, "-arch=sm_80", "-c", str(src), "-o", str(tmp_path / "pad.o")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    syms = subprocess.run(["nm", str(tmp_path / "pad.o")], capture_output=True, text=True).stdout
+    assert "pad_rows" in syms and "unpad_rows" in syms

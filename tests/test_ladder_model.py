@@ -205,6 +205,36 @@ def test_split_tail_labels_and_launches():
     assert all(any("_splittail_gemm<" in e for e in r.expressions) for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k)
 
 
+def test_padded_launch_labels_and_geometry():
+    """``+pad``: the kernel runs the padded shape (K, N rounded up to 4: its grid, its fast or
+    guarded instantiation), the config keeps the shape asked for; refused where nothing needs
+    padding, for kernels that are not ladder rungs, and for another suffix."""
+    from explainer.gpu.launch import label_of, parse_label, parse_launch
+
+    assert parse_launch("warptile@24x5+pad") == ("warptile", 5, 24, True)
+    assert parse_launch("warptile@4") == ("warptile", 4, 0, False)
+    for lab in ("warptile+pad", "warptile@4+pad", "warptile_128x64@24x5+pad", "warptile@3"):
+        assert label_of(*parse_launch(lab)) == lab
+    for bad, msg in (("warptile+pads", "only suffix"), ("mma_tf32+pad", "only the ladder"),
+                     ("warptile@0+pad", "split-K count")):
+        with pytest.raises(ValueError, match=msg):
+            parse_launch(bad)
+    with pytest.raises(ValueError, match="parse_launch"):
+        parse_label("warptile+pad")
+    cfg = gpu.launch_config("warptile", 4189, 4189, 4189, splits=4, tail=33, pad=True)
+    assert (cfg.M, cfg.N, cfg.K) == (4189, 4189, 4189) and cfg.inner == (4189, 4192, 4192) and cfg.pad
+    plain = gpu.launch_config("warptile", 4189, 4192, 4192, splits=4, tail=33)
+    assert (cfg.grid, cfg.expression, cfg.tile_grid) == (plain.grid, plain.expression, plain.tile_grid)
+    assert cfg.workspace_floats == 4 * 4189 * 4192 and cfg.label == "warptile@33x4+pad"
+    assert cfg.pad_floats == (4189 * 4192, 4192 * 4192, 4189 * 4192)
+    assert gpu.launch_config("warptile", 100, 64, 7, pad=True).pad_floats == (100 * 8, 8 * 64, 0)
+    assert gpu.launch_config("warptile", 100, 63, 8, pad=True).pad_floats == (0, 8 * 64, 100 * 64)
+    assert gpu.launch_config("warptile", 4096, 4096, 4096).inner == (4096, 4096, 4096)
+    for args, msg in ((("warptile", 64, 64, 64), "nothing to pad"), (("mma_tf32", 63, 63, 63), "only the ladder")):
+        with pytest.raises(ValueError, match=msg):
+            gpu.launch_config(*args, pad=True)
+
+
 def test_bench_refuses_a_bad_split_label_in_one_line():
     import subprocess
     import sys

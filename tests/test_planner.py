@@ -222,7 +222,7 @@ def test_a_tuning_table_puts_the_nearest_tuned_shapes_winner_first(tmp_path):
     assert planner.nearest_tuned(777, 1000, 333, tuned) == (768, 1024, 384)
     assert planner.nearest_tuned(5000, 3000, 4000, tuned) == (4096, 4096, 4096)
     assert planner.nearest_tuned(5, 5, 5, []) is None
-    cands = planner.plan(777, 1000, 333, ROWS, SMS, tuned)
+    cands = planner.plan(777, 1000, 333, ROWS, SMS, tuned, pad=False)  # (padded launches: their own test)
     first = cands[0]
     assert first.rung.name == "warptile_64x64" and first.tuned_at == (768, 1024, 384)
     near = {c.rung.name: c for c in planner.plan(768, 1024, 384, ROWS, SMS) if c.splits == 1}
@@ -315,3 +315,47 @@ def test_tune_command_without_a_gpu_says_so_in_one_line():
     out = subprocess.run([sys.executable, "-m", "explainer", "tune", "--m", "64"], capture_output=True, text=True,
                          timeout=120, env={**os.environ, "EXPLAINER_NO_GPU": "1"})
     assert out.returncode == 1 and "no GPU" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_pad_ms_counts_the_copies_a_padded_launch_makes():
+    """Nothing to pad where K and N are multiples of 4; K padded: A and B copied (one launch);
+    N padded: B copied and C copied back (two launches). Bytes at PAD_GBS plus the launches."""
+    assert planner.pad_ms(1000, 1000, 1000) == 0.0 and planner.pad_ms(7, 8, 12) == 0.0
+    rate = planner.PAD_GBS * 1e6
+    M, N, K = 1000, 2000, 3001  # K only: A (M x K -> M x 3004), B (K x N -> 3004 x N)
+    assert planner.pad_ms(M, N, K) == pytest.approx(4 * (M * K + M * 3004 + K * N + 3004 * N) / rate
+                                                     + planner.PAD_LAUNCH_MS)
+    M, N, K = 1000, 2001, 3000  # N only: B (K x N -> K x 2004) and C (M x 2004 -> M x N)
+    assert planner.pad_ms(M, N, K) == pytest.approx(4 * (K * N + K * 2004 + M * 2004 + M * N) / rate
+                                                     + 2 * planner.PAD_LAUNCH_MS)
+    assert planner.pad_ms(1000, 2001, 3001) > planner.pad_ms(1000, 2001, 3000) > 0
+
+
+def test_unaligned_shapes_are_also_planned_as_padded_launches():
+    """Where K or N is not a multiple of 4 every candidate of the padded shape comes back as a
+    padded launch ("+pad"), its estimate that shape's plus the copies; none where both are
+    multiples of 4 or with pad=False. On the recorded H100 (its tuning table) a long unaligned
+    product pads and a short one does not: the copies' cost against the element-by-element
+    copy's, from the model and the measurements, not from a list of shapes."""
+    tuned = recorded.recorded_rows(recorded.load_tuned(DATA["device"]["name"]), split_k=True)
+    M, N, K = 3001, 2999, 3003
+    cands = planner.plan(M, N, K, ROWS, SMS, tuned)
+    padded = [c for c in cands if c.pad]
+    assert padded and all(c.padded_from == (M, N, K) and (c.N, c.K) == (3000, 3004) for c in padded)
+    inner = {c.label: c for c in planner.plan(M, 3000, 3004, ROWS, SMS, tuned, pad=False)}
+    for c in padded[:10]:
+        base = inner[c.label.removesuffix("+pad")]
+        assert c.label.endswith("+pad") and c.pad_ms == pytest.approx(planner.pad_ms(M, N, K))
+        assert c.estimate_ms == pytest.approx(base.estimate_ms + c.pad_ms)
+        assert "rows padded to 16 bytes" in c.why() and "K 3003 → 3004" in c.why() and "N 2999 → 3000" in c.why()
+    assert [c.estimate_ms for c in cands if c.estimate_ms] == sorted(c.estimate_ms for c in cands if c.estimate_ms)
+    assert min(c.estimate_ms for c in padded) <= (1 - planner.MIN_PAD_GAIN) * min(
+        c.estimate_ms for c in cands if not c.pad and c.estimate_ms)
+    for shape in ((1999, 2001, 1997), (1000, 1000, 999), (777, 1000, 333), (5000, 100, 701)):
+        got = planner.plan(*shape, ROWS, SMS, tuned)
+        best = {p: min((c.estimate_ms for c in got if c.pad == p and c.estimate_ms), default=None) for p in (0, 1)}
+        assert best[1] is None or best[1] <= (1 - planner.MIN_PAD_GAIN) * best[0], shape
+    assert not any(c.pad for c in planner.plan(M, N, K, ROWS, SMS, tuned, pad=False))
+    assert not any(c.pad for c in planner.plan(3000, 3000, 3004, ROWS, SMS, tuned))
+    assert planner.plan(6001, 6001, 6001, ROWS, SMS, tuned)[0].pad
+    assert not planner.plan(255, 255, 255, ROWS, SMS, tuned)[0].pad

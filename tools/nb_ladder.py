@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer.model import ladder, roofline  # noqa: E402
+from explainer.model import ladder, planner, roofline  # noqa: E402
 from explainer.views.ladder_maps import (as_store_conflict, register_counts, rung_facts, shared_loads_per_k,  # noqa: E402
                                    warp_region)
 
@@ -97,11 +97,19 @@ more, which would run a round of their own on {_blocks(W, 3000) % SMS} SMs while
 along K, those {_blocks(W, 3000) % SMS} tiles become {(SMS // (_blocks(W, 3000) % SMS)) * (_blocks(W, 3000) % SMS)} short blocks: the busiest SM runs {_blocks(W, 3000) // SMS} whole blocks and
 one slice instead of {-(-_blocks(W, 3000) // SMS)} whole blocks (`warptile@{_blocks(W, 3000) % SMS}x{SMS // (_blocks(W, 3000) % SMS)}` in `tiled-explainer bench`).
 
+Where K or N is not a multiple of 4, the rows of A or B do not start on 16-byte boundaries and
+kernel 14 copies them into shared memory element by element: four loads, and their addresses,
+where a float4 would do. A library can instead copy A and B once into buffers whose rows are
+padded with zeros to a multiple of 4 floats and run the fast copies there (`+pad`; the zeros add
+0 × 0 to each sum, so C is the same). The copies read and write the matrices once more: at 4189³
+the model charges {planner.pad_ms(4189, 4189, 4189):.2f} ms for them, little against a product of several ms; at
+1023³ {planner.pad_ms(1023, 1023, 1023):.3f} ms, against a product of under 0.1 ms: there they can cost more than they save.
+
 For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the
 model (blocks on the busiest SM × the kernel's SM time per block, measured once with every SM
 busy, plus the split's extra traffic); a time from this device's tuning table
 (`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the model);
-and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, 3000³, a skinny
+and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, 3000³, 4189³, a skinny
 4096×64×4096 and a deep 1000×1000×8000."""),
         ("code", "ladder.planner()"),
         ("md", """## The same kernels on another GPU

@@ -31,13 +31,14 @@ DEFAULT_TILES = (8, 16, 32)
 # --------------------------------------------------------------------------------------
 def _kernel_arg(value: str) -> str:
     """A kernel name, ``name@S`` (a warp-tiled kernel with split-K, S slices), ``name@RxS`` (its
-    last R tiles split in S), or ``planned``."""
+    last R tiles split in S), any of them with ``+pad`` (rows padded to 4 floats first), or
+    ``planned``."""
     if value == PLANNED:
         return value
-    from ..gpu.launch import parse_label
+    from ..gpu.launch import parse_launch
 
     try:
-        parse_label(value)
+        parse_launch(value)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     return value
@@ -78,10 +79,10 @@ HEADER = (f"{'kernel':<20} {'size':>15} {'tile':>4} {'ms':>10} {'GFLOP/s':>9} {'
 
 def label(r: dict) -> str:
     """A row's kernel as ``--kernels`` takes it: ``name``, ``name@S`` for split-K, ``name@RxS`` for
-    the split tail."""
+    the split tail, ``+pad`` for rows padded first."""
     from ..gpu.launch import label_of
 
-    return label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0))
+    return label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0), r.get("pad", False))
 
 
 #: Under the table when it has tensor-core rows.

@@ -7,12 +7,14 @@ a launch's grid, block and shared memory are computed (from :mod:`explainer.mode
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..model import ladder
-from ..model.ladder import label_of  # the inverse of parse_label (LaunchConfig.label, bench)
+from ..model.ladder import label_of  # the inverse of parse_launch (LaunchConfig.label, bench)
+from ..model.launch import ceil_div
 from ..model import hopper
 from ..model import mma
 from .. import model
@@ -132,11 +134,28 @@ def _spec(kernel: str) -> KernelSpec:
     return KERNELS[kernel]
 
 
+def parse_launch(label: str) -> tuple[str, int, int, bool]:
+    """A launch as ``bench --kernels`` and the planner write it -> ``(name, splits, tail, pad)``:
+    :func:`parse_label`'s three, and ``pad`` for a ``+pad`` suffix (``"warptile@24x5+pad"``: A
+    and B first copied into buffers whose rows are padded to a multiple of 4 floats,
+    kernels/pad_rows.cu). Raises ``ValueError`` in one line."""
+    base, plus, suffix = str(label).partition("+")
+    if plus and suffix != "pad":
+        raise ValueError(f"{label!r}: the only suffix after '+' is 'pad' (rows padded to 16 bytes)")
+    name, S, tail = parse_label(base)
+    if plus and not KERNELS[name].rung:
+        raise ValueError(f"{label!r}: only the ladder kernels (01-14) take '+pad'")
+    return name, S, tail, bool(plus)
+
+
 def parse_label(label: str) -> tuple[str, int, int]:
     """A kernel as ``bench --kernels`` and the planner write it -> ``(name, splits, tail)``:
     ``"warptile"`` -> ``("warptile", 1, 0)``; ``"warptile@4"`` -> ``("warptile", 4, 0)`` (split-K,
     every tile of C in S = 4 slices of K); ``"warptile@24x5"`` -> ``("warptile", 5, 24)`` (split
-    tail: the last 24 tiles in 5 slices each, the others whole). Raises ``ValueError`` in one line."""
+    tail: the last 24 tiles in 5 slices each, the others whole). A ``+pad`` launch is read by
+    :func:`parse_launch`. Raises ``ValueError`` in one line."""
+    if "+" in str(label):
+        raise ValueError(f"{label!r}: a '+pad' launch is read with parse_launch")
     name, at, s = str(label).partition("@")
     _spec(name)
     if not at:
@@ -185,6 +204,23 @@ class LaunchConfig:
     splits: int = 1  # split-K: blocks per tile of C along K (grid z); 1 = the whole K loop in one block
     tail: int = 0  # split tail: only the last `tail` tiles of C are split (a 1D grid); 0 = all of them
     tile_grid: tuple[int, int] | None = None  # tiles of C (x, y) where the grid is not laid out by tile
+    pad: bool = False  # A and B copied into rows padded to 4 floats first (kernels/pad_rows.cu)
+
+    @property
+    def inner(self) -> tuple[int, int, int]:
+        """The shape the kernel itself runs: (M, N, K), with ``pad`` N and K rounded up to 4."""
+        if not self.pad:
+            return self.M, self.N, self.K
+        return self.M, ceil_div(self.N, 4) * 4, ceil_div(self.K, 4) * 4
+
+    @property
+    def pad_floats(self) -> tuple[int, int, int]:
+        """Floats of the padded copies of A, B and C (0 where that matrix is not copied): A and B
+        when K is padded, B and C when N is."""
+        if not self.pad:
+            return 0, 0, 0
+        M, N4, K4 = self.inner
+        return (M * K4 if K4 != self.K else 0, K4 * N4, M * N4 if N4 != self.N else 0)
 
     @property
     def tiles(self) -> int:
@@ -200,12 +236,13 @@ class LaunchConfig:
 
     @property
     def label(self) -> str:
-        return label_of(self.kernel, self.splits, self.tail)
+        return label_of(self.kernel, self.splits, self.tail, self.pad)
 
     @property
     def workspace_floats(self) -> int:
         """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K)."""
-        return self.splits * self.M * self.N if self.splits > 1 else 0
+        M, N, _ = self.inner
+        return self.splits * M * N if self.splits > 1 else 0
 
     @property
     def threads_per_block(self) -> int:
@@ -221,16 +258,26 @@ class LaunchConfig:
 
 
 def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: int = 1,
-                  tail: int = 0) -> LaunchConfig:
+                  tail: int = 0, pad: bool = False) -> LaunchConfig:
     """The launch geometry of ``kernel`` for C = A (M x K) @ B (K x N) with T x T blocks.
 
     ``splits`` > 1 cuts the K loop of a warp-tiled kernel (14) into that many slices, one block
     each per tile of C (split-K; grid z); with ``tail`` only the last ``tail`` tiles of C are
     split, the others computed whole (the split tail; a 1D grid). Raises ``ValueError`` (one readable line) for an
     unknown kernel, a size < 1, a tile the kernel was not compiled for, or a split the kernel
-    cannot make. Device limits are checked at launch (see :func:`refusal`).
+    cannot make. Device limits are checked at launch (see :func:`refusal`). ``pad``: a ladder
+    kernel run on copies of A and B whose rows are padded to a multiple of 4 floats (K and N
+    rounded up; the grid is that shape's), for shapes where K or N is not a multiple of 4.
     """
     spec = _spec(kernel)
+    if pad:
+        if not spec.rung:
+            raise ValueError(f"{kernel}: only the ladder kernels (01-14) take a padded launch")
+        M, N, K = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K)))
+        if K % 4 == 0 and N % 4 == 0:
+            raise ValueError(f"{M}x{N}x{K}: K and N are multiples of 4 already, nothing to pad")
+        inner = launch_config(kernel, M, ceil_div(N, 4) * 4, ceil_div(K, 4) * 4, tile, splits, tail)
+        return dataclasses.replace(inner, N=N, K=K, pad=True)
     S = _whole("splits", splits)
     if isinstance(tail, bool) or not isinstance(tail, (int, np.integer)) or tail < 0:
         raise ValueError(f"tail must be a whole number >= 0, got {tail!r}")

@@ -65,6 +65,8 @@ class _Runtime:
         self.last_busy: float | None = None  # time.perf_counter() when timed GPU work last ended
         self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
         self._split_done = None
+        self._pad = {}  # a padded launch's copies of A, B, C (kernels/pad_rows.cu), by role, grown on demand
+        self._pad_mod = None
         self.dynamic_allowed: dict[int, int] = {}  # CUfunction -> dynamic shared bytes it may take
         self.tensor_maps: dict[tuple, object] = {}  # kernel 17's TMA maps (gpu/hopper.py)
 
@@ -135,6 +137,9 @@ class _Runtime:
         need = cfg.bytes_in_out + extra_bytes
         if cfg.workspace_floats and (self._split_w is None or self._split_w.size < cfg.workspace_floats):
             need += 4 * cfg.workspace_floats
+        for role, n in zip("ABC", cfg.pad_floats):
+            if n and (role not in self._pad or self._pad[role].size < n):
+                need += 4 * n
         if need > free:
             raise _Refused(
                 f"out of memory: {cfg.M}x{cfg.N}x{cfg.K} needs {need / 2**20:.0f} MiB on the GPU "
@@ -152,6 +157,37 @@ class _Runtime:
         if self._split_done is None or self._split_done.size < cfg.tiles:
             self._split_done = cp.zeros(cfg.tiles, dtype=cp.int32)
         return self._split_w, self._split_done
+
+    def pad_buffers(self, cfg: LaunchConfig) -> tuple:
+        """The padded copies of A, B and C a ``cfg.pad`` launch runs on (``None`` where that
+        matrix is used as it is), shaped as ``cfg.inner``; kept between launches and grown on
+        demand, like the split-K workspace. Their pad regions are written by every launch."""
+        cp = self.cp
+        M, N4, K4 = cfg.inner
+        shapes = ((M, K4), (K4, N4), (M, N4))
+        out = []
+        for role, n, shape in zip("ABC", cfg.pad_floats, shapes):
+            if not n:
+                out.append(None)
+                continue
+            if role not in self._pad or self._pad[role].size < n:
+                self._pad.pop(role, None)
+                self._pad[role] = cp.empty(n, dtype=cp.float32)
+            out.append(self._pad[role][:n].reshape(shape))
+        return tuple(out)
+
+    def pad_kernels(self):
+        """(pad_rows, unpad_rows) of kernels/pad_rows.cu, compiled once."""
+        if self._pad_mod is None:
+            path = KERNELS_DIR / "pad_rows.cu"
+            try:
+                mod = self.cp.RawModule(code=path.read_text(), options=COMPILE_OPTIONS)
+                mod.compile()
+            except Exception as e:
+                log = e.get_message() if hasattr(e, "get_message") else str(e)
+                raise _Refused(f"compiling kernels/pad_rows.cu failed:\n{log}", "compile_error") from None
+            self._pad_mod = mod
+        return self._pad_mod.get_function("pad_rows"), self._pad_mod.get_function("unpad_rows")
 
     def free_bytes(self) -> tuple[int, int]:
         """(free, total) device memory, counting blocks CuPy's pool holds but does not use."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from .verify import _Problem, _check_on, default_tol
-from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, kernel_and_splits, launch_config, parse_label
+from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, launch_config, parse_launch
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
 from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
 
@@ -71,7 +71,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
     """
     kernels = list(kernels or KERNEL_NAMES)
     for k in kernels:
-        parse_label(k)  # "name", "name@S" (split-K) or "name@RxS" (split tail)
+        parse_launch(k)  # "name", "name@S" (split-K), "name@RxS" (split tail), each with "+pad"
     shapes = [parse_size(s) for s in sizes]
     dev = device_info()
     report = BenchReport(
@@ -110,7 +110,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                 return report
             continue
         cub_tf32 = None
-        if any(KERNELS[kernel_and_splits(k)[0]].math == "tf32" for k in kernels):
+        if any(KERNELS[parse_launch(k)[0]].math == "tf32" for k in kernels):
             try:  # the tensor-core kernels' reference: cuBLAS in TF32, same inputs, same run
                 cub_tf32 = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup, budget_s=budget_s,
                                            flush_l2=flush_l2, tf32=True)
@@ -119,10 +119,10 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
             except Exception as e:
                 fail("cublas_tf32", shape, None, _classify(rt, e))
         for label in kernels:
-            kernel, splits, tail = parse_label(label)
+            kernel, splits, tail, pad = parse_launch(label)
             for tile in (tiles if KERNELS[kernel].takes_tile else (None,)):
                 try:
-                    cfg = launch_config(kernel, M, N, K, tile, splits, tail)
+                    cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad)
                     rt.check_fits(cfg)
                     chk = _check_on(rt, cfg, prob)
                     tm = _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,

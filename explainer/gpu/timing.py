@@ -35,6 +35,7 @@ class Timing:
     extra: dict = field(default_factory=dict)
     splits: int = 1  # split-K: blocks per tile of C along K
     tail: int = 0  # split tail: only the last `tail` tiles of C split (0: all, with splits > 1)
+    pad: bool = False  # A and B copied into rows padded to 4 floats first (the copies are timed too)
 
     ok = True
 
@@ -87,6 +88,8 @@ class Timing:
             d["splits"] = self.splits
         if self.tail:
             d["tail"] = self.tail
+        if self.pad:
+            d["pad"] = True
         d.update(self.extra)
         return d
 
@@ -156,7 +159,7 @@ def _time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cubla
         rt, lambda: _launch(rt, kern, cfg, prob.A, prob.B, prob.C),
         repeats=repeats, warmup=warmup, budget_s=budget_s, flush_l2=flush_l2)
     return Timing(cfg.kernel, cfg.M, cfg.N, cfg.K, cfg.tile, tuple(times), warmup, flush_l2,
-                  budget_s, cut, cublas_ms, splits=cfg.splits, tail=cfg.tail)
+                  budget_s, cut, cublas_ms, splits=cfg.splits, tail=cfg.tail, pad=cfg.pad)
 
 
 def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32: bool = False):
@@ -190,12 +193,14 @@ def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32: bool
 def time_kernel(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
                 repeats: int = DEFAULT_REPEATS, warmup: int = DEFAULT_WARMUP,
                 budget_s: float = DEFAULT_BUDGET_S, flush_l2: bool = True,
-                compare_cublas: bool = True, seed: int = 0, splits: int = 1, tail: int = 0) -> Timing:
+                compare_cublas: bool = True, seed: int = 0, splits: int = 1, tail: int = 0,
+                pad: bool = False) -> Timing:
     """Time ``kernel`` with CUDA events: ``warmup`` launches, then up to ``repeats`` (at least
     3, fewer than asked when they would take more than ``budget_s``). With
     ``compare_cublas`` cuBLAS (FP32, TF32 off) is timed on the same inputs first. ``splits``:
-    split-K (the warp-tiled kernels); ``tail``: only the last ``tail`` tiles split."""
-    cfg = launch_config(kernel, M, N, K, tile, splits, tail)
+    split-K (the warp-tiled kernels); ``tail``: only the last ``tail`` tiles split; ``pad``: A
+    and B copied into rows padded to 4 floats first (the copies inside the timed span)."""
+    cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad)
     rt.check_fits(cfg)
     prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
     try:

@@ -48,12 +48,25 @@ def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | Non
         k = hopper_model.KERNELS[cfg.kernel]
         A = hopper.tensor_map(rt, A, k.BM, k.BK, map_dtype)
         B = hopper.tensor_map(rt, B, k.BK, k.box_b, map_dtype)
-    args = (A, B, C, np32(cfg.M), np32(cfg.N), np32(cfg.K))
+    M, N, K = cfg.inner
+    if cfg.pad:  # rows padded to 4 floats: copy A and / or B into the padded buffers first
+        Ap, Bp, Cp = rt.pad_buffers(cfg)
+        pad_rows, unpad_rows = rt.pad_kernels()
+        jobs = ([(A, Ap, cfg.M, cfg.K, K)] if Ap is not None else []) + [(B, Bp, cfg.K, cfg.N, N)]
+        (s0, d0, r0, c0, l0), (s1, d1, r1, c1, l1) = jobs[0], jobs[-1]  # B is always copied
+        rows0, rows1 = d0.shape[0], (d1.shape[0] if len(jobs) == 2 else 0)
+        pad_rows((rows0 + rows1,), (256,), (s0, d0, np32(r0), np32(c0), np32(l0), np32(rows0),
+                                            s1, d1, np32(r1), np32(c1), np32(l1)))
+        out = C
+        A, B, C = (Ap if Ap is not None else A), Bp, (Cp if Cp is not None else C)
+    args = (A, B, C, np32(M), np32(N), np32(K))
     if cfg.splits > 1:
         args += rt.split_workspace(cfg)
     if cfg.tail:  # the split tail: whole tiles first, then the last ones in slices
         args += (np32(cfg.whole_tiles), np32(cfg.splits), np32(cfg.tile_grid[0]))
     kern(cfg.grid, cfg.block[:2], args, shared_mem=cfg.dynamic_shared_bytes)
+    if cfg.pad and C is not out:  # N was padded: C's first N columns of each row back
+        unpad_rows((cfg.M,), (256,), (C, out, np32(cfg.N), np32(N)))
 
 
 def _compare(out: np.ndarray, ref: np.ndarray) -> dict:
@@ -96,6 +109,9 @@ def _check_on(rt: _Runtime, cfg: LaunchConfig, prob: _Problem, trace: bool = Fal
     prob.C.fill(np.nan)  # poison: an element no thread stores stays NaN
     if cfg.splits > 1:  # and a slice of split-K's workspace that no block stores is read as NaN
         rt.split_workspace(cfg)[0][:cfg.workspace_floats].fill(np.nan)
+    for buf in rt.pad_buffers(cfg) if cfg.pad else ():  # and the padded copies: each launch writes them whole
+        if buf is not None:
+            buf.fill(np.nan)
     _launch(rt, kern, cfg, prob.A, prob.B, prob.C)
     rt.cp.cuda.Device().synchronize()
     return _compare(prob.C.get(), prob.reference)
@@ -116,14 +132,16 @@ def default_tol(kernel: str) -> float:
 
 @_public
 def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
-          seed: int = 0, tol: float | None = None, splits: int = 1, tail: int = 0) -> CheckResult:
+          seed: int = 0, tol: float | None = None, splits: int = 1, tail: int = 0,
+          pad: bool = False) -> CheckResult:
     """Run ``kernel`` once on random non-symmetric inputs with C poisoned by NaN and compare
     with numpy float64: relative error and whether every element of C was written. ``splits``:
     split-K (the warp-tiled kernels; their workspace is poisoned too); ``tail``: only the last
-    ``tail`` tiles of C split (the split tail). ``tol``: by default
+    ``tail`` tiles of C split (the split tail); ``pad``: A and B copied into rows padded to 4
+    floats first (their copies poisoned too). ``tol``: by default
     the kernel's math (float32, or TF32 for the tensor-core kernels)."""
     tol = default_tol(kernel) if tol is None else tol
-    cfg = launch_config(kernel, M, N, K, tile, splits, tail)
+    cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad)
     rt.check_fits(cfg)
     prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
     try:
@@ -135,13 +153,14 @@ def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
 
 
 @_public
-def matmul(rt: _Runtime, kernel: str, A, B, tile: int = 16, splits: int = 1, tail: int = 0) -> np.ndarray:
+def matmul(rt: _Runtime, kernel: str, A, B, tile: int = 16, splits: int = 1, tail: int = 0,
+           pad: bool = False) -> np.ndarray:
     """C = A @ B computed by ``kernel`` on the GPU (float32), for the pages' demo matrices."""
     A = np.ascontiguousarray(A, dtype=np.float32)
     B = np.ascontiguousarray(B, dtype=np.float32)
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"shapes {A.shape} and {B.shape} do not multiply")
-    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile, splits, tail)
+    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile, splits, tail, pad)
     rt.check_fits(cfg)
     cp = rt.cp
     dA, dB = cp.asarray(A), cp.asarray(B)

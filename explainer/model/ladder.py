@@ -287,13 +287,13 @@ BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
 
 
-def label_of(kernel: str, splits: int = 1, tail: int = 0) -> str:
+def label_of(kernel: str, splits: int = 1, tail: int = 0, pad: bool = False) -> str:
     """A launch as ``bench --kernels`` and the planner write it: ``warptile``, ``warptile@4``
-    (split-K, S = 4), or ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each);
-    ``explainer.gpu.launch.parse_label`` reads it back."""
-    if splits == 1:
-        return kernel
-    return f"{kernel}@{tail}x{splits}" if tail else f"{kernel}@{splits}"
+    (split-K, S = 4), or ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each), with
+    ``+pad`` when A and B are first copied into rows padded to a multiple of 4 floats;
+    ``explainer.gpu.launch.parse_launch`` reads it back."""
+    base = kernel if splits == 1 else (f"{kernel}@{tail}x{splits}" if tail else f"{kernel}@{splits}")
+    return base + "+pad" if pad else base
 
 
 def rung(name: str) -> Rung:

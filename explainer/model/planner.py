@@ -63,6 +63,18 @@ MIN_TAIL_GAIN = 0.05
 #: The fix-up's traffic is charged at this rate (GB/s): the H100's measured device-to-device copy
 #: bandwidth (benchmarks/results/ladder_planner_2026-11-23.md); most of it stays in L2.
 FIXUP_GBS = 2990.0
+#: A padded launch's copies (kernels/pad_rows.cu) are charged at this rate (GB/s, bytes read +
+#: written) plus :data:`PAD_LAUNCH_MS` per copy launch: the fit of the copies alone, timed on the
+#: H100 (benchmarks/results/splitk_2026-11-23.md, session 9).
+PAD_GBS = 2380.0
+PAD_LAUNCH_MS = 0.0051
+#: Padded launches are planned only where the best of them is estimated at least this share
+#: faster than the best launch without padding. The estimates of the two come from different
+#: shapes of the tuning table (2047 x 2047 x 1023 against 2044 x 2044 x 1020 near 2000^3) and
+#: missed by up to 8% either way on the H100 (session 9's notes); at 1999 x 2001 x 1997 the
+#: model saw a 0.9% gain where the padded launch measured 2-3% slower, at 3849^3 a 2.4% gain
+#: that measured 2.3%.
+MIN_PAD_GAIN = 0.02
 
 
 def split_choices(r: Rung, M: int, N: int, K: int, sms: int, splits=SPLITS) -> list[int]:
@@ -141,6 +153,13 @@ class Candidate:
     tuned_splits: int | None = None  # the split count measured there (the nearest to ``splits``)
     tail: int = 0  # split tail: only the last ``tail`` tiles are split (0: all of them, or none)
     resident: int = 1  # blocks an SM runs at once (:func:`residency`)
+    padded_from: tuple[int, int, int] | None = None  # a padded launch: the shape asked for (M, N, K
+    # above are the padded one the kernel runs)
+    pad_ms: float = 0.0  # the padded launch's copies (:func:`pad_ms`), in every estimate
+
+    @property
+    def pad(self) -> bool:
+        return self.padded_from is not None
 
     @property
     def tiles(self) -> int:
@@ -150,12 +169,14 @@ class Candidate:
     def label(self) -> str:
         """The name ``bench --kernels`` takes: ``warptile``, ``warptile@4`` (split-K, S = 4), or
         ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each)."""
-        return label_of(self.rung.name, self.splits, self.tail)
+        return label_of(self.rung.name, self.splits, self.tail, self.pad)
 
     @property
     def estimate_ms(self) -> float | None:
-        """What ranks the candidate: measured at the shape, else the tuning table's estimate."""
-        return self.measured_ms or self.tuned_ms
+        """What ranks the candidate: measured at the shape, else the tuning table's estimate
+        (with the padded launch's copies added)."""
+        base = self.measured_ms or self.tuned_ms
+        return base + self.pad_ms if base else None
 
     @property
     def busiest_shares(self) -> float:
@@ -175,16 +196,22 @@ class Candidate:
     def why(self) -> str:
         r = self.rung
         idle = self.sms - self.busy_sms
+        s = ""
+        if self.pad:
+            M, N, K = self.padded_from
+            what = " and ".join(f"{x} {v} → {w}" for x, v, w in (("K", K, self.K), ("N", N, self.N)) if v != w)
+            s = (f"rows padded to 16 bytes ({what}: A and B copied first, then the fast 16-byte copies; "
+                 f"{self.pad_ms:.4f} ms of copies in the estimate); ")
         if self.splits == 1:
-            s = f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.blocks:,} blocks on {self.sms} SMs: "
+            s += f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.blocks:,} blocks on {self.sms} SMs: "
         elif self.tail:
             whole = self.tiles - self.tail
-            s = (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.tiles:,} tiles: {whole:,} whole "
+            s += (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.tiles:,} tiles: {whole:,} whole "
                  f"({whole // self.sms} round{'s' if whole // self.sms != 1 else ''} of {self.sms} SMs), the last "
                  f"{self.tail} split in {self.splits} (split tail) → {self.tail * self.splits:,} blocks of "
                  f"1/{self.splits} of K: ")
         else:
-            s = (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.tiles:,} tiles, K split in "
+            s += (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.tiles:,} tiles, K split in "
                  f"{self.splits} (split-K, {r.phases(self.K)} phases) → {self.blocks:,} blocks on {self.sms} SMs: ")
         if self.tail:
             whole = ceil_div(self.tiles - self.tail, self.sms)
@@ -206,6 +233,8 @@ class Candidate:
                 at += f" with K split in {self.tuned_splits}"
             s += (f"; {self.tuned_ms:.4f} ms estimated from this device's tuning table (measured at {at}, "
                   "scaled by the model)")
+            if self.pad:
+                s += f", {self.tuned_ms + self.pad_ms:.4f} ms with the copies"
         return s
 
 
@@ -319,6 +348,19 @@ def tail_choices(r: Rung, M: int, N: int, K: int, sms: int, res: int = 1) -> lis
 KIND_STEP = 0.25
 
 
+def pad_ms(M: int, N: int, K: int) -> float:
+    """The copies of a padded launch of ``M x N x K`` (kernels/pad_rows.cu), in ms: where K is
+    not a multiple of 4, A (M x K) and B (K x N) are copied into rows of K' = K rounded up to 4
+    (B's extra rows zero); where N is not, B into rows of N' and C's M x N' back into M x N.
+    Bytes read and written at :data:`PAD_GBS`, plus :data:`PAD_LAUNCH_MS` per launch (one for A
+    and B together, one for C). 0 where K and N are multiples of 4 (nothing to pad)."""
+    K4, N4 = ceil_div(K, 4) * 4, ceil_div(N, 4) * 4
+    if (K4, N4) == (K, N):
+        return 0.0
+    floats = K * N + K4 * N4 + (M * K + M * K4 if K4 != K else 0) + (2 * M * N + M * (N4 - N) if N4 != N else 0)
+    return 4 * floats / (PAD_GBS * 1e6) + PAD_LAUNCH_MS * (2 if N4 != N else 1)
+
+
 def shape_kind(M: int, N: int, K: int) -> tuple[bool, bool]:
     """(rows of A and B 16-byte aligned: K and N multiples of 4; whole tiles: M, N multiples of 128
     and K of 32): what decides between the kernels' fast path, the guarded path with 16-byte loads,
@@ -344,7 +386,8 @@ def _kind(splits: int, tail: int) -> str:
     return "tail" if tail else ("split" if splits > 1 else "whole")
 
 
-def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = ()) -> list[Candidate]:
+def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = (),
+         pad: bool = True) -> list[Candidate]:
     """Every rung and configuration (and split-K count, :func:`split_choices`) for ``M x N x K``
     on a device of ``sms`` SMs, the fastest first. ``rows``: the device's recorded timing rows;
     ``tuned``: its tuning table's rows, if any.
@@ -352,7 +395,14 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     Ranking: a candidate measured at this very shape (recorded, or in the tuning table) by its
     measurement; else one the tuning table measured at the nearest tuned shape by that time
     scaled by the model's ratio between the two shapes; those with neither come after, by the
-    model alone (rungs with no calibration last)."""
+    model alone (rungs with no calibration last).
+
+    Where K or N is not a multiple of 4 (rows of A or B not 16-byte aligned: kernel 14 copies
+    them element by element) and ``pad``, every candidate of the padded shape (K, N rounded up
+    to 4) is planned too as a padded launch, its estimate that shape's plus the copies
+    (:func:`pad_ms`): one read and write of the matrices pays for itself only where the product
+    takes long enough. They are kept where the best of them saves at least
+    :data:`MIN_PAD_GAIN` on the best launch without padding."""
     for name, v in (("M", M), ("N", N), ("K", K), ("SMs", sms)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {v!r}")
@@ -390,6 +440,17 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
                                         tuned_splits=ref[0])
             out.append(c)
         cands = out
+    K4, N4 = ceil_div(K, 4) * 4, ceil_div(N, 4) * 4
+    if pad and (K4, N4) != (K, N):
+        cost = pad_ms(M, N, K)
+        padded = [dataclasses.replace(c, padded_from=(M, N, K), pad_ms=cost,
+                                      predicted_ms=c.predicted_ms + cost if c.predicted_ms else None)
+                  for c in plan(M, N4, K4, rows, sms, tuned, pad=False)]
+        rank = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
+        plain = min((rank(c) for c in cands if rank(c)), default=None)
+        best = min((rank(c) for c in padded if rank(c)), default=None)
+        if best and (plain is None or best <= (1 - MIN_PAD_GAIN) * plain):
+            cands += padded
     return sorted(cands, key=lambda c: (c.estimate_ms is None, c.estimate_ms or 0.0,
                                         c.predicted_ms is None, c.predicted_ms or 0.0))
 

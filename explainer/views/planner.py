@@ -59,10 +59,13 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
     for i, c in enumerate(cands):
         pred = f"{c.predicted_ms:.4f}" if c.predicted_ms else "–"
         tuned_s = f"{c.tuned_ms:.4f}" if c.tuned_ms else "–"
+        if c.pad and c.tuned_ms:
+            tuned_s = f"{c.tuned_ms + c.pad_ms:.4f} (with {c.pad_ms:.4f} of copies)"
         meas = f"{c.measured_ms:.4f}" if c.measured_ms else "not recorded at this shape"
         pick = " ◀ planner's choice" if i == 0 else ""
         rows.append(
-            f"<tr data-kernel='{c.rung.name}'><td style='{TD};text-align:left'><b>{html.escape(c.rung.name)}</b>{pick}</td>"
+            f"<tr data-kernel='{c.rung.name}'><td style='{TD};text-align:left'><b>{html.escape(c.rung.name)}</b>"
+            f"{' + rows padded' if c.pad else ''}{pick}</td>"
             f"<td style='{TD}'>{c.rung.BM}×{c.rung.BN}</td><td style='{TD}'>{split_text(c)}</td>"
             f"<td style='{TD}'>{c.blocks:,}</td>"
             f"<td style='{TD}'>{c.longest}</td><td style='{TD}'>{c.busy_fraction:.0%}</td>"
@@ -83,7 +86,9 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
         f"SM busy ({html.escape(data['label'])}); it leaves out launch overhead and latency, so small launches run "
         f"slower than it says. Split-K (kernel 14): S blocks share a tile of C, each summing 1/S of K; the last to "
         f"finish adds the S partial tiles (the model charges their traffic at {planner.FIXUP_GBS:,.0f} GB/s); each "
-        f"kernel's row shows its best S. {tuned_note} Computed by explainer.model.planner.</div>")
+        f"kernel's row shows its best S. Rows padded (K or N not a multiple of 4): A and B copied first into rows "
+        f"of a multiple of 4 floats, so the kernel reads 16-byte granules instead of single elements; the copies "
+        f"are charged at {planner.PAD_GBS:,.0f} GB/s. {tuned_note} Computed by explainer.model.planner.</div>")
 
 
 class PlannerPanel:
