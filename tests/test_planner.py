@@ -359,3 +359,19 @@ def test_unaligned_shapes_are_also_planned_as_padded_launches():
     assert not any(c.pad for c in planner.plan(3000, 3000, 3004, ROWS, SMS, tuned))
     assert planner.plan(6001, 6001, 6001, ROWS, SMS, tuned)[0].pad
     assert not planner.plan(255, 255, 255, ROWS, SMS, tuned)[0].pad
+
+
+def test_a_padded_row_is_never_read_as_the_plain_launch():
+    """A recorded or tuned row of a padded launch (``pad``) has the kernel, splits and shape of
+    the plain launch: it must not stand for it (not as its measurement, not in its calibration,
+    not as the kernel's row at that size)."""
+    M = N = K = 1023
+    plain = planner.plan(M, N, K, ROWS, SMS, pad=False)
+    c = next(c for c in plain if c.splits == 1 and not c.tail)
+    fake = {"kernel": c.rung.name, "M": M, "N": N, "K": K, "tile": None, "median_ms": 1e-6, "passed": True, "pad": True}
+    again = {x.label: x for x in planner.plan(M, N, K, ROWS + [fake], SMS, [fake], pad=False)}
+    assert again[c.label].measured_ms == c.measured_ms and again[c.label].estimate_ms == c.estimate_ms
+    data = {"results": [fake, dict(fake, pad=False, median_ms=2.0)]}
+    assert [r["median_ms"] for r in recorded.recorded_rows(data)] == [2.0]
+    assert len(recorded.recorded_rows(data, split_k=True)) == 2
+    assert "pad" in recorded.TUNED_KEYS

@@ -109,14 +109,14 @@ def versions_text(device: dict) -> str:
 def recorded_rows(data: dict, kernel: str | None = None, size: int | None = None,
                   tile: int | None = None, split_k: bool = False) -> list[dict]:
     """Rows of a recorded file, filtered (``size`` matches square M = N = K runs). Split-K rows
-    (``splits`` > 1: the planner's launches) only with ``split_k``, so that a kernel's row at a
-    size is its plain launch."""
+    (``splits`` > 1: the planner's launches) and padded launches (``pad``) only with ``split_k``,
+    so that a kernel's row at a size is its plain launch."""
     rows = list(data.get("cublas", [])) + list(data.get("cublas_tf32", [])) + list(data.get("results", []))
     return [r for r in rows
             if (kernel is None or r["kernel"] == kernel)
             and (size is None or r["M"] == r["N"] == r["K"] == size)
             and (tile is None or r.get("tile") == tile)
-            and (split_k or r.get("splits", 1) == 1)]
+            and (split_k or (r.get("splits", 1) == 1 and not r.get("pad")))]
 
 
 def _slug(text: str) -> str:
@@ -124,7 +124,7 @@ def _slug(text: str) -> str:
 
 
 #: What a tuning table keeps of each row (the planner and best_rows read no more).
-TUNED_KEYS = ("kernel", "splits", "tail", "M", "N", "K", "median_ms", "passed")
+TUNED_KEYS = ("kernel", "splits", "tail", "pad", "M", "N", "K", "median_ms", "passed")
 
 
 def compact(report_dict: dict, keys=TUNED_KEYS) -> dict:

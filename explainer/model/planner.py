@@ -246,7 +246,7 @@ def calibrate(rows: list[dict], sms: int) -> dict[str, Calibration]:
         best = None
         for row in rows:
             if (row.get("kernel") != r.name or not row.get("median_ms") or row.get("splits", 1) != 1
-                    or not (row["M"] == row["N"] == row["K"])):
+                    or row.get("pad") or not (row["M"] == row["N"] == row["K"])):
                 continue
             gx, gy = r.grid(row["M"], row["N"])
             if gx * gy < 2 * sms:
@@ -290,7 +290,7 @@ def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None
         blocks = gx * gy * splits
         longest = ceil_div(blocks, sms)
     measured = next((row["median_ms"] for row in rows if row.get("kernel") == r.name
-                     and row.get("splits", 1) == splits and row.get("tail", 0) == tail
+                     and row.get("splits", 1) == splits and row.get("tail", 0) == tail and not row.get("pad")
                      and (row["M"], row["N"], row["K"]) == (M, N, K) and row.get("median_ms")), None)
     return Candidate(r, M, N, K, sms, blocks, (gx, gy), longest, min(blocks, sms), not r.fast(M, N, K),
                      model_ms(r, M, N, K, sms, cal, splits, tail), measured, splits=splits, tail=tail,
@@ -425,7 +425,8 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         # A split tail is scaled from the same kernel's split tail there if the table has one, else
         # from its whole launch (S = 1): most of its blocks are whole tiles.
         at = {(r["kernel"], r.get("splits", 1), r.get("tail", 0)): r["median_ms"] for r in tuned
-              if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)}
+              if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)
+              and not r.get("pad")}
         out = []
         for c in cands:
             want = _kind(c.splits, c.tail)
