@@ -357,7 +357,7 @@ def test_unaligned_shapes_are_also_planned_as_padded_launches():
         assert best[1] is None or best[1] <= (1 - planner.MIN_PAD_GAIN) * best[0], shape
     assert not any(c.pad for c in planner.plan(M, N, K, ROWS, SMS, tuned, pad=False))
     assert not any(c.pad for c in planner.plan(3000, 3000, 3004, ROWS, SMS, tuned))
-    assert planner.plan(6001, 6001, 6001, ROWS, SMS, tuned)[0].pad
+    assert planner.plan(6221, 6221, 6221, ROWS, SMS, tuned)[0].pad
     assert not planner.plan(255, 255, 255, ROWS, SMS, tuned)[0].pad
 
 

@@ -70,11 +70,12 @@ PAD_GBS = 2380.0
 PAD_LAUNCH_MS = 0.0051
 #: Padded launches are planned only where the best of them is estimated at least this share
 #: faster than the best launch without padding. The estimates of the two come from different
-#: shapes of the tuning table (2047 x 2047 x 1023 against 2044 x 2044 x 1020 near 2000^3) and
-#: missed by up to 8% either way on the H100 (session 9's notes); at 1999 x 2001 x 1997 the
-#: model saw a 0.9% gain where the padded launch measured 2-3% slower, at 3849^3 a 2.4% gain
-#: that measured 2.3%.
-MIN_PAD_GAIN = 0.02
+#: shapes of the tuning table (4095 x 1023 x 1023 against 4092 x 1020 x 1020) and miss by up to
+#: 14% either way. Measured on the H100 (session 9's notes, 25 unaligned shapes, 16 of them
+#: random): the 16 estimated >= 4% faster gained 27 points in all (up to +10; -12 and -14 at
+#: 4450 x 691 x 4972 and 959 x 723 x 4760), the 6 estimated 2-4% faster lost 25 in all (-13 at
+#: 4023 x 1244 x 453, -8 at 3088 x 1290 x 1904 and 1655 x 2024 x 4065).
+MIN_PAD_GAIN = 0.04
 
 
 def split_choices(r: Rung, M: int, N: int, K: int, sms: int, splits=SPLITS) -> list[int]:
