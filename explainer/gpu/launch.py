@@ -144,7 +144,7 @@ def parse_launch(label: str) -> tuple[str, int, int, bool]:
         raise ValueError(f"{label!r}: the only suffix after '+' is 'pad' (rows padded to 16 bytes)")
     name, S, tail = parse_label(base)
     if plus and not KERNELS[name].rung:
-        raise ValueError(f"{label!r}: only the ladder kernels (01-14) take '+pad'")
+        raise ValueError(f"{label!r}: only the ladder kernels (10-14) take '+pad'")
     return name, S, tail, bool(plus)
 
 
@@ -272,7 +272,7 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
     spec = _spec(kernel)
     if pad:
         if not spec.rung:
-            raise ValueError(f"{kernel}: only the ladder kernels (01-14) take a padded launch")
+            raise ValueError(f"{kernel}: only the ladder kernels (10-14) take a padded launch")
         M, N, K = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K)))
         if K % 4 == 0 and N % 4 == 0:
             raise ValueError(f"{M}x{N}x{K}: K and N are multiples of 4 already, nothing to pad")
