@@ -245,3 +245,6 @@ def test_bench_refuses_a_bad_split_label_in_one_line():
     out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "warptile@24x1"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "RxS" in out.stderr and "Traceback" not in out.stderr
+    out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "warptile+pads"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "only suffix" in out.stderr and "Traceback" not in out.stderr

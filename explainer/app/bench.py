@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernels", nargs="+", type=_kernel_arg, metavar="KERNEL",
                         help=f"kernels to run (default: all of {', '.join(KERNEL_NAMES)}); NAME@S: a "
                              f"warp-tiled kernel with K split in S (split-K); NAME@RxS: only its last R tiles "
-                             f"of C split in S (split tail); "
+                             f"of C split in S (split tail); any of them +pad (kernels 10-14): A and B first "
+                             f"copied into rows padded to 4 floats; "
                              f"{PLANNED!r}: per size, the ladder kernel the planner chooses")
     parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), metavar="SIZE",
                         help="N for M=N=K, or MxNxK (default: 512 1024 2048 4096)")
