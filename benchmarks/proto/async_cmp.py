@@ -1,5 +1,5 @@
-"""Scratch: kernel 14 built twice (-DWARPTILE_REALIGN=0: unaligned rows copied element by element;
-=1: realigned float4 granules), the same labels timed interleaved per shape (median of 20, L2 flushed), each
+"""Scratch: kernel 14 built twice ("0": with the option given as the third argument, e.g.
+-DEXPLAINER_NO_INTERIOR_ALIGNED; "1": without it), the same labels timed interleaved per shape (median of 20, L2 flushed), each
 launch checked against float64 with C poisoned. Lines of FILE: shape label [label ...]."""
 import sys
 import numpy as np
@@ -13,9 +13,10 @@ rt = gpu.runtime._runtime()
 lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
 builds = {}
+OPTION = sys.argv[3] if len(sys.argv) > 3 else "-DWARPTILE_REALIGN=0"
 for d in ("0", "1"):
     rt.modules.clear()
-    gpu.runtime.COMPILE_OPTIONS = L.COMPILE_OPTIONS + (f"-DWARPTILE_REALIGN={d}",)
+    gpu.runtime.COMPILE_OPTIONS = L.COMPILE_OPTIONS + ((OPTION,) if d == "0" else ())
     builds[d] = {}
     for sh, *labels in lines:
         M, N, K = (int(x) for x in sh.split("x"))
@@ -46,5 +47,5 @@ for sh, *labels in lines:
         for d in ("0", "1"):
             v = out[(d, lab)]
             ms = np.median([x for x, _ in v]); pct = np.median([100 * c / x for x, c in v])
-            row.append(f"{lab}[{'realign' if d == '1' else 'elems'}] {ms:.4f} {pct:.1f}%")
+            row.append(f"{lab}[{'new' if d == '1' else 'old'}] {ms:.4f} {pct:.1f}%")
     print(" | ".join(row), flush=True)
