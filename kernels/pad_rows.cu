@@ -3,7 +3,7 @@
 // What it is for
 //   Kernel 14 reads A and B in 16-byte granules (float4) when their rows start 16-byte aligned,
 //   that is when K (A's row length) and N (B's) are multiples of 4. Otherwise its blocks copy
-//   element by element, 4x the loads and their address arithmetic (measured 12-16% slower at
+//   element by element, 4x the loads and their address arithmetic (measured 14% slower at
 //   4189^3 on the H100: benchmarks/results/splitk_2026-11-23.md, session 9). A library can
 //   instead copy A and B once into buffers whose rows are padded with zeros to a multiple of 4
 //   floats and run the fast path there: C = A' B' is the same C, because the padded columns of
