@@ -375,3 +375,24 @@ def test_a_padded_row_is_never_read_as_the_plain_launch():
     assert [r["median_ms"] for r in recorded.recorded_rows(data)] == [2.0]
     assert len(recorded.recorded_rows(data, split_k=True)) == 2
     assert "pad" in recorded.TUNED_KEYS
+
+
+def test_page_08_and_plan_show_a_padded_choice_with_its_copies():
+    """At an unaligned shape where the planner pads, the page's table marks the row "+ rows
+    padded" with the copies inside its tuning-table time, the sentence above it says why, and
+    ``plan`` prints the +pad label with the estimate including the copies."""
+    from explainer.views.planner import PlannerPanel
+
+    tuned = recorded.load_tuned(DATA["device"]["name"])
+    M = N = K = 6221
+    best = planner.plan(M, N, K, ROWS, SMS, recorded.recorded_rows(tuned, split_k=True))[0]
+    assert best.pad  # (the 4% rule holds there: measured 95.8% of cuBLAS padded, session 9)
+    p = PlannerPanel(M, N, K)
+    row = p.w_out.value.split(f"<tr data-kernel='{best.rung.name}'>")[1].split("</tr>")[0]
+    assert "+ rows padded" in row and "◀ planner's choice" in row
+    assert f"{best.tuned_ms + best.pad_ms:.4f} (with {best.pad_ms:.4f} of copies)" in row
+    assert "rows padded to 16 bytes (K 6221 → 6224 and N 6221 → 6224" in p.w_out.value
+    out = subprocess.run([sys.executable, "-m", "explainer", "plan", "--M", str(M), "--N", str(N), "--K", str(K)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and f"choice: {best.label}:" in out.stdout and best.label.endswith("+pad")
+    assert f"{best.tuned_ms + best.pad_ms:.4f}" in out.stdout
