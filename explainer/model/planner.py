@@ -64,18 +64,19 @@ MIN_TAIL_GAIN = 0.05
 #: bandwidth (benchmarks/results/ladder_planner_2026-11-23.md); most of it stays in L2.
 FIXUP_GBS = 2990.0
 #: A padded launch's copies (kernels/pad_rows.cu) are charged at this rate (GB/s, bytes read +
-#: written) plus :data:`PAD_LAUNCH_MS` per copy launch: the fit of the copies alone, timed on the
-#: H100 (benchmarks/results/splitk_2026-11-23.md, session 9).
-PAD_GBS = 2380.0
-PAD_LAUNCH_MS = 0.0051
+#: written) plus :data:`PAD_LAUNCH_MS` per copy launch: the least-squares fit of the copies alone
+#: over 10 shapes, timed on the H100 (benchmarks/results/splitk_2026-11-23.md, session 9: 2665 and
+#: 2670 GB/s, 3.5 and 3.7 us in two runs).
+PAD_GBS = 2670.0
+PAD_LAUNCH_MS = 0.0036
 #: Padded launches are planned only where the best of them is estimated at least this share
 #: faster than the best launch without padding. The estimates of the two come from different
 #: shapes of the tuning table (4095 x 1023 x 1023 against 4092 x 1020 x 1020) and miss by up to
 #: 14% either way. Measured on the H100 (session 9's notes, 25 unaligned shapes, 16 of them
-#: random): the 16 estimated >= 4% faster gained 27 points in all (up to +10; -12 and -14 at
-#: 4450 x 691 x 4972 and 959 x 723 x 4760), the 6 estimated 2-4% faster lost 25 in all (-13 at
-#: 4023 x 1244 x 453, -8 at 3088 x 1290 x 1904 and 1655 x 2024 x 4065).
-MIN_PAD_GAIN = 0.04
+#: random, padded against unpadded in one process), summed over the shapes a threshold keeps:
+#: >= 5%: 16 shapes, +25 points (up to +10; -12 and -14 at 4450 x 691 x 4972 and 959 x 723 x
+#: 4760); >= 4%: 17, +17 (4023 x 1244 x 453: -13); >= 3%: 21, 0.
+MIN_PAD_GAIN = 0.05
 
 
 def split_choices(r: Rung, M: int, N: int, K: int, sms: int, splits=SPLITS) -> list[int]:
