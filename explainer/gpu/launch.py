@@ -14,7 +14,7 @@ import numpy as np
 
 from ..model import ladder
 from ..model.ladder import label_of  # the inverse of parse_launch (LaunchConfig.label, bench)
-from ..model.launch import ceil_div
+from ..model.launch import padded_shape
 from ..model import hopper
 from ..model import mma
 from .. import model
@@ -123,6 +123,9 @@ _TENSOR_SPECS = tuple(
     for k in hopper.KERNELS.values()
 )
 KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS + _TENSOR_SPECS}
+#: The copies of a padded launch (``+pad``): compiled like a kernel, but not one to run by name.
+PAD_SPEC = KernelSpec("pad_rows", "pad_rows.cu", "pad_rows", None, "none", "none",
+                      "A and B copied into rows padded to 4 floats, C copied back")
 KERNEL_NAMES = tuple(s.name for s in _SPECS)
 BROKEN_KERNEL_NAMES = tuple(s.name for s in _BROKEN_SPECS)
 TENSOR_KERNEL_NAMES = tuple(s.name for s in _TENSOR_SPECS)
@@ -209,9 +212,7 @@ class LaunchConfig:
     @property
     def inner(self) -> tuple[int, int, int]:
         """The shape the kernel itself runs: (M, N, K), with ``pad`` N and K rounded up to 4."""
-        if not self.pad:
-            return self.M, self.N, self.K
-        return self.M, ceil_div(self.N, 4) * 4, ceil_div(self.K, 4) * 4
+        return padded_shape(self.M, self.N, self.K) if self.pad else (self.M, self.N, self.K)
 
     @property
     def pad_floats(self) -> tuple[int, int, int]:
@@ -276,7 +277,7 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
         M, N, K = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K)))
         if K % 4 == 0 and N % 4 == 0:
             raise ValueError(f"{M}x{N}x{K}: K and N are multiples of 4 already, nothing to pad")
-        inner = launch_config(kernel, M, ceil_div(N, 4) * 4, ceil_div(K, 4) * 4, tile, splits, tail)
+        inner = launch_config(kernel, *padded_shape(M, N, K), tile, splits, tail)
         return dataclasses.replace(inner, N=N, K=K, pad=True)
     S = _whole("splits", splits)
     if isinstance(tail, bool) or not isinstance(tail, (int, np.integer)) or tail < 0:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .launch import COMPILE_OPTIONS, KERNELS, KERNELS_DIR, KernelSpec, LaunchConfig, NO_GPU_ENV, TRACE_DEFINE, _SPECS, _spec, launch_config, refusal
+from .launch import COMPILE_OPTIONS, KERNELS, KERNELS_DIR, PAD_SPEC, KernelSpec, LaunchConfig, NO_GPU_ENV, TRACE_DEFINE, _SPECS, _spec, launch_config, refusal
 
 # --------------------------------------------------------------------------------------
 # Values returned instead of exceptions
@@ -66,7 +66,6 @@ class _Runtime:
         self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
         self._split_done = None
         self._pad = {}  # a padded launch's copies of A, B, C (kernels/pad_rows.cu), by role, grown on demand
-        self._pad_mod = None
         self.dynamic_allowed: dict[int, int] = {}  # CUfunction -> dynamic shared bytes it may take
         self.tensor_maps: dict[tuple, object] = {}  # kernel 17's TMA maps (gpu/hopper.py)
 
@@ -177,17 +176,9 @@ class _Runtime:
         return tuple(out)
 
     def pad_kernels(self):
-        """(pad_rows, unpad_rows) of kernels/pad_rows.cu, compiled once."""
-        if self._pad_mod is None:
-            path = KERNELS_DIR / "pad_rows.cu"
-            try:
-                mod = self.cp.RawModule(code=path.read_text(), options=COMPILE_OPTIONS)
-                mod.compile()
-            except Exception as e:
-                log = e.get_message() if hasattr(e, "get_message") else str(e)
-                raise _Refused(f"compiling kernels/pad_rows.cu failed:\n{log}", "compile_error") from None
-            self._pad_mod = mod
-        return self._pad_mod.get_function("pad_rows"), self._pad_mod.get_function("unpad_rows")
+        """(pad_rows, unpad_rows) of kernels/pad_rows.cu, compiled once (:meth:`module`)."""
+        mod = self.module(PAD_SPEC, False)
+        return mod.get_function("pad_rows"), mod.get_function("unpad_rows")
 
     def free_bytes(self) -> tuple[int, int]:
         """(free, total) device memory, counting blocks CuPy's pool holds but does not use."""

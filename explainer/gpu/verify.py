@@ -41,6 +41,22 @@ class _Problem:
         rt.cp.get_default_memory_pool().free_all_blocks()
 
 
+def _pad_inputs(rt: _Runtime, cfg: LaunchConfig, A, B) -> tuple:
+    """A padded launch's copies (kernels/pad_rows.cu, one launch): A and / or B into the runtime's
+    padded buffers. Returns (A', B', C') for the kernel: A' is A itself where K needs no padding;
+    C' is ``None`` where N needs none (the kernel then writes C directly)."""
+    Ap, Bp, Cp = rt.pad_buffers(cfg)
+    pad_rows, _ = rt.pad_kernels()
+    _, N4, K4 = cfg.inner
+    np32 = np.int32
+    b_job = (B, Bp, np32(cfg.K), np32(cfg.N), np32(N4))  # B is always copied (K or N padded)
+    a_job = (A, Ap, np32(cfg.M), np32(cfg.K), np32(K4)) if Ap is not None else b_job
+    a_rows = cfg.M if Ap is not None else K4  # the first job's destination rows
+    b_rows = K4 if Ap is not None else 0  # (with one job, job 1 gets no blocks)
+    pad_rows((a_rows + b_rows,), (256,), (*a_job, np32(a_rows), *b_job))
+    return (Ap if Ap is not None else A), Bp, Cp
+
+
 def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | None = None) -> None:
     rt.allow_dynamic(kern, cfg.dynamic_shared_bytes)
     np32 = np.int32
@@ -49,24 +65,17 @@ def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | Non
         A = hopper.tensor_map(rt, A, k.BM, k.BK, map_dtype)
         B = hopper.tensor_map(rt, B, k.BK, k.box_b, map_dtype)
     M, N, K = cfg.inner
-    if cfg.pad:  # rows padded to 4 floats: copy A and / or B into the padded buffers first
-        Ap, Bp, Cp = rt.pad_buffers(cfg)
-        pad_rows, unpad_rows = rt.pad_kernels()
-        jobs = ([(A, Ap, cfg.M, cfg.K, K)] if Ap is not None else []) + [(B, Bp, cfg.K, cfg.N, N)]
-        (s0, d0, r0, c0, l0), (s1, d1, r1, c1, l1) = jobs[0], jobs[-1]  # B is always copied
-        rows0, rows1 = d0.shape[0], (d1.shape[0] if len(jobs) == 2 else 0)
-        pad_rows((rows0 + rows1,), (256,), (s0, d0, np32(r0), np32(c0), np32(l0), np32(rows0),
-                                            s1, d1, np32(r1), np32(c1), np32(l1)))
-        out = C
-        A, B, C = (Ap if Ap is not None else A), Bp, (Cp if Cp is not None else C)
-    args = (A, B, C, np32(M), np32(N), np32(K))
+    Cp = None
+    if cfg.pad:  # rows padded to 4 floats: the kernel runs on the padded copies
+        A, B, Cp = _pad_inputs(rt, cfg, A, B)
+    args = (A, B, C if Cp is None else Cp, np32(M), np32(N), np32(K))
     if cfg.splits > 1:
         args += rt.split_workspace(cfg)
     if cfg.tail:  # the split tail: whole tiles first, then the last ones in slices
         args += (np32(cfg.whole_tiles), np32(cfg.splits), np32(cfg.tile_grid[0]))
     kern(cfg.grid, cfg.block[:2], args, shared_mem=cfg.dynamic_shared_bytes)
-    if cfg.pad and C is not out:  # N was padded: C's first N columns of each row back
-        unpad_rows((cfg.M,), (256,), (C, out, np32(cfg.N), np32(N)))
+    if Cp is not None:  # N was padded: C's first N columns of each row back
+        rt.pad_kernels()[1]((cfg.M,), (256,), (Cp, C, np32(cfg.N), np32(N)))
 
 
 def _compare(out: np.ndarray, ref: np.ndarray) -> dict:

@@ -63,6 +63,12 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def padded_shape(M: int, N: int, K: int) -> tuple[int, int, int]:
+    """The shape a padded launch runs (kernel 14's ``+pad``): N and K rounded up to a multiple of
+    4, so that every row of A (K floats) and B (N floats) starts 16-byte aligned."""
+    return M, ceil_div(N, 4) * 4, ceil_div(K, 4) * 4
+
+
 # ---- launch geometry: the one place it is computed (Launch and gpu.launch_config use it) ----
 def grid_dims(M: int, N: int, T: int) -> tuple[int, int]:
     """``gridDim = (x, y)`` for T x T blocks: x covers the N columns of C, y its M rows."""

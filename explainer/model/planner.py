@@ -46,7 +46,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from .launch import ceil_div
+from .launch import ceil_div, padded_shape
 from .ladder import BY_NAME, CONFIGS, RUNGS, Rung, label_of
 
 
@@ -356,7 +356,7 @@ def pad_ms(M: int, N: int, K: int) -> float:
     (B's extra rows zero); where N is not, B into rows of N' and C's M x N' back into M x N.
     Bytes read and written at :data:`PAD_GBS`, plus :data:`PAD_LAUNCH_MS` per launch (one for A
     and B together, one for C). 0 where K and N are multiples of 4 (nothing to pad)."""
-    K4, N4 = ceil_div(K, 4) * 4, ceil_div(N, 4) * 4
+    _, N4, K4 = padded_shape(M, N, K)
     if (K4, N4) == (K, N):
         return 0.0
     floats = K * N + K4 * N4 + (M * K + M * K4 if K4 != K else 0) + (2 * M * N + M * (N4 - N) if N4 != N else 0)
@@ -443,7 +443,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
                                         tuned_splits=ref[0])
             out.append(c)
         cands = out
-    K4, N4 = ceil_div(K, 4) * 4, ceil_div(N, 4) * 4
+    _, N4, K4 = padded_shape(M, N, K)
     if pad and (K4, N4) != (K, N):
         cost = pad_ms(M, N, K)
         padded = [dataclasses.replace(c, padded_from=(M, N, K), pad_ms=cost,
