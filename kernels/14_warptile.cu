@@ -22,8 +22,9 @@
 //   phases [z*P/S, (z+1)*P/S) into its own slice of a workspace; the last of the S to arrive (an
 //   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C. Split tail
 //   (warptile_splittail_gemm): the tiles of a last, partial round of the SMs split that way only.
-//   Edges (any M, N, K): a block inside C runs the fast body, or on unaligned shapes one that
-//   checks only its last phase; edge blocks check every access (EDGE_* in common.cuh).
+//   Edges (any M, N, K): K's partial phase is the first (its zeros before column 0), so the
+//   loop never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
+//   element by element; edge blocks check every access (EDGE_* in common.cuh).
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
 // whole + (tiles - whole) * S blocks), static shared
@@ -57,6 +58,21 @@ struct SplitTail {
     __device__ int splits() const { return b() < whole ? 1 : splits_; }
     __device__ int gx() const { return gx_; }
 };
+
+// A granule of phase 0 (load4_at, common.cuh) that may begin before column 0 of A or row 0 of B:
+// the positions before the matrix are the lead's zeros (see warptile_body). Where rows are
+// aligned the lead is a multiple of 4 and a granule lies wholly before or inside; on the
+// guarded path of an unaligned K it may straddle column 0, element by element then.
+template <int EDGE>
+__device__ __forceinline__ float4 load4_lead(const float* X, int r, int c, int rows, int cols)
+{
+    if (r < 0 || c + 3 < 0) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (c >= 0) return load4_at<EDGE>(X, r, c, rows, cols);
+    return make_float4(c >= 0 ? load_or_zero(X, r, c, rows, cols) : 0.0f,
+                       c + 1 >= 0 ? load_or_zero(X, r, c + 1, rows, cols) : 0.0f,
+                       c + 2 >= 0 ? load_or_zero(X, r, c + 2, rows, cols) : 0.0f,
+                       load_or_zero(X, r, c + 3, rows, cols));
+}
 
 // The two shared buffers of As (transposed, rows padded to BM + PAD) and of Bs: one array per
 // tile shape, whichever instantiation of the body below uses it (a guarded kernel runs the fast
@@ -119,12 +135,18 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     const int ea_m = tid / BK, ea_k = tid % BK;  // A element j: tile row ea_m + j * (THREADS / BK), column ea_k
     const int eb_k = tid / BN, eb_n = tid % BN;  // B element j: tile row eb_k + j * (THREADS / BN), column eb_n
 
-    auto fetch = [&](int t) {
-        const int k0 = t * BK;
-        const bool tail = EDGE == EDGE_INTERIOR && k0 + BK > K;  // an interior block's last phase
+    // K's partial phase comes first (the residue first, as in CUTLASS): phase t covers columns
+    // [t * BK - lead, (t + 1) * BK - lead) of A (rows of B), lead = phases * BK - K, so that the
+    // zeros that make K a whole number of phases stand before column 0, in phase 0, and every
+    // later phase lies wholly inside K. Only the prologue's copy (first) checks for them; the
+    // loop's copies never check K, whatever its length.
+    const int lead = phases * BK - K;  // @step:phase
+    auto fetch = [&](int t, bool first) {
+        const int k0 = t * BK - lead;
+        const bool head = first && k0 < 0;  // phase 0 of a K with a lead
         if (a_elems) {
             const float* pa = A + (row0 + ea_m) * K + k0 + ea_k;
-            const bool inside = !tail || k0 + ea_k < K;
+            const bool inside = !head || k0 + ea_k >= 0;
 #pragma unroll
             for (int j = 0; j < 4 * A4; ++j)
                 elem(ra[j / 4], j % 4) = inside ? pa[j * (THREADS / BK) * K] : 0.0f;  // @step:load_a
@@ -132,7 +154,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
             for (int q = 0; q < A4; ++q) {
                 const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
-                if (tail) ra[q] = load4_at<EDGE_GUARDED>(A, row0 + m, k0 + kq, M, K);
+                if (head) ra[q] = load4_lead<EDGE>(A, row0 + m, k0 + kq, M, K);
                 else ra[q] = load4_at<EDGE>(A, row0 + m, k0 + kq, M, K);  // @step:load_a
             }
         }
@@ -141,13 +163,13 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
             for (int j = 0; j < 4 * B4; ++j) {
                 const int k = eb_k + j * (THREADS / BN);
-                elem(rb[j / 4], j % 4) = (!tail || k0 + k < K) ? pb[j * (THREADS / BN) * N] : 0.0f;  // @step:load_b
+                elem(rb[j / 4], j % 4) = (!head || k0 + k >= 0) ? pb[j * (THREADS / BN) * N] : 0.0f;  // @step:load_b
             }
         } else {
 #pragma unroll
             for (int q = 0; q < B4; ++q) {
                 const int i = tid + q * THREADS, k = i / (BN / 4), nq = (i % (BN / 4)) * 4;
-                if (tail) rb[q] = load4_at<EDGE_GUARDED>(B, k0 + k, col0 + nq, K, N);
+                if (head) rb[q] = load4_lead<EDGE>(B, k0 + k, col0 + nq, K, N);
                 else rb[q] = load4_at<EDGE>(B, k0 + k, col0 + nq, K, N);  // @step:load_b
             }
         }
@@ -155,7 +177,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     auto stash = [&](int t) {
         float* as = As[t & 1];
         float* bs = Bs[t & 1];
-        const int k0 = t * BK;
+        const int k0 = t * BK - lead;
         (void)k0;
         if (a_elems) {
 #pragma unroll
@@ -196,14 +218,14 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
         }
     };
 
-    fetch(t_begin);
+    fetch(t_begin, true);
     stash(t_begin);
     __syncthreads();  // @step:barrier1
 
     const int am = wrow * WM + trow * TM;  // this thread's first row inside the block tile
     const int bn = wcol * WN + tcol * TN;  // and its first column
     for (int t = t_begin; t < t_end; ++t) {  // @step:phase
-        if (t + 1 < t_end) fetch(t + 1);
+        if (t + 1 < t_end) fetch(t + 1, false);
         const float* as = As[t & 1];
         const float* bs = Bs[t & 1];
 #pragma unroll
@@ -318,20 +340,19 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 }
 
 // The guarded instantiation checks only the blocks that need it. A block whose BM x BN tile of C
-// lies inside C (interior_block) runs the fast path's code when K is a whole number of phases and
-// the rows of B (N floats) are 16-byte aligned (those of A are: BK, so K, is a multiple of 4);
-// otherwise the EDGE_INTERIOR body: no checks but in the last, partial phase, scalar accesses
-// where rows are not aligned. The same for every thread of the block, so the branch costs
-// nothing; only the edge blocks pay for every check.
+// lies inside C (interior_block) runs the fast path's code when the rows of A and B (K and N
+// floats) are 16-byte aligned: K need not be a whole number of phases, since its partial phase
+// is phase 0, copied in the prologue (see lead); otherwise the EDGE_INTERIOR body: no checks
+// but in phase 0, scalar accesses where rows are not aligned. The same for every thread of the
+// block, so the branch costs nothing; only the edge blocks pay for every check.
 template <int BM, int BN, class Tile>
 __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 {
     return (tile.y() + 1) * BM <= M && (tile.x() + 1) * BN <= N;
 }
-template <int BK>
-__device__ __forceinline__ bool fast_shape(int N, int K)
+__device__ __forceinline__ bool aligned_rows(int N, int K)
 {
-    return K % BK == 0 && (N & 3) == 0;
+    return (K & 3) == 0 && (N & 3) == 0;
 }
 
 // Which body a block runs (the same for every thread of the block): interior blocks of a guarded
@@ -351,7 +372,7 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, floa
 {
 #ifndef EXPLAINER_NO_INTERIOR
     if (GUARD && interior_block<BM, BN>(tile, M, N)) {
-        if (fast_shape<BK>(N, K))
+        if (aligned_rows(N, K))
             warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, EDGE_FAST, SPLIT, Tile>(
                 A, B, C, M, N, K, W, tiles_done, tile);
         else

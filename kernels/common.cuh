@@ -93,7 +93,7 @@ __device__ __forceinline__ float load_or_zero(const float* X, int r, int c, int 
 }
 __device__ __forceinline__ int src_or_pad(int r, int c, int rows, int cols)
 {
-    return (r < rows && c < cols) ? r * cols + c : -1;
+    return (r >= 0 && c >= 0 && r < rows && c < cols) ? r * cols + c : -1;  // (kernel 14: before row / column 0 too)
 }
 
 // Tensor cores (kernels 15, 16). A float rounded to TF32 (10 mantissa bits, to nearest) in the
@@ -130,13 +130,15 @@ __device__ __forceinline__ void mma_m16n8k8(float d[4], const unsigned a[4], con
 // How a body reaches global memory (the ladder kernels' GUARD / EDGE template parameter; a bool
 // GUARD passes as EDGE_FAST (false) or EDGE_GUARDED (true)):
 //   EDGE_FAST      nothing checked, 16-byte accesses: whole tiles, K a whole number of phases,
-//                  rows 16-byte aligned (K and N multiples of 4).
+//                  rows 16-byte aligned (K and N multiples of 4). (Kernel 14 also runs it in
+//                  blocks inside C of any K with aligned rows: its partial phase, checked, is the
+//                  first.)
 //   EDGE_GUARDED   every element checked: padding zeros outside A and B, no store outside C.
 //   EDGE_INTERIOR  a block whose tile of C lies inside C (kernel 14's interior blocks of a shape
 //                  the fast path cannot take): nothing checked, 16-byte accesses where rows are
-//                  aligned and scalar ones where they are not; the caller takes EDGE_GUARDED for
-//                  the last phase when K is not a whole number of phases. (Kernel 14 copies the
-//                  tiles of unaligned matrices element by element instead, see its body.)
+//                  aligned and scalar ones where they are not; the caller checks the partial
+//                  phase when K is not a whole number of phases. (Kernel 14 copies the tiles of
+//                  unaligned matrices element by element instead, see its body.)
 enum { EDGE_FAST = 0, EDGE_GUARDED = 1, EDGE_INTERIOR = 2 };
 
 // 16-byte accesses (one LDG.128 / LDS.128 / STG.128): the address must be a multiple of 16 bytes,

@@ -112,6 +112,29 @@ def test_predicted_trace_layout(r):
 
 
 @pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
+@pytest.mark.parametrize("K", [1, 19, 33, 64, 70])
+def test_partial_phase_is_first_in_kernel_14_and_last_below(r, K):
+    """Where BK does not divide K, the zeros that fill the partial phase stand before column 0 in
+    phase 0 in kernel 14 (its loop then never checks K) and after column K - 1 in the last phase
+    in kernels 10-13; every other phase holds K columns only, and every column once."""
+    M, N = 35, 79
+    tr = ladder.predict_trace(r, M, N, K)
+    P, lead = r.phases(K), r.lead(K)
+    assert lead == (P * r.BK - K if r.file == "14_warptile.cu" else 0)
+    partial = 0 if lead else P - 1
+    a = tr.a[0, 0]  # (phases, slots) of block (0, 0)
+    inside = (a >= 0)
+    cols = np.where(inside, a % K, -1)
+    for t in range(P):
+        want = set(range(t * r.BK - lead, (t + 1) * r.BK - lead)) & set(range(K))
+        assert set(cols[t][inside[t]]) == want, t
+        if t != partial or P * r.BK == K:
+            assert len(want) == r.BK, t
+    seen = np.concatenate([cols[t][inside[t] & (a[t] // K == 0)] for t in range(P)])
+    np.testing.assert_array_equal(np.sort(seen), np.arange(K))  # row 0 of A: each column once
+
+
+@pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
 def test_launch_config_comes_from_the_ladder(r):
     for M, N, K in ODD + [(4096, 4096, 4096), (r.BM * 2, r.BN * 3, r.BK * 5)]:
         cfg = gpu.launch_config(r.name, M, N, K)

@@ -10,9 +10,11 @@ Conventions (those of :mod:`explainer.model`, plus):
 
 * A block is 1D: ``tid = threadIdx.x`` in ``0 .. threads - 1``; warp ``tid // 32``, lane
   ``tid % 32``. The grid is ``(ceil(N / BN), ceil(M / BM))``: one block per BM x BN tile of C.
-* Phase ``t`` copies the BM x BK window of A (rows ``by*BM ..``, columns ``t*BK ..``) to ``As``
-  and the BK x BN window of B to ``Bs``. ``As`` is row-major ``As[m * BK + k]`` in kernels 10-11
-  and transposed ``As[k * LDA + m]`` from kernel 12 on (``LDA = BM + PAD``).
+* Phase ``t`` copies the BM x BK window of A (rows ``by*BM ..``, columns ``t*BK - lead ..``) to
+  ``As`` and the BK x BN window of B to ``Bs``. ``lead`` (:meth:`Rung.lead`) is 0 but in kernel
+  14 where BK does not divide K: its partial phase is phase 0, the zeros before column 0.
+  ``As`` is row-major ``As[m * BK + k]`` in kernels 10-11 and transposed ``As[k * LDA + m]``
+  from kernel 12 on (``LDA = BM + PAD``).
 * Outputs of one thread are numbered ``j`` in the order of the kernel's store loop: row-major
   over the thread's accumulator array ``acc[TM_total][TN_total]``.
 * ``GUARD``: the fast instantiation (no checks, 16-byte accesses) runs when BM | M, BN | N and
@@ -147,6 +149,13 @@ class Rung:
 
     def phases(self, K: int) -> int:
         return ceil_div(K, self.BK)
+
+    def lead(self, K: int) -> int:
+        """How many padding zeros come before column 0 of A (row 0 of B) in phase 0. Kernel 14
+        copies K's partial phase first (the residue first, as CUTLASS does), so that its loop
+        never checks K: phase ``t`` covers ``t*BK - lead .. (t+1)*BK - lead - 1``. Kernels
+        10-13 put the zeros after column K - 1, in their last phase (lead 0)."""
+        return self.phases(K) * self.BK - K if self.splits_k else 0
 
     def fast(self, M: int, N: int, K: int) -> bool:
         """Whether (M, N, K) takes the unguarded fast instantiation."""
@@ -394,17 +403,18 @@ def predict_trace(r: Rung, M: int, N: int, K: int) -> LadderTrace:
     bx = np.arange(gx)[None, :, None, None]
     t = np.arange(P)[None, None, :, None]
 
+    lead = r.lead(K)
     m, k = slot_coords_a(r)
     row = by * r.BM + m
-    col = t * r.BK + k
-    a = np.where((row < M) & (col < K), row * K + col, PAD)
+    col = t * r.BK + k - lead
+    a = np.where((row < M) & (col >= 0) & (col < K), row * K + col, PAD)
     a = np.where(m < 0, NEVER, a)
     a = np.broadcast_to(a, (gy, gx, P, r.slots_a))
 
     k, n = slot_coords_b(r)
-    row = t * r.BK + k
+    row = t * r.BK + k - lead
     col = bx * r.BN + n
-    b = np.where((row < K) & (col < N), row * N + col, PAD)
+    b = np.where((row >= 0) & (row < K) & (col < N), row * N + col, PAD)
     b = np.broadcast_to(b, (gy, gx, P, r.slots_b))
 
     rows, cols = thread_outputs(r, np.arange(r.threads))
