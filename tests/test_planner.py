@@ -307,6 +307,9 @@ def test_tune_measures_what_the_planner_weighs():
     assert tails and {f"warptile@{R}x{S}" for R, S in planner.tail_choices(w, 3000, 3000, 3000, SMS, 1)} <= set(tails)
     small = launches((256, 256, 16384), SMS, ROWS)  # few tiles, long K: split-K, no tail
     assert any(lab.endswith("@16") for lab in small) and not any("x" in lab.partition("@")[2] for lab in small)
+    some = launches((3000, 3000, 3000), SMS, ROWS, ["warptile_128x64"])  # tune --kernels: those only
+    assert some and all(lab.partition("@")[0] == "warptile_128x64" for lab in some)
+    assert set(some) == {lab for lab in got if lab.partition("@")[0] == "warptile_128x64"}
 
 
 def test_tune_command_without_a_gpu_says_so_in_one_line():
@@ -315,6 +318,9 @@ def test_tune_command_without_a_gpu_says_so_in_one_line():
     out = subprocess.run([sys.executable, "-m", "explainer", "tune", "--m", "64"], capture_output=True, text=True,
                          timeout=120, env={**os.environ, "EXPLAINER_NO_GPU": "1"})
     assert out.returncode == 1 and "no GPU" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    bad = subprocess.run([sys.executable, "-m", "explainer", "tune", "--kernels", "warptile", "nope"],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "EXPLAINER_NO_GPU": "1"})
+    assert bad.returncode == 2 and "unknown kernel 'nope'" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_pad_ms_counts_the_copies_a_padded_launch_makes():
@@ -349,7 +355,7 @@ def test_unaligned_shapes_are_also_planned_as_padded_launches():
         assert c.estimate_ms == pytest.approx(base.estimate_ms + c.pad_ms)
         assert "rows padded to 16 bytes" in c.why() and "K 3003 → 3004" in c.why() and "N 2999 → 3000" in c.why()
     assert [c.estimate_ms for c in cands if c.estimate_ms] == sorted(c.estimate_ms for c in cands if c.estimate_ms)
-    assert min(c.estimate_ms for c in padded) <= (1 - planner.MIN_PAD_GAIN) * min(
+    assert min(c.estimate_ms for c in padded if c.estimate_ms) <= (1 - planner.MIN_PAD_GAIN) * min(
         c.estimate_ms for c in cands if not c.pad and c.estimate_ms)
     for shape in ((1999, 2001, 1997), (1000, 1000, 999), (777, 1000, 333), (5000, 100, 701)):
         got = planner.plan(*shape, ROWS, SMS, tuned)

@@ -2,13 +2,15 @@
 on this GPU, and write the device's tuning table that the planner prefers.
 
     tiled-explainer tune [--m 256 512 ...] [--n ...] [--k ...] [--families whole odd aligned]
-                         [--out FOLDER]
+                         [--kernels NAME ...] [--out FOLDER]
 
 The grid is every M x N x K of the lists ("whole": tiles divide them), the same minus 1 in each
 dimension ("odd": no tile divides them and rows are not 16-byte aligned: the guarded path with
 scalar loads) and minus 4 ("aligned": no tile divides them, rows aligned: 16-byte loads, guarded
 edges), so that the planner finds a tuned shape of each kind (``planner.shape_kind``); each
 warp-tiled kernel also at every split-K count and split tail the planner considers at that shape.
+``--kernels`` measures only the named kernels (a configuration added to the ladder's table, say;
+its rows then join the device's table, replacing none of the others').
 
 Every kernel is checked against numpy float64 and timed next to cuBLAS, as by ``bench``; the
 table (device, versions, date inside) goes to ``explainer/data/tuned/`` unless ``--out`` says
@@ -27,15 +29,17 @@ DEFAULT_K = (256, 1024, 4096, 8192, 16384)
 FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
 
 
-def launches(shape, sms: int, rows=()) -> list[str]:
-    """What ``tune`` measures at one shape, as ``bench --kernels`` labels: every kernel, the
-    warp-tiled ones also at each split-K count of the tuning grid the planner considers there
-    (``planner.split_choices``) and with each split tail it considers (``planner.tail_choices``;
-    blocks per SM from the recorded ``rows``)."""
+def launches(shape, sms: int, rows=(), kernels=None) -> list[str]:
+    """What ``tune`` measures at one shape, as ``bench --kernels`` labels: every kernel (or those
+    named in ``kernels``), the warp-tiled ones also at each split-K count of the tuning grid the
+    planner considers there (``planner.split_choices``) and with each split tail it considers
+    (``planner.tail_choices``; blocks per SM from the recorded ``rows``)."""
     from ..model import ladder, planner
 
     out = []
     for r in ladder.BY_NAME.values():
+        if kernels is not None and r.name not in kernels:
+            continue
         out += [ladder.label_of(r.name, S) for S in planner.split_choices(r, *shape, sms)]
         out += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
     return out
@@ -50,6 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "aligned rows, no tile divides); default all")
     parser.add_argument("--no-odd", dest="odd", action="store_false",
                         help="leave out the odd grid (as --families without odd)")
+    parser.add_argument("--kernels", nargs="+", default=None, metavar="NAME",
+                        help="measure only these ladder kernels and configurations (default all)")
     parser.add_argument("--repeats", type=int, default=10, help="timed launches per kernel and shape (default 10)")
     parser.add_argument("--out", default=None, metavar="FOLDER", help="where to write the table "
                         "(default explainer/data/tuned/)")
@@ -69,6 +75,11 @@ def run(args) -> int:
     from ..model import ladder
     from .bench import label
 
+    unknown = [k for k in (args.kernels or ()) if k not in ladder.BY_NAME]
+    if unknown:
+        print(f"{PROG}: unknown kernel {unknown[0]!r}; tune measures the ladder's: {', '.join(ladder.BY_NAME)}",
+              file=sys.stderr)
+        return 2
     st = gpu.status()
     if not st.available:
         print(f"{PROG}: {st.reason}", file=sys.stderr)
@@ -83,7 +94,7 @@ def run(args) -> int:
     sms = dev.sm_count if isinstance(dev, gpu.DeviceInfo) else 132
     own = recorded.load_recorded(device=dev.name) if isinstance(dev, gpu.DeviceInfo) else None
     rows = recorded.recorded_rows(own or {}, split_k=True)  # this device's blocks per SM, if recorded
-    per_shape = {s: launches(s, sms, rows) for s in shapes}
+    per_shape = {s: launches(s, sms, rows, args.kernels) for s in shapes}
     total = sum(len(v) for v in per_shape.values())
     print(f"# {st.reason}: {len(ladder.BY_NAME)} kernels (with their split-K counts and split tails: {total} launches) x "
           f"{len(shapes)} shapes", flush=True)
@@ -94,7 +105,8 @@ def run(args) -> int:
 
     command = "tiled-explainer tune " + " ".join(
         [f"--m {' '.join(map(str, args.m))}", f"--n {' '.join(map(str, args.n))}",
-         f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}", f"--families {' '.join(families)}"])
+         f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}", f"--families {' '.join(families)}"]
+        + ([f"--kernels {' '.join(args.kernels)}"] if args.kernels else []))
     report = path = None
     for i, (s, kernels) in enumerate(per_shape.items()):
         part = gpu.benchmark(kernels=kernels, sizes=["x".join(map(str, s))], tiles=[16], repeats=args.repeats,
