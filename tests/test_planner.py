@@ -402,3 +402,22 @@ def test_page_08_and_plan_show_a_padded_choice_with_its_copies():
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and f"choice: {best.label}:" in out.stdout and best.label.endswith("+pad")
     assert f"{best.tuned_ms + best.pad_ms:.4f}" in out.stdout
+
+
+def test_planner_regret_benchmark_plans_left_out_shapes():
+    """benchmarks/planner_regret.py: each tuned shape left out and planned from the rest; the
+    chosen launch's measured time against the fastest's there, per family. Bad arguments: one
+    line, exit 2."""
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "planner_regret.py"
+    out = subprocess.run([sys.executable, str(script), "--every", "90", "--triplets"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "6 shapes, siblings left out" in lines[0] and lines[1].startswith("all")
+    n = int(lines[1].split()[1])
+    unmeasured = int(next(l for l in lines if l.startswith("chosen launch not measured")).split()[-1])
+    assert n + unmeasured == 6 and "geometric mean" in lines[1]
+    bad = subprocess.run([sys.executable, str(script), "--every", "0"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
