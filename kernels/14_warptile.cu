@@ -24,7 +24,9 @@
 //   (warptile_splittail_gemm): the tiles of a last, partial round of the SMs split that way only.
 //   Edges (any M, N, K): K's partial phase is the first (its zeros before column 0), so the
 //   loop never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
-//   element by element; edge blocks check every access (EDGE_* in common.cuh).
+//   element by element; an edge block of a whole-K launch copies from rows and columns clamped
+//   into A and B where rows are aligned, else checks every access; stores only inside C (EDGE_*,
+//   common.cuh).
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
 // whole + (tiles - whole) * S blocks), static shared
@@ -141,6 +143,9 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     // later phase lies wholly inside K. Only the prologue's copy (first) checks for them; the
     // loop's copies never check K, whatever its length.
     const int lead = phases * BK - K;  // @step:phase
+    // How the copies reach A and B: an edge block of a shape with aligned rows (EDGE_CLAMPED)
+    // copies as the fast path does, from rows of A and columns of B clamped into the matrix.
+    constexpr int COPY = EDGE == EDGE_CLAMPED ? EDGE_FAST : EDGE;
     auto fetch = [&](int t, bool first) {
         const int k0 = t * BK - lead;
         const bool head = first && k0 < 0;  // phase 0 of a K with a lead
@@ -154,8 +159,9 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
             for (int q = 0; q < A4; ++q) {
                 const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
-                if (head) ra[q] = load4_lead<EDGE>(A, row0 + m, k0 + kq, M, K);
-                else ra[q] = load4_at<EDGE>(A, row0 + m, k0 + kq, M, K);  // @step:load_a
+                const int r = EDGE == EDGE_CLAMPED ? min(row0 + m, M - 1) : row0 + m;
+                if (head) ra[q] = load4_lead<COPY>(A, r, k0 + kq, M, K);
+                else ra[q] = load4_at<COPY>(A, r, k0 + kq, M, K);  // @step:load_a
             }
         }
         if (b_elems) {
@@ -169,8 +175,9 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
             for (int q = 0; q < B4; ++q) {
                 const int i = tid + q * THREADS, k = i / (BN / 4), nq = (i % (BN / 4)) * 4;
-                if (head) rb[q] = load4_lead<EDGE>(B, k0 + k, col0 + nq, K, N);
-                else rb[q] = load4_at<EDGE>(B, k0 + k, col0 + nq, K, N);  // @step:load_b
+                const int c = EDGE == EDGE_CLAMPED ? min(col0 + nq, N - 4) : col0 + nq;
+                if (head) rb[q] = load4_lead<COPY>(B, k0 + k, c, K, N);
+                else rb[q] = load4_at<COPY>(B, k0 + k, c, K, N);  // @step:load_b
             }
         }
     };
@@ -196,7 +203,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
                 as[(kq + 3) * LDA + m] = ra[q].w;  // @step:load_a
 #pragma unroll
                 for (int c = 0; c < 4; ++c)
-                    TRACE_SLOT_A(phases, t, BK * LDA, (kq + c) * LDA + m, src_or_pad(row0 + m, k0 + kq + c, M, K));
+                    TRACE_SLOT_A(phases, t, BK * LDA, (kq + c) * LDA + m,
+                                 src_or_pad(EDGE == EDGE_CLAMPED ? min(row0 + m, M - 1) : row0 + m, k0 + kq + c, M, K));
             }
         }
         if (b_elems) {
@@ -213,7 +221,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
                 store4(&bs[k * BN + nq], rb[q]);  // @step:load_b
 #pragma unroll
                 for (int c = 0; c < 4; ++c)
-                    TRACE_SLOT_B(phases, t, BK * BN, k * BN + nq + c, src_or_pad(k0 + k, col0 + nq + c, K, N));
+                    TRACE_SLOT_B(phases, t, BK * BN, k * BN + nq + c,
+                                 src_or_pad(k0 + k, (EDGE == EDGE_CLAMPED ? min(col0 + nq, N - 4) : col0 + nq) + c, K, N));
             }
         }
     };
@@ -356,8 +365,10 @@ __device__ __forceinline__ bool aligned_rows(int N, int K)
 }
 
 // Which body a block runs (the same for every thread of the block): interior blocks of a guarded
-// launch the fast one, or the EDGE_INTERIOR one on shapes the fast path cannot take; the others
-// the body the launch was built for. EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED
+// launch the fast one, or the EDGE_INTERIOR one on shapes the fast path cannot take; edge blocks
+// of a shape with aligned rows the fast path's copies from clamped rows and columns
+// (EDGE_CLAMPED), in warptile_gemm only (a third body in the split entry points makes NVRTC
+// spill the 128 x 128 configuration's registers); the others the body the launch was built for. EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED
 // turn this off for measurements (benchmarks/sweep_shapes.py --defines).
 #ifdef EXPLAINER_NO_INTERIOR_UNALIGNED
 #define WARPTILE_INSIDE EDGE_GUARDED
@@ -378,6 +389,11 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, floa
         else
             warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, WARPTILE_INSIDE, SPLIT, Tile>(
                 A, B, C, M, N, K, W, tiles_done, tile);
+        return;
+    }
+    if (GUARD && !SPLIT && aligned_rows(N, K)) {  // an edge block: clamped copies, checked stores
+        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, EDGE_CLAMPED, SPLIT, Tile>(
+            A, B, C, M, N, K, W, tiles_done, tile);
         return;
     }
 #endif

@@ -139,7 +139,11 @@ __device__ __forceinline__ void mma_m16n8k8(float d[4], const unsigned a[4], con
 //                  aligned and scalar ones where they are not; the caller checks the partial
 //                  phase when K is not a whole number of phases. (Kernel 14 copies the tiles of
 //                  unaligned matrices element by element instead, see its body.)
-enum { EDGE_FAST = 0, EDGE_GUARDED = 1, EDGE_INTERIOR = 2 };
+//   EDGE_CLAMPED   kernel 14's blocks at the edge of C of a shape with aligned rows: the fast
+//                  path's 16-byte copies, unchecked, from rows of A and columns of B clamped into
+//                  the matrix (the values copied past C's edge feed only outputs that are never
+//                  stored); stores checked as EDGE_GUARDED.
+enum { EDGE_FAST = 0, EDGE_GUARDED = 1, EDGE_INTERIOR = 2, EDGE_CLAMPED = 3 };
 
 // 16-byte accesses (one LDG.128 / LDS.128 / STG.128): the address must be a multiple of 16 bytes,
 // which the fast path guarantees: K and N are multiples of the block tile, so of 4.

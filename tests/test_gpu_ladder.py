@@ -29,9 +29,10 @@ def _seed(*parts) -> int:
 
 
 def _shapes(r):
-    """Odd shapes (guarded), whole block tiles (fast), and whole in M, N but not in K."""
+    """Odd shapes (guarded), whole block tiles (fast), whole in M, N but not in K, and edges on
+    aligned rows (kernel 14's clamped copies; the smallest N it allows)."""
     return ODD + [(2 * r.BM, 3 * r.BN, 5 * r.BK), (r.BM, r.BN, 3 * r.BK + 1),
-                  (r.BM + 1, 2 * r.BN - 1, 4 * r.BK)]
+                  (r.BM + 1, 2 * r.BN - 1, 4 * r.BK), (r.BM + 4, 2 * r.BN - 4, 4 * r.BK + 4), (3, 4, 8)]
 
 
 @pytest.mark.parametrize("r", RUNGS, ids=ids)
@@ -71,7 +72,7 @@ def test_exact_on_small_integers(r):
 @pytest.mark.parametrize("r", RUNGS, ids=ids)
 def test_trace_matches_the_model(r):
     for M, N, K in [(35, 79, 19), (2 * r.BM + 1, r.BN + 3, 3 * r.BK + 2),
-                    (2 * r.BM, 2 * r.BN, 4 * r.BK)]:
+                    (2 * r.BM, 2 * r.BN, 4 * r.BK), (2 * r.BM + 4, r.BN + 4, 3 * r.BK + 4)]:
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace", r.name, M, N, K))
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.all_written and tr.rel_error < 1e-5  # the trace build computes C too
@@ -208,11 +209,12 @@ def test_padded_launch_matches_numpy(r):
 def test_split_tail_trace_matches_the_model(r):
     """With the split tail the blocks are no longer laid out by tile (a 1D grid); the trace is
     still recorded by tile of C, each phase once and each output by the thread the model names."""
-    for M, N, K, R, S in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 3, 4), (2 * r.BM, 2 * r.BN, 6 * r.BK, 1, 3)]:
+    for M, N, K, R, S in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 3, 4), (2 * r.BM, 2 * r.BN, 6 * r.BK, 1, 3),
+                          (2 * r.BM + 4, r.BN + 4, 7 * r.BK + 4, 2, 3)]:  # the last: aligned rows, edges
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-tail", r.name, M, N, K), splits=S, tail=R)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.grid == (tr.config.tiles - R + R * S, 1, 1) and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K)
+        want = ladder.predict_trace(r, M, N, K, split=True)
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} Bs slots")
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} outputs")
@@ -223,11 +225,11 @@ def test_split_k_trace_matches_the_model(r):
     """Each phase recorded once, by the block of its slice; each output stored by the thread
     the model names (in the block that adds the slices)."""
     for M, N, K, S in [(35, 79, 19, min(3, r.phases(19))), (2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 4),
-                       (2 * r.BM, 2 * r.BN, 6 * r.BK, 6)]:
+                       (2 * r.BM, 2 * r.BN, 6 * r.BK, 6), (2 * r.BM + 4, r.BN + 4, 7 * r.BK + 4, 4)]:
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-split", r.name, M, N, K), splits=S)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.grid[2] == S and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K)
+        want = ladder.predict_trace(r, M, N, K, split=True)
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{S} Bs slots")
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{S} outputs")

@@ -15,7 +15,7 @@ from explainer import gpu
 from explainer.model import ladder
 
 RUNGS = ladder.RUNGS + ladder.CONFIGS  # the rungs and the planner's other configurations
-ODD = [(1, 1, 1), (35, 79, 19), (130, 260, 17), (257, 129, 9)]
+ODD = [(1, 1, 1), (35, 79, 19), (130, 260, 17), (257, 129, 9), (130, 260, 20)]  # the last: rows aligned
 
 
 def _ints(rng, shape):
@@ -132,6 +132,38 @@ def test_partial_phase_is_first_in_kernel_14_and_last_below(r, K):
             assert len(want) == r.BK, t
     seen = np.concatenate([cols[t][inside[t] & (a[t] // K == 0)] for t in range(P)])
     np.testing.assert_array_equal(np.sort(seen), np.arange(K))  # row 0 of A: each column once
+
+
+@pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
+def test_edge_blocks_of_kernel_14_copy_clamped_rows_where_rows_are_aligned(r):
+    """Kernel 14's edge blocks on aligned rows (K, N multiples of 4) copy A's last row in place of
+    rows past M and B's last four columns in place of columns past N (only outputs outside C read
+    them); on unaligned rows, and in kernels 10-13, those slots hold padding zeros."""
+    M, N, K = 130, 262, 20
+    gx, gy = r.grid(M, N)
+    for n_, clamp in ((260, r.file == "14_warptile.cu"), (N, False)):  # 260: aligned; 262: not
+        tr = ladder.predict_trace(r, M, n_, K)
+        a = tr.a[gy - 1, 0]  # the last row of blocks: rows past M
+        m, _ = ladder.slot_coords_a(r)
+        past = (gy - 1) * r.BM + m >= M
+        if not past.any():
+            continue
+        vals = a[:, past & (m >= 0)]
+        rows = vals[vals >= 0] // K
+        if clamp:
+            assert (vals >= 0).any() and (rows == M - 1).all()
+        else:
+            assert (vals[vals != ladder.NEVER] == ladder.PAD).all()
+        bx = ladder.ceil_div(n_, r.BN) - 1  # the last column of blocks: columns past N
+        k, n = ladder.slot_coords_b(r)
+        past = bx * r.BN + n >= n_
+        if past.any():
+            vals = tr.b[0, bx][:, past]
+            if clamp:
+                cols = vals[vals >= 0] % n_
+                assert (vals >= 0).any() and (cols >= n_ - 4).all() and (cols < n_).all()
+            else:
+                assert (vals == ladder.PAD).all()
 
 
 @pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)

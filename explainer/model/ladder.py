@@ -394,9 +394,9 @@ class LadderTrace:
     c: np.ndarray  # (gy, gx, threads, outputs_per_thread)
 
 
-def predict_trace(r: Rung, M: int, N: int, K: int) -> LadderTrace:
+def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False) -> LadderTrace:
     """What every slot held in every phase and which outputs every thread stored, for the
-    launch of ``r`` on C = A (M x K) @ B (K x N)."""
+    launch of ``r`` on C = A (M x K) @ B (K x N); ``split``: a split-K or split-tail launch."""
     gx, gy = r.grid(M, N)
     P = r.phases(K)
     by = np.arange(gy)[:, None, None, None]
@@ -404,8 +404,14 @@ def predict_trace(r: Rung, M: int, N: int, K: int) -> LadderTrace:
     t = np.arange(P)[None, None, :, None]
 
     lead = r.lead(K)
+    # Kernel 14's edge blocks on aligned rows copy from rows of A and columns of B clamped into
+    # the matrix (EDGE_CLAMPED; whole-K launches): past C's edge a slot holds A's last row, or B's
+    # last four columns, which only outputs outside C read.
+    clamp = r.splits_k and not split and K % 4 == 0 and N % 4 == 0
     m, k = slot_coords_a(r)
     row = by * r.BM + m
+    if clamp:
+        row = np.minimum(row, M - 1)
     col = t * r.BK + k - lead
     a = np.where((row < M) & (col >= 0) & (col < K), row * K + col, PAD)
     a = np.where(m < 0, NEVER, a)
@@ -414,6 +420,8 @@ def predict_trace(r: Rung, M: int, N: int, K: int) -> LadderTrace:
     k, n = slot_coords_b(r)
     row = t * r.BK + k - lead
     col = bx * r.BN + n
+    if clamp:  # the granule of 4 columns moved back to N - 4 .. N - 1
+        col = np.minimum(col - col % 4, N - 4) + col % 4
     b = np.where((row >= 0) & (row < K) & (col < N), row * N + col, PAD)
     b = np.broadcast_to(b, (gy, gx, P, r.slots_b))
 
