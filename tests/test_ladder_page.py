@@ -380,6 +380,8 @@ def test_notebook_is_generated_from_the_model_and_up_to_date():
     for r in ladder.RUNGS:  # the prose quotes the model
         assert f"rung_card(\"{r.name}\")" in src
         assert f"{r.shared_bytes:,} B" in src or f"{r.shared_bytes:,}" in src
+    w = ladder.BY_NAME["warptile"]  # K's partial phase first: the example's numbers are the model's
+    assert f"{w.phases(1100)} phases, lead = {w.lead(1100)}" in src and w.lead(1100) == w.phases(1100) * w.BK - 1100
 
 
 def test_notebook_calls_exist():

@@ -105,6 +105,13 @@ padded with zeros to a multiple of 4 floats and run the fast copies there (`+pad
 the model charges {planner.pad_ms(4189, 4189, 4189):.2f} ms for them, little against a product of several ms; at
 1023³ {planner.pad_ms(1023, 1023, 1023):.3f} ms, against a product of under 0.1 ms: there they can cost more than they save.
 
+Two more habits of libraries keep sizes that no tile divides from costing much. K's partial phase is
+copied **first**: phase t covers columns t·BK − lead … (t+1)·BK − lead − 1, the lead's zeros stand
+before column 0 (at K = 1100 and BK = {W.BK}: {W.phases(1100)} phases, lead = {W.lead(1100)}), so only the copy
+before the loop checks K and the loop's copies never do. And a block at C's edge copies as an inner
+one does, from rows of A and columns of B **clamped** into the matrix where rows are aligned: A's
+last row stands in for the rows past M, and only outputs outside C read it, which are never stored.
+
 For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the
 model (blocks on the busiest SM × the kernel's SM time per block, measured once with every SM
 busy, plus the split's extra traffic); a time from this device's tuning table
