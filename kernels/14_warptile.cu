@@ -22,15 +22,15 @@
 //   phases [z*P/S, (z+1)*P/S) into its own slice of a workspace; the last of the S to arrive (an
 //   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C. Split tail
 //   (warptile_splittail_gemm): the tiles of a last, partial round of the SMs split that way only.
-//   Edges (any M, N, K): K's partial phase is the first (its zeros before column 0), so the
-//   loop never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
-//   element by element; an edge block of a whole-K launch copies from rows and columns clamped
-//   into A and B where rows are aligned, else checks every access; stores only inside C (EDGE_*,
-//   common.cuh).
+//   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop
+//   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
+//   element by element; an edge block copies the same way from rows and columns clamped into
+//   A and B (but one of a split launch on unaligned rows checks every access); stores only inside C
+//   (EDGE_*, common.cuh). GUARD 0: tiles divide the shape; 1: K, N multiples of 4; 2: others.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
 // whole + (tiles - whole) * S blocks), static shared
-// 2*(BK*(BM+PAD) + BK*BN)*4 bytes. Correct for any M, N, K >= 1 (GUARD as in kernel 12).
+// 2*(BK*(BM+PAD) + BK*BN)*4 bytes. Correct for any M, N, K >= 1.
 // Run it:  tiled-explainer bench --kernels warptile --sizes 1024 4096
 // The trace records by tile of C (explainer.model.ladder.predict_trace's layout), which the split
 // tail's 1D grid does not spell as blockIdx: every entry point names its tile (GridTile, SplitTail below).
@@ -132,8 +132,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     // tile, every THREADS / BK-th row of As (THREADS / BN-th of Bs). Its last, partial phase
     // (tail) reads padding zeros past K.
     static_assert(THREADS % BK == 0 && THREADS % BN == 0, "element copy: a column per thread");
-    const bool a_elems = EDGE == EDGE_INTERIOR && (K & 3) != 0;
-    const bool b_elems = EDGE == EDGE_INTERIOR && (N & 3) != 0;
+    const bool a_elems = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && (K & 3) != 0;
+    const bool b_elems = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && (N & 3) != 0;
     const int ea_m = tid / BK, ea_k = tid % BK;  // A element j: tile row ea_m + j * (THREADS / BK), column ea_k
     const int eb_k = tid / BN, eb_n = tid % BN;  // B element j: tile row eb_k + j * (THREADS / BN), column eb_n
 
@@ -143,13 +143,23 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     // later phase lies wholly inside K. Only the prologue's copy (first) checks for them; the
     // loop's copies never check K, whatever its length.
     const int lead = phases * BK - K;  // @step:phase
-    // How the copies reach A and B: an edge block of a shape with aligned rows (EDGE_CLAMPED)
-    // copies as the fast path does, from rows of A and columns of B clamped into the matrix.
-    constexpr int COPY = EDGE == EDGE_CLAMPED ? EDGE_FAST : EDGE;
+    // How the copies reach A and B: an edge block (EDGE_CLAMPED on aligned rows, EDGE_CLAMPED_ANY
+    // on any) copies as an interior block does (granules on aligned rows, else elements),
+    // unchecked, from rows of A and columns of B clamped into the matrix: a row of A to M - 1, a
+    // granule of B to columns N - 4 .. N - 1, an element of B to column N - 1.
+    constexpr bool CLAMP = EDGE == EDGE_CLAMPED || EDGE == EDGE_CLAMPED_ANY;
+    constexpr int COPY = CLAMP ? EDGE_FAST : EDGE;
     auto fetch = [&](int t, bool first) {
         const int k0 = t * BK - lead;
         const bool head = first && k0 < 0;  // phase 0 of a K with a lead
-        if (a_elems) {
+        if (a_elems && CLAMP) {
+            const bool inside = !head || k0 + ea_k >= 0;
+#pragma unroll
+            for (int j = 0; j < 4 * A4; ++j) {
+                const float* pa = A + min(row0 + ea_m + j * (THREADS / BK), M - 1) * K + k0 + ea_k;
+                elem(ra[j / 4], j % 4) = inside ? *pa : 0.0f;  // @step:load_a
+            }
+        } else if (a_elems) {
             const float* pa = A + (row0 + ea_m) * K + k0 + ea_k;
             const bool inside = !head || k0 + ea_k >= 0;
 #pragma unroll
@@ -159,13 +169,13 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
             for (int q = 0; q < A4; ++q) {
                 const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
-                const int r = EDGE == EDGE_CLAMPED ? min(row0 + m, M - 1) : row0 + m;
+                const int r = CLAMP ? min(row0 + m, M - 1) : row0 + m;
                 if (head) ra[q] = load4_lead<COPY>(A, r, k0 + kq, M, K);
                 else ra[q] = load4_at<COPY>(A, r, k0 + kq, M, K);  // @step:load_a
             }
         }
         if (b_elems) {
-            const float* pb = B + (k0 + eb_k) * N + col0 + eb_n;
+            const float* pb = B + (k0 + eb_k) * N + (CLAMP ? min(col0 + eb_n, N - 1) : col0 + eb_n);
 #pragma unroll
             for (int j = 0; j < 4 * B4; ++j) {
                 const int k = eb_k + j * (THREADS / BN);
@@ -175,7 +185,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
             for (int q = 0; q < B4; ++q) {
                 const int i = tid + q * THREADS, k = i / (BN / 4), nq = (i % (BN / 4)) * 4;
-                const int c = EDGE == EDGE_CLAMPED ? min(col0 + nq, N - 4) : col0 + nq;
+                const int c = CLAMP ? min(col0 + nq, N - 4) : col0 + nq;
                 if (head) rb[q] = load4_lead<COPY>(B, k0 + k, c, K, N);
                 else rb[q] = load4_at<COPY>(B, k0 + k, c, K, N);  // @step:load_b
             }
@@ -191,7 +201,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
             for (int j = 0; j < 4 * A4; ++j) {
                 const int m = ea_m + j * (THREADS / BK);
                 as[ea_k * LDA + m] = elem(ra[j / 4], j % 4);  // @step:load_a
-                TRACE_SLOT_A(phases, t, BK * LDA, ea_k * LDA + m, src_or_pad(row0 + m, k0 + ea_k, M, K));
+                TRACE_SLOT_A(phases, t, BK * LDA, ea_k * LDA + m,
+                             src_or_pad(CLAMP ? min(row0 + m, M - 1) : row0 + m, k0 + ea_k, M, K));
             }
         } else {
 #pragma unroll
@@ -204,7 +215,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
                 for (int c = 0; c < 4; ++c)
                     TRACE_SLOT_A(phases, t, BK * LDA, (kq + c) * LDA + m,
-                                 src_or_pad(EDGE == EDGE_CLAMPED ? min(row0 + m, M - 1) : row0 + m, k0 + kq + c, M, K));
+                                 src_or_pad(CLAMP ? min(row0 + m, M - 1) : row0 + m, k0 + kq + c, M, K));
             }
         }
         if (b_elems) {
@@ -212,7 +223,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
             for (int j = 0; j < 4 * B4; ++j) {
                 const int k = eb_k + j * (THREADS / BN);
                 bs[k * BN + eb_n] = elem(rb[j / 4], j % 4);  // @step:load_b
-                TRACE_SLOT_B(phases, t, BK * BN, k * BN + eb_n, src_or_pad(k0 + k, col0 + eb_n, K, N));
+                TRACE_SLOT_B(phases, t, BK * BN, k * BN + eb_n,
+                             src_or_pad(k0 + k, CLAMP ? min(col0 + eb_n, N - 1) : col0 + eb_n, K, N));
             }
         } else {
 #pragma unroll
@@ -222,7 +234,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
                 for (int c = 0; c < 4; ++c)
                     TRACE_SLOT_B(phases, t, BK * BN, k * BN + nq + c,
-                                 src_or_pad(k0 + k, (EDGE == EDGE_CLAMPED ? min(col0 + nq, N - 4) : col0 + nq) + c, K, N));
+                                 src_or_pad(k0 + k, (CLAMP ? min(col0 + nq, N - 4) : col0 + nq) + c, K, N));
             }
         }
     };
@@ -348,61 +360,58 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     }
 }
 
-// The guarded instantiation checks only the blocks that need it. A block whose BM x BN tile of C
+// The guarded instantiations check only the blocks that need it. A block whose BM x BN tile of C
 // lies inside C (interior_block) runs the fast path's code when the rows of A and B (K and N
 // floats) are 16-byte aligned: K need not be a whole number of phases, since its partial phase
 // is phase 0, copied in the prologue (see lead); otherwise the EDGE_INTERIOR body: no checks
 // but in phase 0, scalar accesses where rows are not aligned. The same for every thread of the
-// block, so the branch costs nothing; only the edge blocks pay for every check.
+// block, so the branch costs nothing; only the edge blocks clamp, or check, their accesses.
 template <int BM, int BN, class Tile>
 __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 {
     return (tile.y() + 1) * BM <= M && (tile.x() + 1) * BN <= N;
 }
-__device__ __forceinline__ bool aligned_rows(int N, int K)
-{
-    return (K & 3) == 0 && (N & 3) == 0;
-}
 
-// Which body a block runs (the same for every thread of the block): interior blocks of a guarded
-// launch the fast one, or the EDGE_INTERIOR one on shapes the fast path cannot take; edge blocks
-// of a shape with aligned rows the fast path's copies from clamped rows and columns
-// (EDGE_CLAMPED), in warptile_gemm only (a third body in the split entry points makes NVRTC
-// spill the 128 x 128 configuration's registers); the others the body the launch was built for. EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED
-// turn this off for measurements (benchmarks/sweep_shapes.py --defines).
+// Which body a block runs (the same for every thread of the block). GUARD (the entry points'
+// last template parameter) is 0 where the tiles divide the shape (EDGE_FAST everywhere), 1 where
+// they do not and the rows of A and B are 16-byte aligned (K and N multiples of 4), 2 where they
+// are not: each instantiation holds only the bodies its shapes run (two), which keeps the
+// registers and the code of one body from weighing on the other's. Interior blocks run the fast
+// body (GUARD 1) or EDGE_INTERIOR (2); edge blocks copy from clamped rows and columns,
+// EDGE_CLAMPED (1) or, in warptile_gemm, EDGE_CLAMPED_ANY (2); the split entry points' edge
+// blocks on unaligned rows check every access (EDGE_GUARDED: the clamped element copies there
+// spilled registers and measured slower, benchmarks/results/splitk_2026-11-23.md, session 11).
+// EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED turn this off for measurements
+// (benchmarks/sweep_shapes.py --defines).
 #ifdef EXPLAINER_NO_INTERIOR_UNALIGNED
 #define WARPTILE_INSIDE EDGE_GUARDED
 #else
 #define WARPTILE_INSIDE EDGE_INTERIOR
 #endif
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, bool GUARD, bool SPLIT, class Tile>
+          int PAD, int GUARD, bool SPLIT, class Tile>
 __device__ __forceinline__ void
 warptile_run(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done,
              const Tile tile)
 {
-#ifndef EXPLAINER_NO_INTERIOR
-    if (GUARD && interior_block<BM, BN>(tile, M, N)) {
-        if (aligned_rows(N, K))
-            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, EDGE_FAST, SPLIT, Tile>(
-                A, B, C, M, N, K, W, tiles_done, tile);
-        else
-            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, WARPTILE_INSIDE, SPLIT, Tile>(
-                A, B, C, M, N, K, W, tiles_done, tile);
-        return;
-    }
-    if (GUARD && !SPLIT && aligned_rows(N, K)) {  // an edge block: clamped copies, checked stores
-        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, EDGE_CLAMPED, SPLIT, Tile>(
-            A, B, C, M, N, K, W, tiles_done, tile);
-        return;
-    }
-#endif
+    static_assert(GUARD >= 0 && GUARD <= 2, "GUARD: 0 fast, 1 aligned rows, 2 any rows");
+    constexpr int INSIDE = GUARD == 2 ? WARPTILE_INSIDE : EDGE_FAST;
+    constexpr int EDGES = GUARD == 1 ? EDGE_CLAMPED : SPLIT ? EDGE_GUARDED : EDGE_CLAMPED_ANY;
+#ifdef EXPLAINER_NO_INTERIOR
     warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGE_GUARDED : EDGE_FAST, SPLIT, Tile>(
         A, B, C, M, N, K, W, tiles_done, tile);
+#else
+    if (GUARD == 0 || interior_block<BM, BN>(tile, M, N))
+        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, SPLIT, Tile>(
+            A, B, C, M, N, K, W, tiles_done, tile);
+    else
+        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST, SPLIT, Tile>(
+            A, B, C, M, N, K, W, tiles_done, tile);
+#endif
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int MINB, bool GUARD>
+          int PAD, int MINB, int GUARD>
 __global__ void __launch_bounds__(THREADS, MINB)
 warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
 {
@@ -414,7 +423,7 @@ warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
 // grid (ceil(N/BN), ceil(M/BM), S); W holds S * M * N floats, tiles_done one int per tile of C,
 // zero before the first launch (every launch leaves them zero again).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int MINB, bool GUARD>
+          int PAD, int MINB, int GUARD>
 __global__ void __launch_bounds__(THREADS, MINB)
 warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int K, float* W,
                      int* tiles_done)
@@ -434,7 +443,7 @@ warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int
 // index, so the whole tiles run first and the slices fill the last round on every SM. gx =
 // ceil(N / BN) tiles per row of C; W and tiles_done as for warptile_splitk_gemm.
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int MINB, bool GUARD>
+          int PAD, int MINB, int GUARD>
 __global__ void __launch_bounds__(THREADS, MINB)
 warptile_splittail_gemm(const float* A, const float* B, float* C, int M, int N, int K, float* W,
                         int* tiles_done, int whole, int splits, int gx)

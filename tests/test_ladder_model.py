@@ -135,33 +135,38 @@ def test_partial_phase_is_first_in_kernel_14_and_last_below(r, K):
 
 
 @pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
-def test_edge_blocks_of_kernel_14_copy_clamped_rows_where_rows_are_aligned(r):
-    """Kernel 14's edge blocks on aligned rows (K, N multiples of 4) copy A's last row in place of
-    rows past M and B's last four columns in place of columns past N (only outputs outside C read
-    them); on unaligned rows, and in kernels 10-13, those slots hold padding zeros."""
-    M, N, K = 130, 262, 20
-    gx, gy = r.grid(M, N)
-    for n_, clamp in ((260, r.file == "14_warptile.cu"), (N, False)):  # 260: aligned; 262: not
-        tr = ladder.predict_trace(r, M, n_, K)
+def test_edge_blocks_of_kernel_14_copy_from_clamped_rows_and_columns(r):
+    """Kernel 14's edge blocks copy A's last row in place of rows past M, and
+    in place of columns past N B's last four columns where N is a multiple of 4 (granules), its
+    last column where it is not (element copies); only outputs outside C read them. In a split
+    launch on unaligned rows (K or N not a multiple of 4), and in kernels 10-13, those slots
+    hold padding zeros."""
+    M = 130
+    for n_, K, split in ((260, 21, False), (262, 21, False), (262, 21, True), (260, 20, True), (260, 21, True)):
+        clamp = r.file == "14_warptile.cu" and (not split or (K % 4 == 0 and n_ % 4 == 0))
+        tr = ladder.predict_trace(r, M, n_, K, split=split)
+        gx, gy = r.grid(M, n_)
         a = tr.a[gy - 1, 0]  # the last row of blocks: rows past M
         m, _ = ladder.slot_coords_a(r)
         past = (gy - 1) * r.BM + m >= M
-        if not past.any():
-            continue
-        vals = a[:, past & (m >= 0)]
-        rows = vals[vals >= 0] // K
-        if clamp:
-            assert (vals >= 0).any() and (rows == M - 1).all()
-        else:
-            assert (vals[vals != ladder.NEVER] == ladder.PAD).all()
-        bx = ladder.ceil_div(n_, r.BN) - 1  # the last column of blocks: columns past N
+        if past.any():
+            vals = a[:, past & (m >= 0)]
+            rows = vals[vals >= 0] // K
+            if clamp:
+                assert (vals >= 0).any() and (rows == M - 1).all()
+            else:
+                assert (vals[vals != ladder.NEVER] == ladder.PAD).all()
+        bx = gx - 1  # the last column of blocks: columns past N
         k, n = ladder.slot_coords_b(r)
         past = bx * r.BN + n >= n_
         if past.any():
             vals = tr.b[0, bx][:, past]
             if clamp:
                 cols = vals[vals >= 0] % n_
-                assert (vals >= 0).any() and (cols >= n_ - 4).all() and (cols < n_).all()
+                lowest = n_ - 4 if n_ % 4 == 0 else n_ - 1
+                assert (vals >= 0).any() and (cols >= lowest).all() and (cols < n_).all()
+                if n_ % 4 == 0:  # a granule keeps its 4 columns apart
+                    assert len(np.unique(cols)) == 4
             else:
                 assert (vals == ladder.PAD).all()
 
@@ -175,7 +180,11 @@ def test_launch_config_comes_from_the_ladder(r):
         assert gx * r.BN >= N > (gx - 1) * r.BN and gy * r.BM >= M > (gy - 1) * r.BM
         assert cfg.phases == -(-K // r.BK) and cfg.shared_bytes == r.shared_bytes
         fast = M % r.BM == 0 and N % r.BN == 0 and K % r.BK == 0
-        assert cfg.expression.endswith("false>" if fast else "true>")
+        if r.splits_k:  # int GUARD: 0 fast, 1 guarded on aligned rows (K, N multiples of 4), 2 not
+            guard = 0 if fast else 1 if K % 4 == 0 and N % 4 == 0 else 2
+            assert cfg.expression.endswith(f", {guard}>"), (M, N, K, cfg.expression)
+        else:
+            assert cfg.expression.endswith("false>" if fast else "true>")
 
 
 @pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
@@ -221,7 +230,8 @@ def test_split_k_is_refused_in_one_line():
         gpu.launch_config("tiled", 128, 128, 128, 16, splits=2)
     cfg = gpu.launch_config("warptile_64x64", 100, 70, 800, splits=4)
     assert cfg.grid == (2, 2, 4) and cfg.workspace_floats == 4 * 100 * 70
-    assert cfg.expression.startswith("warptile_splitk_gemm<") and cfg.expression.endswith("true>")
+    assert cfg.expression.startswith("warptile_splitk_gemm<") and cfg.expression.endswith(", 2>")  # N = 70
+    assert gpu.launch_config("warptile_64x64", 100, 72, 800, splits=4).expression.endswith(", 1>")
 
 
 def test_kernel_labels_with_a_split_count():
@@ -251,8 +261,8 @@ def test_split_tail_labels_and_launches():
     cfg = gpu.launch_config("warptile", 3000, 3000, 3000, splits=5, tail=24)
     assert cfg.tiles == 288 and cfg.whole_tiles == 264 and cfg.grid == (264 + 24 * 5, 1, 1)
     assert cfg.tile_grid == (24, 12) and cfg.workspace_floats == 5 * 3000 * 3000 and cfg.label == "warptile@24x5"
-    assert cfg.expression.startswith("warptile_splittail_gemm<") and cfg.expression.endswith("true>")
-    assert gpu.launch_config("warptile", 4096, 4096, 4096, splits=2, tail=8).expression.endswith("false>")
+    assert cfg.expression.startswith("warptile_splittail_gemm<") and cfg.expression.endswith(", 1>")
+    assert gpu.launch_config("warptile", 4096, 4096, 4096, splits=2, tail=8).expression.endswith(", 0>")
     for kw, msg in ((dict(splits=1, tail=3), "S >= 2"), (dict(splits=4, tail=288), "between 1 and 287"),
                     (dict(splits=400, tail=3), "phases")):
         with pytest.raises(ValueError, match=msg):

@@ -109,8 +109,10 @@ Two more habits of libraries keep sizes that no tile divides from costing much. 
 copied **first**: phase t covers columns t·BK − lead … (t+1)·BK − lead − 1, the lead's zeros stand
 before column 0 (at K = 1100 and BK = {W.BK}: {W.phases(1100)} phases, lead = {W.lead(1100)}), so only the copy
 before the loop checks K and the loop's copies never do. And a block at C's edge copies as an inner
-one does, from rows of A and columns of B **clamped** into the matrix where rows are aligned: A's
-last row stands in for the rows past M, and only outputs outside C read it, which are never stored.
+one does (float4s on aligned rows, elements on the others), from rows of A and columns of B
+**clamped** into the matrix: A's last row stands in for the rows past M, and only outputs outside
+C read it, which are never stored. Each kernel is built twice for such sizes (aligned rows or
+not), so that a launch carries only the two copy loops its blocks run.
 
 For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the
 model (blocks on the busiest SM × the kernel's SM time per block, measured once with every SM

@@ -1,6 +1,7 @@
-"""Scratch: kernel 14 built twice ("0": from the kernels/ copy in the folder given as the third
-argument, e.g. the last commit's; "1": the working tree's), the same labels timed interleaved per shape (median of 20, L2 flushed), each
-launch checked against float64 with C poisoned. Lines of FILE: shape label [label ...]."""
+"""Scratch: kernel 14 built from several trees (the kernels/ copies in the folders given after
+FILE and ROUNDS, e.g. the last commit's, named by their folder; "new": the working tree's), the
+same labels timed interleaved per shape (median of 20, L2 flushed), each launch checked against
+float64 with C poisoned. Lines of FILE: shape label [label ...]."""
 import sys
 import numpy as np
 from explainer import gpu
@@ -13,12 +14,24 @@ rt = gpu.runtime._runtime()
 lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
 builds = {}
+regs = {}
 import pathlib
-OLD = pathlib.Path(sys.argv[3]).resolve()
-NEW = gpu.runtime.KERNELS_DIR
-for d in ("0", "1"):
+TREES = {pathlib.Path(a).name: pathlib.Path(a).resolve() for a in sys.argv[3:]}
+TREES["new"] = gpu.runtime.KERNELS_DIR
+from explainer.model import ladder
+_expression = ladder.Rung.expression
+
+
+def _bool_guard(self, guard, split=False, tail=False, aligned=True):  # a tree from before int GUARD
+    e = _expression(self, guard, split, tail, aligned)
+    return e[:e.rindex(", ")] + (", true>" if guard else ", false>") if self.splits_k else e
+
+
+for d, tree in TREES.items():
     rt.modules.clear()
-    gpu.runtime.KERNELS_DIR = OLD if d == "0" else NEW
+    gpu.runtime.KERNELS_DIR = tree
+    old = "int MINB, bool GUARD>" in (tree / "14_warptile.cu").read_text()
+    ladder.Rung.expression = _bool_guard if old else _expression
     builds[d] = {}
     for sh, *labels in lines:
         M, N, K = (int(x) for x in sh.split("x"))
@@ -26,6 +39,10 @@ for d in ("0", "1"):
             name, S, T, pad = parse_launch(lab)
             cfg = launch_config(name, M, N, K, 16, S, T, pad)
             builds[d][(sh, lab)] = (cfg, rt.kernel(cfg))
+            at = builds[d][(sh, lab)][1].attributes
+            regs.setdefault(cfg.expression, {})[d] = f"{at['num_regs']}r/{at['local_size_bytes']}B"
+for e, v in regs.items():
+    print("regs", e, " ".join(f"{d}={x}" for d, x in v.items()), flush=True)
 rt.modules.clear()
 for sh, *labels in lines:
     M, N, K = (int(x) for x in sh.split("x"))
@@ -33,7 +50,7 @@ for sh, *labels in lines:
     out = {}
     for r in range(rounds):
         cub = _time_cublas_on(rt, prob, repeats=20, warmup=2, budget_s=2.0, flush_l2=True).median_ms
-        order = [(d, lab) for lab in labels for d in ("0", "1")]
+        order = [(d, lab) for lab in labels for d in TREES]
         if r % 2:
             order = order[::-1]
         for d, lab in order:
@@ -46,8 +63,8 @@ for sh, *labels in lines:
     prob.release(rt)
     row = [sh]
     for lab in labels:
-        for d in ("0", "1"):
+        for d in TREES:
             v = out[(d, lab)]
             ms = np.median([x for x, _ in v]); pct = np.median([100 * c / x for x, c in v])
-            row.append(f"{lab}[{'new' if d == '1' else 'old'}] {ms:.4f} {pct:.1f}%")
+            row.append(f"{lab}[{d}] {ms:.4f} {pct:.1f}%")
     print(" | ".join(row), flush=True)

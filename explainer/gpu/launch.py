@@ -324,7 +324,7 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1, ta
         kernel=spec.name, M=M, N=N, K=K, tile=None, grid=grid,
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
         phases=r.phases(K), file=spec.file,
-        expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0), splits=splits,
+        expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0, K % 4 == 0 and N % 4 == 0), splits=splits,
         tail=tail, tile_grid=(gx, gy) if tail else None,
     )
 

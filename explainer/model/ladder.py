@@ -167,9 +167,12 @@ class Rung:
         the warp-tiled kernel 14 in every configuration."""
         return self.layout == "warp"
 
-    def expression(self, guard: bool, split: bool = False, tail: bool = False) -> str:
+    def expression(self, guard: bool, split: bool = False, tail: bool = False, aligned: bool = True) -> str:
         """The template instantiation a launch names: ``split`` the split-K entry point, with
-        ``tail`` the split tail's (only the tiles of the last, partial round split)."""
+        ``tail`` the split tail's (only the tiles of the last, partial round split). Kernel 14's
+        guarded instantiations come in two (its ``int GUARD``: 1 where the rows of A and B are
+        16-byte aligned, ``aligned``: K and N multiples of 4; 2 where not), the other rungs' one
+        (``bool GUARD``)."""
         if (split or tail) and not self.splits_k:
             raise ValueError(f"{self.name} has no split-K entry point")
         args = ", ".join(str(v) for _, v in self.params)
@@ -178,15 +181,16 @@ class Rung:
             symbol = self.symbol.replace("_gemm", "_splittail_gemm")
         elif split:
             symbol = self.symbol.replace("_gemm", "_splitk_gemm")
+        if self.splits_k:
+            return f"{symbol}<{args}, {(1 if aligned else 2) if guard else 0}>"
         return f"{symbol}<{args}, {'true' if guard else 'false'}>"
 
     @property
     def expressions(self) -> list[str]:
-        out = [self.expression(False), self.expression(True)]
-        if self.splits_k:
-            out += [self.expression(False, True), self.expression(True, True),
-                    self.expression(False, True, True), self.expression(True, True, True)]
-        return out
+        if not self.splits_k:
+            return [self.expression(False), self.expression(True)]
+        return list(dict.fromkeys(self.expression(g, s, t, a) for s, t in ((False, False), (True, False), (True, True))
+                                  for g, a in ((False, True), (True, True), (True, False))))
 
     def tail_tiles(self, M: int, N: int, slots: int) -> int:
         """The tiles of C in the last, partial round of a device that runs ``slots`` blocks at once
@@ -404,10 +408,12 @@ def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False) -> Ladde
     t = np.arange(P)[None, None, :, None]
 
     lead = r.lead(K)
-    # Kernel 14's edge blocks on aligned rows copy from rows of A and columns of B clamped into
-    # the matrix (EDGE_CLAMPED; whole-K launches): past C's edge a slot holds A's last row, or B's
-    # last four columns, which only outputs outside C read.
-    clamp = r.splits_k and not split and K % 4 == 0 and N % 4 == 0
+    # Kernel 14's edge blocks copy from rows of A and columns of B clamped into the matrix
+    # (EDGE_CLAMPED, EDGE_CLAMPED_ANY): past C's edge a slot holds A's last row, or B's last four
+    # columns where B's rows are 16-byte aligned (N a multiple of 4: granules), else its last
+    # column (element copies); only outputs outside C read them. A split launch clamps only
+    # where the rows of A and B are aligned (K and N multiples of 4), else pads with zeros.
+    clamp = r.splits_k and (not split or (K % 4 == 0 and N % 4 == 0))
     m, k = slot_coords_a(r)
     row = by * r.BM + m
     if clamp:
@@ -420,8 +426,10 @@ def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False) -> Ladde
     k, n = slot_coords_b(r)
     row = t * r.BK + k - lead
     col = bx * r.BN + n
-    if clamp:  # the granule of 4 columns moved back to N - 4 .. N - 1
+    if clamp and N % 4 == 0:  # the granule of 4 columns moved back to N - 4 .. N - 1
         col = np.minimum(col - col % 4, N - 4) + col % 4
+    elif clamp:  # an element moved back to column N - 1
+        col = np.minimum(col, N - 1)
     b = np.where((row >= 0) & (row < K) & (col < N), row * N + col, PAD)
     b = np.broadcast_to(b, (gy, gx, P, r.slots_b))
 
