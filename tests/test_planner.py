@@ -421,3 +421,48 @@ def test_planner_regret_benchmark_plans_left_out_shapes():
     assert n + unmeasured == 6 and "geometric mean" in lines[1]
     bad = subprocess.run([sys.executable, str(script), "--every", "0"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_tune_measures_padded_launches_where_rows_are_unaligned():
+    """At a shape whose K or N is not a multiple of 4 tune also measures every launch of the padded
+    shape as a padded launch ("+pad"); at an aligned shape none."""
+    from explainer.app.tune import launches
+    from explainer.model.launch import padded_shape
+
+    odd = launches((1023, 1023, 1023), SMS, ROWS)
+    inner = launches(padded_shape(1023, 1023, 1023), SMS, ROWS)
+    assert [lab for lab in odd if lab.endswith("+pad")] == [lab + "+pad" for lab in inner]
+    assert set(launches((1023, 1023, 1023), SMS, ROWS, ["warptile"])) >= {"warptile", "warptile+pad"}
+    assert not any("+pad" in lab for lab in launches((1020, 1020, 1020), SMS, ROWS))
+
+
+def test_padded_launches_are_scaled_from_the_tables_padded_rows_where_it_has_them():
+    """Where the tuning table measured padded launches at the nearest tuned (unaligned) shape, a
+    padded candidate's estimate is the kernel's part of that measurement (less the copies there)
+    scaled by the model between the padded shapes, plus this shape's copies; and padding is kept
+    from MIN_PAD_GAIN_SAME on. A kernel not measured padded there keeps no estimate."""
+    tuned = [r for r in recorded.recorded_rows(recorded.load_tuned(DATA["device"]["name"]), split_k=True)
+             if not r.get("pad")]
+    M, N, K = 1999, 2001, 1997
+    near = planner.nearest_tuned(M, N, K, tuned)
+    assert near[1] % 4 and near[2] % 4  # an unaligned tuned shape
+    ms = 0.5
+    fake = tuned + [{"kernel": "warptile", "M": near[0], "N": near[1], "K": near[2], "splits": 1, "tail": 0,
+                     "pad": True, "median_ms": ms, "passed": True}]
+    got = {c.label: c for c in planner.plan(M, N, K, ROWS, SMS, fake)}
+    plain = min(c.estimate_ms for c in got.values() if not c.pad and c.estimate_ms)
+    c = got.get("warptile+pad")
+    r = ladder.BY_NAME["warptile"]
+    cal = planner.calibrate(ROWS, SMS).get("warptile")
+    there = planner.model_ms(r, *planner.padded_shape(*near), SMS, cal)
+    here = planner.model_ms(r, M, 2004, 2000, SMS, cal)
+    want = (ms - planner.pad_ms(*near)) * here / there + planner.pad_ms(M, N, K)
+    if want <= (1 - planner.MIN_PAD_GAIN_SAME) * plain:
+        assert c is not None and c.estimate_ms == pytest.approx(want) and c.tuned_at == near
+        assert all(x.estimate_ms is None for x in got.values() if x.pad and x.rung.name != "warptile")
+    else:
+        assert c is None
+    # a fast enough padded measurement there always pads here; a slow one never does
+    for t, pads in ((0.01 + planner.pad_ms(*near), True), (5.0, False)):
+        fake[-1] = {**fake[-1], "median_ms": t}
+        assert planner.plan(M, N, K, ROWS, SMS, fake)[0].pad == pads, t

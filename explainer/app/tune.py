@@ -8,7 +8,8 @@ The grid is every M x N x K of the lists ("whole": tiles divide them), the same 
 dimension ("odd": no tile divides them and rows are not 16-byte aligned: the guarded path with
 scalar loads) and minus 4 ("aligned": no tile divides them, rows aligned: 16-byte loads, guarded
 edges), so that the planner finds a tuned shape of each kind (``planner.shape_kind``); each
-warp-tiled kernel also at every split-K count and split tail the planner considers at that shape.
+warp-tiled kernel also at every split-K count and split tail the planner considers at that shape,
+and at the odd shapes every launch of the padded shape as a padded launch (``+pad``).
 ``--kernels`` measures only the named kernels (a configuration added to the ladder's table, say;
 its rows then join the device's table, replacing none of the others').
 
@@ -33,16 +34,22 @@ def launches(shape, sms: int, rows=(), kernels=None) -> list[str]:
     """What ``tune`` measures at one shape, as ``bench --kernels`` labels: every kernel (or those
     named in ``kernels``), the warp-tiled ones also at each split-K count of the tuning grid the
     planner considers there (``planner.split_choices``) and with each split tail it considers
-    (``planner.tail_choices``; blocks per SM from the recorded ``rows``)."""
+    (``planner.tail_choices``; blocks per SM from the recorded ``rows``). Where the rows of A or B
+    are not 16-byte aligned (K or N not a multiple of 4), the same launches of the padded shape
+    again as padded launches (``+pad``: the copies and the kernel, as the planner would run them),
+    so that the planner compares padding with none measured at one tuned shape."""
     from ..model import ladder, planner
+    from ..model.launch import padded_shape
 
-    out = []
+    padded = tuple(padded_shape(*shape))
+    out = [lab + "+pad" for lab in launches(padded, sms, rows, kernels)] if padded != tuple(shape) else []
+    plain = []
     for r in ladder.BY_NAME.values():
         if kernels is not None and r.name not in kernels:
             continue
-        out += [ladder.label_of(r.name, S) for S in planner.split_choices(r, *shape, sms)]
-        out += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
-    return out
+        plain += [ladder.label_of(r.name, S) for S in planner.split_choices(r, *shape, sms)]
+        plain += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
+    return plain + out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -77,6 +77,9 @@ PAD_LAUNCH_MS = 0.0036
 #: >= 5%: 16 shapes, +25 points (up to +10; -12 and -14 at 4450 x 691 x 4972 and 959 x 723 x
 #: 4760); >= 4%: 17, +17 (4023 x 1244 x 453: -13); >= 3%: 21, 0.
 MIN_PAD_GAIN = 0.05
+#: The same where the tuning table measured padded launches at the nearest tuned shape, so that the
+#: padded and the plain estimates are scaled from one shape (:func:`_scaled_from_padded`).
+MIN_PAD_GAIN_SAME = 0.02
 
 
 def split_choices(r: Rung, M: int, N: int, K: int, sms: int, splits=SPLITS) -> list[int]:
@@ -449,13 +452,46 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         padded = [dataclasses.replace(c, padded_from=(M, N, K), pad_ms=cost,
                                       predicted_ms=c.predicted_ms + cost if c.predicted_ms else None)
                   for c in plan(M, N4, K4, rows, sms, tuned, pad=False)]
-        rank = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
+        gain, rank = MIN_PAD_GAIN, (lambda c: c.estimate_ms or c.predicted_ms)  # noqa: E731
+        if near and any(r.get("pad") for r in tuned if (r["M"], r["N"], r["K"]) == near):
+            # The tuning table measured padded launches at the nearest (unaligned) shape too: each
+            # padded candidate is scaled from there, as the plain ones are, so the two estimates
+            # share one tuned shape and its errors (and only estimates are compared).
+            padded, gain = _scaled_from_padded(padded, near, tuned, sms, cal), MIN_PAD_GAIN_SAME
+            rank = lambda c: c.estimate_ms  # noqa: E731
         plain = min((rank(c) for c in cands if rank(c)), default=None)
         best = min((rank(c) for c in padded if rank(c)), default=None)
-        if best and (plain is None or best <= (1 - MIN_PAD_GAIN) * plain):
+        if best and (plain is None or best <= (1 - gain) * plain):
             cands += padded
     return sorted(cands, key=lambda c: (c.estimate_ms is None, c.estimate_ms or 0.0,
                                         c.predicted_ms is None, c.predicted_ms or 0.0))
+
+
+def _scaled_from_padded(padded: list[Candidate], near: tuple[int, int, int], tuned: list[dict], sms: int,
+                        cal: dict) -> list[Candidate]:
+    """Padded candidates estimated from the tuning table's padded launches at ``near`` (an
+    unaligned shape): the kernel's part of the time there (the measurement less the copies of
+    :func:`pad_ms`) scaled by the model's ratio between the padded shapes, plus this shape's
+    copies. A kernel the table did not measure padded there keeps no estimate."""
+    at = {(r["kernel"], r.get("splits", 1), r.get("tail", 0)): r["median_ms"] for r in tuned
+          if (r["M"], r["N"], r["K"]) == near and r.get("pad") and r.get("median_ms") and r.get("passed", True)}
+    there_shape, there_cost = padded_shape(*near), pad_ms(*near)
+    out = []
+    for c in padded:
+        want = _kind(c.splits, c.tail)
+        measured = [(S, T) for (k, S, T) in at if k == c.rung.name and _kind(S, T) == want]
+        if not measured and want == "tail":
+            measured = [(S, T) for (k, S, T) in at if k == c.rung.name and S == 1]
+        ref = min(measured, key=lambda st: (abs(math.log2(st[0] / c.splits)), st)) if measured else None
+        there = (model_ms(c.rung, *there_shape, sms, cal.get(c.rung.name), *ref)
+                 if ref and ref[0] <= c.rung.phases(there_shape[2]) else None)
+        here = c.predicted_ms - c.pad_ms if c.predicted_ms else None
+        kernel_there = at[(c.rung.name, *ref)] - there_cost if there else None
+        if there and here and kernel_there > 0:
+            out.append(dataclasses.replace(c, tuned_at=near, tuned_ms=kernel_there * here / there, tuned_splits=ref[0]))
+        else:
+            out.append(dataclasses.replace(c, tuned_at=None, tuned_ms=None, tuned_splits=None))
+    return out
 
 
 def best_per_kernel(cands: list[Candidate]) -> list[Candidate]:
