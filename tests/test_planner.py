@@ -342,8 +342,11 @@ def test_unaligned_shapes_are_also_planned_as_padded_launches():
     padded launch ("+pad"), its estimate that shape's plus the copies; none where both are
     multiples of 4 or with pad=False. On the recorded H100 (its tuning table) a long unaligned
     product pads and a short one does not: the copies' cost against the element-by-element
-    copy's, from the model and the measurements, not from a list of shapes."""
-    tuned = recorded.recorded_rows(recorded.load_tuned(DATA["device"]["name"]), split_k=True)
+    copy's, from the model and the measurements, not from a list of shapes. (Here without the
+    table's padded rows: the estimate of the padded shape plus the copies; with them, see
+    test_padded_launches_are_scaled_from_the_tables_padded_rows_where_it_has_them.)"""
+    tuned = [r for r in recorded.recorded_rows(recorded.load_tuned(DATA["device"]["name"]), split_k=True)
+             if not r.get("pad")]
     M, N, K = 3001, 2999, 3003
     cands = planner.plan(M, N, K, ROWS, SMS, tuned)
     padded = [c for c in cands if c.pad]
@@ -365,6 +368,14 @@ def test_unaligned_shapes_are_also_planned_as_padded_launches():
     assert not any(c.pad for c in planner.plan(3000, 3000, 3004, ROWS, SMS, tuned))
     assert planner.plan(6221, 6221, 6221, ROWS, SMS, tuned)[0].pad
     assert not planner.plan(255, 255, 255, ROWS, SMS, tuned)[0].pad
+    # with the padded rows: scaled from them only where the nearest tuned shape has the same
+    # unaligned matrices (777 x 1000 x 333: only K; its nearest, 1023 x 1023 x 255, both)
+    full = recorded.recorded_rows(recorded.load_tuned(DATA["device"]["name"]), split_k=True)
+    for shape in ((1999, 2001, 1997), (777, 1000, 333)):
+        near = planner.nearest_tuned(*shape, full)
+        scaled = [c for c in planner.plan(*shape, ROWS, SMS, full) if c.pad and c.tuned_at == near]
+        same = (near[1] % 4 == 0, near[2] % 4 == 0) == (shape[1] % 4 == 0, shape[2] % 4 == 0)
+        assert bool(scaled) == same, (shape, near)
 
 
 def test_a_padded_row_is_never_read_as_the_plain_launch():

@@ -453,8 +453,10 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
                                       predicted_ms=c.predicted_ms + cost if c.predicted_ms else None)
                   for c in plan(M, N4, K4, rows, sms, tuned, pad=False)]
         gain, rank = MIN_PAD_GAIN, (lambda c: c.estimate_ms or c.predicted_ms)  # noqa: E731
-        if near and any(r.get("pad") for r in tuned if (r["M"], r["N"], r["K"]) == near):
-            # The tuning table measured padded launches at the nearest (unaligned) shape too: each
+        same_rows = near and (near[1] % 4 == 0, near[2] % 4 == 0) == (N % 4 == 0, K % 4 == 0)
+        if same_rows and any(r.get("pad") for r in tuned if (r["M"], r["N"], r["K"]) == near):
+            # The tuning table measured padded launches at the nearest shape, whose unaligned
+            # matrices are this shape's (the same copies, the same element-by-element paths): each
             # padded candidate is scaled from there, as the plain ones are, so the two estimates
             # share one tuned shape and its errors (and only estimates are compared).
             padded, gain = _scaled_from_padded(padded, near, tuned, sms, cal), MIN_PAD_GAIN_SAME
