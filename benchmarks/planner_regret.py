@@ -6,6 +6,7 @@ the chosen launch's measured time there is compared with the fastest launch meas
 
     python benchmarks/planner_regret.py                       # every shape, the H100's table
     python benchmarks/planner_regret.py --triplets --every 3  # a third of the shapes, siblings out
+    python benchmarks/planner_regret.py --triplets --pad      # padded launches too (odd shapes)
 
 Prints the regret (chosen / fastest - 1): geometric mean, median, 90th percentile, the count over
 5%, per family, and the worst shapes. Shapes where the planner chose a launch the table did not
@@ -39,6 +40,8 @@ def main(argv=None) -> int:
     ap.add_argument("--offset", type=int, default=0, help="start at this shape (with --every)")
     ap.add_argument("--triplets", action="store_true",
                     help="leave out the shape's siblings of the other families too (a grid step to the nearest)")
+    ap.add_argument("--pad", action="store_true",
+                    help="plan padded launches too, and count the table's padded launches among the fastest")
     ap.add_argument("--worst", type=int, default=5, help="list this many of the worst shapes")
     args = ap.parse_args(argv)
     if args.every < 1 or args.offset < 0:
@@ -55,8 +58,10 @@ def main(argv=None) -> int:
     trows = recorded_rows(tuned, split_k=True)
     at = {}
     for r in trows:
-        if r.get("median_ms") and r.get("passed", True) and not r.get("pad") and not r["kernel"].startswith("cublas"):
-            at.setdefault((r["M"], r["N"], r["K"]), {})[label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0))] = r["median_ms"]
+        if (r.get("median_ms") and r.get("passed", True) and (args.pad or not r.get("pad"))
+                and not r["kernel"].startswith("cublas")):
+            lab = label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0), bool(r.get("pad")))
+            at.setdefault((r["M"], r["N"], r["K"]), {})[lab] = r["median_ms"]
     shapes = sorted(at)[args.offset::args.every]
 
     def left_out(s):
@@ -67,7 +72,8 @@ def main(argv=None) -> int:
     regret, unmeasured, worst = {}, 0, []
     for s in shapes:
         out = left_out(s)
-        best = planner.plan(*s, [r for r in rows if not out(r)], sms, [r for r in trows if not out(r)], pad=False)[0]
+        best = planner.plan(*s, [r for r in rows if not out(r)], sms, [r for r in trows if not out(r)],
+                            pad=args.pad)[0]
         got = at[s].get(best.label)
         if got is None:
             unmeasured += 1
