@@ -430,6 +430,9 @@ def test_planner_regret_benchmark_plans_left_out_shapes():
     n = int(lines[1].split()[1])
     unmeasured = int(next(l for l in lines if l.startswith("chosen launch not measured")).split()[-1])
     assert n + unmeasured == 6 and "geometric mean" in lines[1]
+    pad = subprocess.run([sys.executable, str(script), "--every", "45", "--offset", "1", "--triplets", "--pad"],
+                         capture_output=True, text=True, timeout=300)  # padded launches planned and counted too
+    assert pad.returncode == 0 and "12 shapes, siblings left out" in pad.stdout, pad.stderr
     bad = subprocess.run([sys.executable, str(script), "--every", "0"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
