@@ -434,11 +434,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
               and not r.get("pad")}
         out = []
         for c in cands:
-            want = _kind(c.splits, c.tail)
-            measured = [(S, T) for (k, S, T) in at if k == c.rung.name and _kind(S, T) == want]
-            if not measured and want == "tail":
-                measured = [(S, T) for (k, S, T) in at if k == c.rung.name and S == 1]
-            ref = min(measured, key=lambda st: (abs(math.log2(st[0] / c.splits)), st)) if measured else None
+            ref = _reference(c, at)
             there = (model_ms(c.rung, *near, sms, cal.get(c.rung.name), *ref)
                      if ref and ref[0] <= c.rung.phases(near[2]) else None)
             if there and c.predicted_ms:
@@ -469,6 +465,17 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
                                         c.predicted_ms is None, c.predicted_ms or 0.0))
 
 
+def _reference(c: Candidate, at: dict) -> tuple[int, int] | None:
+    """The launch of ``c``'s kernel, among those a tuning table measured at one shape (``at``:
+    ``(kernel, splits, tail) -> ms``), that ``c`` is scaled from: the same kind (whole, split-K,
+    split tail; a split tail falls back to the whole launch), the nearest split count."""
+    want = _kind(c.splits, c.tail)
+    measured = [(S, T) for (k, S, T) in at if k == c.rung.name and _kind(S, T) == want]
+    if not measured and want == "tail":
+        measured = [(S, T) for (k, S, T) in at if k == c.rung.name and S == 1]
+    return min(measured, key=lambda st: (abs(math.log2(st[0] / c.splits)), st)) if measured else None
+
+
 def _scaled_from_padded(padded: list[Candidate], near: tuple[int, int, int], tuned: list[dict], sms: int,
                         cal: dict) -> list[Candidate]:
     """Padded candidates estimated from the tuning table's padded launches at ``near`` (an
@@ -480,11 +487,7 @@ def _scaled_from_padded(padded: list[Candidate], near: tuple[int, int, int], tun
     there_shape, there_cost = padded_shape(*near), pad_ms(*near)
     out = []
     for c in padded:
-        want = _kind(c.splits, c.tail)
-        measured = [(S, T) for (k, S, T) in at if k == c.rung.name and _kind(S, T) == want]
-        if not measured and want == "tail":
-            measured = [(S, T) for (k, S, T) in at if k == c.rung.name and S == 1]
-        ref = min(measured, key=lambda st: (abs(math.log2(st[0] / c.splits)), st)) if measured else None
+        ref = _reference(c, at)
         there = (model_ms(c.rung, *there_shape, sms, cal.get(c.rung.name), *ref)
                  if ref and ref[0] <= c.rung.phases(there_shape[2]) else None)
         here = c.predicted_ms - c.pad_ms if c.predicted_ms else None
