@@ -473,6 +473,7 @@ def test_padded_launches_are_scaled_from_the_tables_padded_rows_where_it_has_the
     want = (ms - planner.pad_ms(*near)) * here / there + planner.pad_ms(M, N, K)
     if want <= (1 - planner.MIN_PAD_GAIN_SAME) * plain:
         assert c is not None and c.estimate_ms == pytest.approx(want) and c.tuned_at == near
+        assert f"measured padded at {near[0]}x{near[1]}x{near[2]}, less its copies there" in c.why()
         assert all(x.estimate_ms is None for x in got.values() if x.pad and x.rung.name != "warptile")
     else:
         assert c is None

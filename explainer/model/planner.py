@@ -236,7 +236,10 @@ class Candidate:
                 at += " as one whole launch"
             elif self.tuned_splits not in (None, self.splits):
                 at += f" with K split in {self.tuned_splits}"
-            s += (f"; {self.tuned_ms:.4f} ms estimated from this device's tuning table (measured at {at}, "
+            measured = "measured"
+            if self.pad and self.tuned_at != padded_shape(*self.tuned_at):  # scaled from a padded row
+                measured, at = "measured padded", at + ", less its copies there"
+            s += (f"; {self.tuned_ms:.4f} ms estimated from this device's tuning table ({measured} at {at}, "
                   "scaled by the model)")
             if self.pad:
                 s += f", {self.tuned_ms + self.pad_ms:.4f} ms with the copies"
