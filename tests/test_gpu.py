@@ -254,3 +254,28 @@ def test_benchmark_small():
         assert r["passed"], r
         assert r["min_ms"] <= r["median_ms"] <= r["max_ms"] and r["pct_cublas"] > 0
     assert rep.settings["tf32"]["tf32"] is False
+
+
+def test_time_launches_checks_and_times_a_shortlist_at_one_shape():
+    labels = ["warptile_64x64_bk16", "warptile_32x128@2", "warptile_32x128+pad", "warptile@40"]
+    seen = []
+    got = gpu.time_launches(labels, "129x257x37", repeats=3, progress=lambda kind, row: seen.append((kind, row)))
+    assert isinstance(got, dict) and list(got) == labels, got
+    for lab in labels[:3]:  # checked against float64 first, then timed
+        assert got[lab] is not None and 0 < got[lab] < 100, (lab, got)
+    # 40 slices of K = 37 (2 phases) is refused by the launch geometry: no time, and the reason
+    assert got["warptile@40"] is None
+    assert [r["kernel"] for k, r in seen if k == "error"] == ["warptile@40"]
+    assert {r["label"] for k, r in seen if k == "result"} == set(labels[:3])
+
+
+def test_time_launches_reports_a_wrong_result(monkeypatch):
+    from explainer.gpu import sweep
+
+    def wrong(rt, cfg, prob, **kw):
+        return {"rel_error": 1.0, "all_written": True}
+
+    monkeypatch.setattr(sweep, "_check_on", wrong)
+    seen = []
+    got = gpu.time_launches(["warptile_32x128"], 100, progress=lambda kind, row: seen.append(row))
+    assert got == {"warptile_32x128": None} and "wrong result" in seen[0]["message"]

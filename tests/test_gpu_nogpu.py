@@ -36,6 +36,7 @@ ENTRY_POINTS = {
     "time_kernel": lambda: gpu.time_kernel("naive", 64, 64, 64, 16),
     "time_cublas": lambda: gpu.time_cublas(64, 64, 64),
     "benchmark": lambda: gpu.benchmark(["naive"], [64], [16]),
+    "time_launches": lambda: gpu.time_launches(["warptile", "warptile_32x128@2"], "65x67x69"),
 }
 PURE = {"launch_config", "refusal", "gflops", "status"}
 

@@ -207,6 +207,66 @@ def test_bench_planned_resolves_each_size_through_the_planner():
     assert out.returncode == 1 and "no GPU" in out.stderr and "Traceback" not in out.stderr
 
 
+def _tuned_rows():
+    tuned = recorded.load_tuned(DATA["device"]["name"])
+    return recorded.recorded_rows(tuned, split_k=True) if tuned else ()
+
+
+@pytest.mark.parametrize("M, N, K", [(1200, 1200, 1200), (1800, 1800, 1800), (4096, 64, 4096), (1501, 1499, 1503),
+                                     (777, 1000, 333), (100, 100, 100), (8192, 8192, 8192), (3, 5, 7)])
+def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it(M, N, K):
+    tuned = _tuned_rows()
+    ranked = planner.plan(M, N, K, ROWS, SMS, tuned)
+    listed = planner.shortlist(M, N, K, ROWS, SMS, tuned)
+    labels = [c.label for c in listed]
+    assert labels[0] == ranked[0].label and len(set(labels)) == len(labels)
+    key = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
+    plain = [c for c in listed if not c.pad]
+    assert len(plain) <= planner.SHORTLIST_TOP
+    assert all(key(c) <= (1 + planner.SHORTLIST_WITHIN) * key(ranked[0]) + 1e-12 for c in plain[1:])
+    # nothing left out that is estimated closer than a launch on the list (plain ones, in rank order)
+    rest = [c for c in ranked if not c.pad and c.label not in labels]
+    if len(plain) < planner.SHORTLIST_TOP:
+        assert all(not key(c) or key(c) > (1 + planner.SHORTLIST_WITHIN) * key(ranked[0]) for c in rest)
+    unaligned = K % 4 != 0 or N % 4 != 0
+    padded = [c for c in listed if c.pad]
+    if unaligned:  # padded launches are measured too, whatever their estimates
+        assert 1 <= len(padded) <= planner.SHORTLIST_PADDED
+        assert all(c.padded_from == (M, N, K) for c in padded)
+    else:
+        assert padded == []
+    assert planner.shortlist(M, N, K, ROWS, SMS, tuned, top=1, padded=0) == listed[:1]
+
+
+def test_bench_planned_runs_the_fastest_of_the_shortlist_measured_at_the_size():
+    from explainer.app import bench
+
+    tuned = _tuned_rows()
+    listed = planner.shortlist(1200, 1200, 1200, ROWS, SMS, tuned)
+    assert len(listed) >= 3
+    asked = []
+
+    def measure(size, labels):  # the last on the list measured fastest, the second failed
+        asked.append((size, labels))
+        return {lab: (None if i == 1 else 1.0 - 0.01 * i) for i, lab in enumerate(labels)}
+
+    (label, why), = bench.planned_kernels(["1200"], DATA, SMS, measure).values()
+    assert asked == [("1200", [c.label for c in listed])]
+    assert label == listed[-1].label and label != listed[0].label
+    assert why.startswith(f"the fastest measured here, {1.0 - 0.01 * (len(listed) - 1):.4f} ms, of the planner's "
+                          f"shortlist of {len(listed)} (its choice {listed[0].label} 1.0000 ms")
+    assert f"{listed[1].label} failed" in why and why.endswith(listed[-1].why())
+    # nothing measured: the planner's choice stands, and says so
+    (label, why), = bench.planned_kernels(["1200"], DATA, SMS, lambda size, labels: {}).values()
+    assert label == listed[0].label and "not measured here" in why
+    # no measuring: the planner's choice from its tables
+    assert bench.planned_kernels(["1200"], DATA, SMS)["1200"] == (listed[0].label, listed[0].why())
+    out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "planned", "--plan-only",
+                          "--sizes", "64"], capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "EXPLAINER_NO_GPU": "1"})
+    assert out.returncode == 1 and "no GPU" in out.stderr and "Traceback" not in out.stderr
+
+
 def test_a_tuning_table_puts_the_nearest_tuned_shapes_winner_first(tmp_path):
     """A (synthetic) tuning table: at 768x1024x384 warptile_64x64 was fastest, at 4096^3 warptile.
     A shape near the first gets warptile_64x64 first, with the reason; measured shapes still

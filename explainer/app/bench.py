@@ -2,6 +2,10 @@
 
     tiled-explainer bench [--kernels ...] [--sizes ...] [--tiles ...] [--save [PATH]] [--json]
 
+``--kernels planned`` runs, per size, the planner's choice: the fastest launch of its shortlist
+(explainer.model.planner.shortlist), each measured at that size first (``--plan-only``: its
+choice from the tables, unmeasured).
+
 Without a GPU it prints one line to stderr and exits 1. ``--save`` writes a recorded-timings
 file (device, versions, date, every figure with its spread) into ``explainer/data/recorded/``;
 :func:`load_recorded` reads the newest one back, for pages on machines without a GPU.
@@ -50,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"warp-tiled kernel with K split in S (split-K); NAME@RxS: only its last R tiles "
                              f"of C split in S (split tail); any of them +pad (kernels 10-14): A and B first "
                              f"copied into rows padded to 4 floats; "
-                             f"{PLANNED!r}: per size, the ladder kernel the planner chooses")
+                             f"{PLANNED!r}: per size, the ladder kernel the planner chooses (the fastest "
+                             f"of its shortlist, measured at that size first)")
     parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), metavar="SIZE",
                         help="N for M=N=K, or MxNxK (default: 512 1024 2048 4096)")
     parser.add_argument("--tiles", nargs="+", type=int, default=list(DEFAULT_TILES),
@@ -67,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", nargs="?", const="", default=None, metavar="PATH",
                         help="write the recorded-timings JSON (default folder: "
                              "explainer/data/recorded/)")
+    parser.add_argument("--plan-only", dest="measure", action="store_false",
+                        help=f"with --kernels {PLANNED}: run the planner's choice from its tables, without "
+                             f"first measuring its shortlist at each size")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -125,20 +133,43 @@ def format_best(r: dict) -> str:
             f"({r['cublas_ms']:.3f} ms, same inputs, same run{note})")
 
 
-def planned_kernels(sizes, data: dict, sms: int) -> dict:
+def planned_kernels(sizes, data: dict, sms: int, measure=None) -> dict:
     """Per size (as given), the planner's choice among the ladder kernels and its reason, from
-    the recorded timings ``data`` (explainer.model.planner)."""
-    from ..gpu.recorded import recorded_rows
+    the recorded timings ``data`` (explainer.model.planner): ``{size: (label, why)}``.
+
+    With ``measure`` (``measure(size, labels) -> {label: ms or None}``, :func:`explainer.gpu.time_launches`
+    on a GPU) the planner's shortlist at each size (``planner.shortlist``: its choice and the
+    launches it estimates close to it) is measured there and the fastest is chosen; its reason
+    then starts with what was measured. Where nothing on the list could be measured, the
+    planner's choice stands."""
+    from ..gpu.recorded import load_tuned, recorded_rows
     from ..gpu.sweep import parse_size
     from ..model import planner
 
-    from ..gpu.recorded import load_tuned
-
     tuned = load_tuned(device=data["device"]["name"])
+    rows, tuned_rows = recorded_rows(data, split_k=True), (recorded_rows(tuned, split_k=True) if tuned else ())
     out = {}
     for size in sizes:
-        best = planner.plan(*parse_size(size), recorded_rows(data, split_k=True), sms, recorded_rows(tuned, split_k=True) if tuned else ())[0]
-        out[size] = (best.label, best.why())
+        shape = parse_size(size)
+        if measure is None:
+            best = planner.plan(*shape, rows, sms, tuned_rows)[0]
+            out[size] = (best.label, best.why())
+            continue
+        listed = planner.shortlist(*shape, rows, sms, tuned_rows)
+        times = measure(size, [c.label for c in listed]) or {}
+        timed = sorted((t, i) for i, c in enumerate(listed) if (t := times.get(c.label)))
+        if not timed:
+            out[size] = (listed[0].label, listed[0].why() + "; not measured here (nothing on the planner's "
+                                                              "shortlist ran), the planner's choice")
+            continue
+        chosen = listed[timed[0][1]]
+        others = ", ".join(f"{c.label} {times[c.label]:.4f}" if times.get(c.label) else f"{c.label} failed"
+                           for c in listed if c is not chosen)
+        head = (f"the fastest measured here, {timed[0][0]:.4f} ms, of the planner's shortlist of {len(listed)} "
+                f"(its choice {listed[0].label}"
+                + ("" if chosen is listed[0] else f" {times[listed[0].label]:.4f} ms" if times.get(listed[0].label)
+                   else " failed") + (f"; {others} ms" if others else "") + ")")
+        out[size] = (chosen.label, f"{head}; {chosen.why()}")
     return out
 
 
@@ -166,8 +197,15 @@ def run(args) -> int:
         else:
             print(format_row(row), flush=True)
 
+    def shortlist_progress(kind, row):
+        if kind == "error":
+            print(f"#   {row['kernel']}: {row['message'].splitlines()[0]}", flush=True)
+        else:
+            print(f"#   {row['label']}: {row['median_ms']:.4f} ms", flush=True)
+
     common = dict(tiles=args.tiles, repeats=args.repeats, warmup=args.warmup, budget_s=args.budget,
                   flush_l2=args.flush_l2, seed=args.seed, progress=progress)
+    plans = None
     if args.kernels and PLANNED in args.kernels:
         # The planner picks per size, calibrated on this device's recorded timings (else the newest).
         rec = load_recorded(device=st.device) or load_recorded()
@@ -175,8 +213,17 @@ def run(args) -> int:
         if rec is None or not isinstance(dev, gpu.DeviceInfo):
             print(f"{PROG}: --kernels {PLANNED} needs recorded timings and the device's SM count", file=sys.stderr)
             return 2
+        measure = None
+        if getattr(args, "measure", True):
+            def measure(size, labels):
+                if not as_json:
+                    print(f"# {size}: measuring the planner's shortlist ({len(labels)} launches: "
+                          f"{' '.join(labels)})", flush=True)
+                got = gpu.time_launches(labels, size, seed=args.seed, flush_l2=args.flush_l2,
+                                        progress=None if as_json else shortlist_progress)
+                return got if isinstance(got, dict) else {}
         try:
-            plans = planned_kernels(args.sizes, rec, dev.sm_count)
+            plans = planned_kernels(args.sizes, rec, dev.sm_count, measure)
         except ValueError as e:
             print(f"{PROG}: {e}", file=sys.stderr)
             return 2
@@ -197,13 +244,16 @@ def run(args) -> int:
         return 1
 
     data = report.to_dict()
+    if plans is not None:
+        data["plans"] = {str(size): {"label": name, "why": why} for size, (name, why) in plans.items()}
     if args.save is not None:
         command = "tiled-explainer bench " + " ".join(
             [f"--kernels {' '.join(args.kernels)}" if args.kernels else "",
              f"--sizes {' '.join(map(str, args.sizes))}",
              f"--tiles {' '.join(map(str, args.tiles))}",
              f"--repeats {args.repeats} --warmup {args.warmup} --budget {args.budget}",
-             "" if args.flush_l2 else "--no-flush-l2", "--save"]).replace("  ", " ").strip()
+             "" if args.flush_l2 else "--no-flush-l2",
+             "" if getattr(args, "measure", True) else "--plan-only", "--save"]).replace("  ", " ").strip()
         path = save_report(data, args.save or None, command=command)
         print(f"saved {path}", file=sys.stderr if as_json else sys.stdout, flush=True)
     if as_json:

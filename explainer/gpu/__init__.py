@@ -31,7 +31,7 @@ from .launch import (KERNEL_NAMES, KERNELS, KERNELS_DIR, BROKEN_KERNEL_NAMES, TE
                      NO_GPU_ENV, TEMPLATE_TILES, KernelSpec, LaunchConfig, gflops, launch_config, refusal)
 from .runtime import (DeviceInfo, GpuStatus, KernelInfo, compile_kernels, device_info, kernel_info,  # noqa: F401
                       status)
-from .sweep import BenchReport, benchmark  # noqa: F401
+from .sweep import BenchReport, benchmark, time_launches  # noqa: F401
 from .timing import Timing, time_cublas, time_kernel  # noqa: F401
 from .traces import KernelTrace, trace  # noqa: F401
 from .verify import CheckResult, check, matmul  # noqa: F401
@@ -40,5 +40,5 @@ __all__ = [
     "KERNELS", "KERNEL_NAMES", "TENSOR_KERNEL_NAMES", "KERNELS_DIR", "KernelSpec", "LaunchConfig", "launch_config",
     "refusal", "GpuStatus", "status", "DeviceInfo", "device_info", "KernelInfo", "kernel_info",
     "compile_kernels", "CheckResult", "check", "matmul", "KernelTrace", "trace", "Timing",
-    "time_kernel", "time_cublas", "BenchReport", "benchmark", "gflops",
+    "time_kernel", "time_cublas", "BenchReport", "benchmark", "time_launches", "gflops",
 ]

@@ -3,6 +3,7 @@ next to cuBLAS on the same inputs (``tiled-explainer bench`` saves it as a recor
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -151,3 +152,54 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                 note("result", row)
         prob.release(rt)
     return report
+
+
+# --------------------------------------------------------------------------------------
+# A shortlist of launches at one shape (bench --kernels planned: the planner's best few)
+# --------------------------------------------------------------------------------------
+@_public
+def time_launches(rt: _Runtime, labels, size, *, rounds: int = 2, repeats: int = 10, warmup: int = 1,
+                  budget_s: float = 0.5, flush_l2: bool = True, seed: int = 0, progress=None) -> dict:
+    """Each launch of ``labels`` (``bench --kernels`` labels) at one shape, on one problem: checked
+    against numpy float64 once, then timed in ``rounds`` interleaved rounds (the order reversed
+    every other round, so that a drift of the clock falls on all alike), median of ``repeats`` per
+    round with L2 flushed. Returns ``{label: the median of the rounds' medians, in ms}``; a launch
+    refused, failed or wrong maps to ``None``, and ``progress("error", row)`` says why
+    (``progress("result", {"label", "median_ms"})`` for the others)."""
+    M, N, K = parse_size(size)
+    note = progress or (lambda kind, row: None)
+    labels = list(dict.fromkeys(labels))
+    for label in labels:
+        parse_launch(label)
+    out, kept = {label: None for label in labels}, {}
+    prob = _Problem(rt, M, N, K, seed)
+    try:
+        for label in labels:
+            kernel, splits, tail, pad = parse_launch(label)
+            row = {"kernel": label, "M": M, "N": N, "K": K, "tile": None}
+            try:
+                cfg = launch_config(kernel, M, N, K, 16, splits, tail, pad)
+                rt.check_fits(cfg)
+                chk = _check_on(rt, cfg, prob)
+            except Exception as e:
+                st = _classify(rt, e)
+                note("error", {**row, "kind": st.kind, "message": st.reason})
+                if st.kind == "launch_error":
+                    return out
+                continue
+            if chk["all_written"] and chk["rel_error"] <= default_tol(kernel):
+                kept[label] = cfg
+            else:
+                note("error", {**row, "kind": "error", "message": f"wrong result: rel. error "
+                               f"{chk['rel_error']:.2e}, all written: {chk['all_written']}"})
+        times = {label: [] for label in kept}
+        for r in range(rounds):
+            for label in (list(kept) if r % 2 == 0 else list(kept)[::-1]):
+                times[label].append(_time_kernel_on(rt, kept[label], prob, repeats=repeats, warmup=warmup,
+                                                    budget_s=budget_s, flush_l2=flush_l2).median_ms)
+        for label, t in times.items():
+            out[label] = statistics.median(t)
+            note("result", {"label": label, "median_ms": out[label]})
+        return out
+    finally:
+        prob.release(rt)

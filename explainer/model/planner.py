@@ -395,7 +395,7 @@ def _kind(splits: int, tail: int) -> str:
 
 
 def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = (),
-         pad: bool = True) -> list[Candidate]:
+         pad: bool | str = True) -> list[Candidate]:
     """Every rung and configuration (and split-K count, :func:`split_choices`) for ``M x N x K``
     on a device of ``sms`` SMs, the fastest first. ``rows``: the device's recorded timing rows;
     ``tuned``: its tuning table's rows, if any.
@@ -410,7 +410,8 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     to 4) is planned too as a padded launch, its estimate that shape's plus the copies
     (:func:`pad_ms`): one read and write of the matrices pays for itself only where the product
     takes long enough. They are kept where the best of them saves at least
-    :data:`MIN_PAD_GAIN` on the best launch without padding."""
+    :data:`MIN_PAD_GAIN` on the best launch without padding (``pad="all"``: kept whatever
+    their estimates, for :func:`shortlist`)."""
     for name, v in (("M", M), ("N", N), ("K", K), ("SMs", sms)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {v!r}")
@@ -462,10 +463,53 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
             rank = lambda c: c.estimate_ms  # noqa: E731
         plain = min((rank(c) for c in cands if rank(c)), default=None)
         best = min((rank(c) for c in padded if rank(c)), default=None)
-        if best and (plain is None or best <= (1 - gain) * plain):
+        if best and (pad == "all" or plain is None or best <= (1 - gain) * plain):
             cands += padded
     return sorted(cands, key=lambda c: (c.estimate_ms is None, c.estimate_ms or 0.0,
                                         c.predicted_ms is None, c.predicted_ms or 0.0))
+
+
+#: :func:`shortlist`: at most this many launches without padding ...
+SHORTLIST_TOP = 8
+#: ... whose estimates are within this fraction of the planner's choice's ...
+SHORTLIST_WITHIN = 0.20
+#: ... and, where rows are not 16-byte aligned, this many padded launches whatever their estimates.
+SHORTLIST_PADDED = 2
+
+
+def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = (),
+              top: int = SHORTLIST_TOP, within: float = SHORTLIST_WITHIN,
+              padded: int = SHORTLIST_PADDED) -> list[Candidate]:
+    """The launches worth measuring at this very shape, the planner's choice first: ``bench
+    --kernels planned`` times them there and runs the fastest (as a library's autotuner measures
+    its heuristic's best few). The planner's estimates come from tuned shapes up to a grid step
+    away, and the edge blocks, the waves and the split counts change between them; measured at
+    the shapes it missed (H100, benchmarks/results/splitk_2026-11-23.md, session 12), the fastest
+    launch was the planner's 2nd to 8th, with an estimate 1-15% above its choice's (1200^3:
+    warptile_128x64@2, 94% of cuBLAS, where the choice ran 87%), and at two unaligned shapes a
+    padded launch the planner had not kept (1501x1499x1503: 93% against 79%).
+
+    The list: the planner's choice; then the other launches without padding whose estimate (the
+    model's prediction where nothing was measured near) is within ``within`` of the choice's,
+    best first, at most ``top`` of them in all; and where K or N is not a multiple of 4 the
+    ``padded`` best padded launches whatever their estimates."""
+    ranked = plan(M, N, K, rows, sms, tuned)
+    if not ranked:
+        return []
+    key = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
+    first = ranked[0]
+    limit = (1 + within) * key(first) if key(first) else None
+    out = [first]
+    for c in ranked[1:]:
+        if len(out) >= top:
+            break
+        if not c.pad and key(c) and limit and key(c) <= limit:
+            out.append(c)
+    _, N4, K4 = padded_shape(M, N, K)
+    if padded > 0 and (N4, K4) != (N, K):
+        pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad]
+        out += [c for c in pads if c.label not in {o.label for o in out}][:padded - int(first.pad)]
+    return out
 
 
 def _reference(c: Candidate, at: dict) -> tuple[int, int] | None:
