@@ -51,6 +51,8 @@ for M, N, K in shapes:
         res.setdefault("plan:" + lab, []).append(float(np.median(ts)))
         for w in which:
             targs, thr, BM, BN = CFGS[w]
+            if M % BM or N % BN or K % int(targs.split(",")[2]):
+                continue
             a = [int(x) for x in targs.split(",")]
             BK, STAGES = a[2], a[9]
             smem = STAGES * (BM * (BK + 4) + BK * BN) * 4
