@@ -20,8 +20,8 @@
 //   Split-K (warptile_splitk_gemm, chosen by explainer/model/planner.py): when C has too few
 //   tiles to give every SM work but K is long, S blocks share one tile of C, block z summing the
 //   phases [z*P/S, (z+1)*P/S) into its own slice of a workspace; the last of the S to arrive (an
-//   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C. Split tail
-//   (warptile_splittail_gemm): the tiles of a last, partial round of the SMs split that way only.
+//   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C ("+reduce": a second
+//   kernel does, on every SM, splitk_reduce.cu). Split tail: a last, partial round's tiles only.
 //   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop
 //   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
 //   element by element; an edge block copies the same way from rows and columns clamped into
@@ -293,6 +293,9 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
                 for (int wn = 0; wn < WNITER; ++wn)
                     store_row<TN, EDGE>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N,
                                          &acc[wm * TM + i][wn * TN]);
+        // Without tile counters (a launch with a separate reduction, kernels/splitk_reduce.cu: the
+        // planner's "+reduce") the block is done: another kernel adds the slices, over every SM.
+        if (tiles_done == nullptr) return;
         // ... makes them visible to every block, and counts itself done for this tile of C. The
         // last of the tile.splits() blocks to arrive adds the slices; the others are finished.
         __threadfence();
@@ -421,7 +424,8 @@ warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
 
 // Split-K (the launch planner's choice where C has too few tiles to fill the SMs and K is long):
 // grid (ceil(N/BN), ceil(M/BM), S); W holds S * M * N floats, tiles_done one int per tile of C,
-// zero before the first launch (every launch leaves them zero again).
+// zero before the first launch (every launch leaves them zero again); tiles_done null: the blocks
+// only store their slices, and kernels/splitk_reduce.cu adds them (split-K "+reduce").
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>
 __global__ void __launch_bounds__(THREADS, MINB)

@@ -153,6 +153,51 @@ def test_split_k_is_deterministic_and_leaves_its_counters_zero(r):
 
 
 @pytest.mark.parametrize("r", SPLITTERS, ids=ids)
+def test_split_k_with_a_separate_reduction_matches_numpy_and_is_deterministic(r):
+    """``+reduce``: the blocks store their slices only and kernels/splitk_reduce.cu adds them.
+    Odd shapes (M x N not a multiple of 4: the reduction's element path), whole tiles, a padded
+    launch; C and the workspace poisoned with NaN; the tile counters untouched; the same bits
+    run after run (a fixed order of the sums), exact on small integers."""
+    rt = gpu.runtime._runtime()
+    for M, N, K, S in [(35, 79, 19, 2), (1000, 301, 77, 5), (2 * r.BM, 3 * r.BN, 40 * r.BK, 7),
+                            (r.BM + 1, 2 * r.BN - 1, 9 * r.BK + 3, 9), (r.BM + 3, r.BN + 2, 12 * r.BK + 1, 3)]:
+        S = min(S, r.phases(K))
+        if S < 2:  # K in one phase of this configuration: nothing to split
+            continue
+        for pad in (False, True) if (K % 4 or N % 4) else (False,):
+            res = gpu.check(r.name, M, N, K, seed=_seed("reduce", r.name, M, N, K, S), splits=S, pad=pad, reduce=True)
+            assert isinstance(res, gpu.CheckResult), res
+            where = f"{r.name} {M}x{N}x{K} split {S} +reduce" + ("+pad" if pad else "")
+            assert res.all_written, f"{where}: {res.unwritten} elements unwritten"
+            assert res.rel_error < 1e-5, f"{where}: rel. error {res.rel_error:.2e}"
+            assert int(abs(rt._split_done).sum()) == 0, where
+    rng = np.random.default_rng(13)
+    M, N, K = r.BM + 5, r.BN + 7, 16 * r.BK + 1
+    A = rng.uniform(-1, 1, size=(M, K)).astype(np.float32)
+    B = rng.uniform(-1, 1, size=(K, N)).astype(np.float32)
+    np.testing.assert_array_equal(gpu.matmul(r.name, A, B, splits=6, reduce=True),
+                                  gpu.matmul(r.name, A, B, splits=6, reduce=True))
+    Ai = rng.integers(-4, 5, size=(M, K)).astype(np.float32)
+    Bi = rng.integers(-4, 5, size=(K, N)).astype(np.float32)
+    np.testing.assert_array_equal(gpu.matmul(r.name, Ai, Bi, splits=12, reduce=True), Ai.astype(np.float64) @ Bi)
+
+
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
+def test_split_k_with_a_separate_reduction_trace_matches_the_model(r):
+    """``+reduce``: each phase recorded once by the block of its slice, as without it, and no
+    output of C stored by any thread of the launch (the reduction kernel stores them)."""
+    for M, N, K, S in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 4), (2 * r.BM, 2 * r.BN, 6 * r.BK, 6)]:
+        tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-reduce", r.name, M, N, K), splits=S, reduce=True)
+        assert isinstance(tr, gpu.KernelTrace), tr
+        assert tr.config.reduce and tr.all_written and tr.rel_error < 1e-5
+        want = ladder.predict_trace(r, M, N, K, split=True, reduce=True)
+        assert (want.c == ladder.NEVER).all()
+        np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{S} As slots")
+        np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{S} Bs slots")
+        np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{S} outputs")
+
+
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
 def test_split_tail_matches_numpy_and_leaves_its_counters_zero(r):
     """The split tail (warptile_splittail_gemm): the first tiles whole, the last R split in S;
     odd shapes (guarded, edge tiles in the tail and among the whole ones) and whole tiles (fast);

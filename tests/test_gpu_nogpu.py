@@ -265,7 +265,7 @@ def test_every_timing_path_spins_a_cold_gpu_up(monkeypatch):
 
     cp = types.SimpleNamespace(matmul=lambda a, b, out: log.append("matmul"), cuda=types.SimpleNamespace(
         Device=Device, Event=Event, get_elapsed_time=lambda a, b: 1.0))
-    rt = types.SimpleNamespace(cp=cp, last_busy=None, flush_l2=lambda: None)
+    rt = types.SimpleNamespace(cp=cp, last_busy=None, flush_l2=lambda: None, hold=lambda us: None)
     prob = types.SimpleNamespace(A=0, B=0, C=0)
     clock = [100.0]
     monkeypatch.setattr(timing.time, "perf_counter", lambda: clock[0])
@@ -356,3 +356,37 @@ def test_dynamic_shared_memory_is_opted_in_per_cuda_function():
     _Runtime.allow_dynamic(rt, Kern(2), 56_832)  # another function (the trace build's) asks itself
     _Runtime.allow_dynamic(rt, Kern(2), 113_664)
     assert set_on == [(1, 56_832), (2, 56_832), (2, 113_664)]
+
+
+def test_each_timed_launch_waits_behind_a_hold_with_the_collector_off():
+    """The stream is held (kernels/hold.cu) after the L2 flush and before the start event, every
+    repeat, so that all kernels of a launch are queued before the GPU reaches them; Python's
+    garbage collector is off while the loop runs and on again after it."""
+    import gc
+    import types
+
+    from explainer.gpu import timing
+
+    log = []
+
+    class Event:
+        def __init__(self):
+            self.name = "start" if not any(isinstance(x, Event) for x in made) else "end"
+            made.append(self)
+
+        def record(self):
+            log.append(self.name)
+
+        def synchronize(self):
+            pass
+
+    made = []
+    cp = types.SimpleNamespace(cuda=types.SimpleNamespace(Event=Event, get_elapsed_time=lambda a, b: 1.0))
+    rt = types.SimpleNamespace(cp=cp, last_busy=None, flush_l2=lambda: log.append("flush"),
+                               hold=lambda us: log.append(("hold", us)))
+    seen_gc = []
+    times, _ = timing._time_loop(rt, lambda: (log.append("launch"), seen_gc.append(gc.isenabled())),
+                                 repeats=3, warmup=1, budget_s=1.0, flush_l2=True)
+    one = ["flush", ("hold", timing.HOLD_US), "start", "launch", "end"]
+    assert len(times) == 3 and log == one * 4 and timing.HOLD_US >= 50
+    assert seen_gc == [False] * 4 and gc.isenabled()

@@ -270,17 +270,48 @@ def test_split_tail_labels_and_launches():
     assert all(any("_splittail_gemm<" in e for e in r.expressions) for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k)
 
 
+def test_split_k_with_a_separate_reduction_labels_and_geometry():
+    """``+reduce``: split-K (S >= 2 of every tile) whose slices kernels/splitk_reduce.cu adds; the
+    kernel's grid, instantiation and workspace are split-K's; with ``+pad`` after it; refused
+    for a split tail, S = 1, a kernel without split-K, a suffix out of order or twice."""
+    from explainer.gpu.launch import label_of, parse_launch
+
+    assert parse_launch("warptile@11+reduce") == ("warptile", 11, 0, False, True)
+    assert parse_launch("warptile_64x64@8+reduce+pad") == ("warptile_64x64", 8, 0, True, True)
+    for lab in ("warptile@11+reduce", "warptile_64x64@8+reduce+pad", "warptile_32x128@128+reduce"):
+        assert label_of(*parse_launch(lab)) == lab
+    for bad, msg in (("warptile@24x5+reduce", "not a split tail"), ("warptile+reduce", "S >= 2"),
+                     ("warptile@1+reduce", "S >= 2"), ("double_buffered@2+reduce", "no split-K"),
+                     ("warptile@4+pad+reduce", "in that order"), ("warptile@4+reduce+reduce", "once each")):
+        with pytest.raises(ValueError, match=msg):
+            parse_launch(bad)
+    cfg = gpu.launch_config("warptile", 3000, 96, 3000, splits=11, reduce=True)
+    plain = gpu.launch_config("warptile", 3000, 96, 3000, splits=11)
+    assert cfg.reduce and not plain.reduce and cfg.label == "warptile@11+reduce"
+    assert (cfg.grid, cfg.expression, cfg.workspace_floats) == (plain.grid, plain.expression, 11 * 3000 * 96)
+    padded = gpu.launch_config("warptile", 3001, 95, 3003, splits=11, pad=True, reduce=True)
+    assert padded.pad and padded.reduce and padded.inner == (3001, 96, 3004) and padded.label == "warptile@11+reduce+pad"
+    for kw in ({"splits": 1}, {"splits": 4, "tail": 3}):
+        with pytest.raises(ValueError, match="separate reduction"):
+            gpu.launch_config("warptile", 3000, 96, 3000, reduce=True, **kw)
+    # the model: the same slots as split-K, and no output stored by the launch's own threads
+    r = ladder.rung("warptile")
+    split, red = ladder.predict_trace(r, 300, 200, 100, split=True), ladder.predict_trace(r, 300, 200, 100, split=True, reduce=True)
+    assert (split.a == red.a).all() and (split.b == red.b).all() and (red.c == ladder.NEVER).all()
+    assert (split.c != ladder.NEVER).any()
+
+
 def test_padded_launch_labels_and_geometry():
     """``+pad``: the kernel runs the padded shape (K, N rounded up to 4: its grid, its fast or
     guarded instantiation), the config keeps the shape asked for; refused where nothing needs
     padding, for kernels that are not ladder rungs, and for another suffix."""
     from explainer.gpu.launch import label_of, parse_label, parse_launch
 
-    assert parse_launch("warptile@24x5+pad") == ("warptile", 5, 24, True)
-    assert parse_launch("warptile@4") == ("warptile", 4, 0, False)
+    assert parse_launch("warptile@24x5+pad") == ("warptile", 5, 24, True, False)
+    assert parse_launch("warptile@4") == ("warptile", 4, 0, False, False)
     for lab in ("warptile+pad", "warptile@4+pad", "warptile_128x64@24x5+pad", "warptile@3"):
         assert label_of(*parse_launch(lab)) == lab
-    for bad, msg in (("warptile+pads", "only suffix"), ("mma_tf32+pad", "only the ladder"),
+    for bad, msg in (("warptile+pads", "after '\\+' come"), ("mma_tf32+pad", "only the ladder"),
                      ("warptile@0+pad", "split-K count")):
         with pytest.raises(ValueError, match=msg):
             parse_launch(bad)
@@ -312,4 +343,4 @@ def test_bench_refuses_a_bad_split_label_in_one_line():
     assert out.returncode == 2 and "RxS" in out.stderr and "Traceback" not in out.stderr
     out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "warptile+pads"],
                          capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "only suffix" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 2 and "after '+' come" in out.stderr and "Traceback" not in out.stderr

@@ -23,7 +23,8 @@ def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
     for c in planner.plan(M, N, K, ROWS, SMS):
         r = c.rung
         assert c.grid == (ceil_div(N, r.BN), ceil_div(M, r.BM)) and c.blocks == c.grid[0] * c.grid[1] * c.splits
-        assert c.splits in planner.split_choices(r, M, N, K, SMS, planner.PLAN_SPLITS)
+        assert c.splits in planner.split_choices(r, M, N, K, SMS, planner.REDUCE_SPLITS if c.reduce else planner.PLAN_SPLITS)
+        assert not c.reduce or (c.splits > 1 and not c.tail and "added by a second kernel" in c.why())
         assert c.longest == ceil_div(c.blocks, SMS) and c.busy_sms == min(c.blocks, SMS)
         assert c.guarded == (M % r.BM != 0 or N % r.BN != 0 or K % r.BK != 0)
         assert 0 < c.busy_fraction <= 1
@@ -79,8 +80,16 @@ def test_split_k_is_planned_where_tiles_are_few_and_k_is_long():
     one = planner.model_ms(w, 1024, 1024, 1024, SMS, cal)
     four = planner.model_ms(w, 1024, 1024, 1024, SMS, cal, 4)
     assert four == pytest.approx(one / 4 + 2 * 4 * 1024 * 1024 * 4 / (planner.FIXUP_GBS * 1e6))
-    c = next(c for c in planner.plan(1024, 1024, 1024, ROWS, SMS) if c.rung is w and c.splits == 4)
+    c = next(c for c in planner.plan(1024, 1024, 1024, ROWS, SMS) if c.rung is w and c.splits == 4 and not c.reduce)
     assert c.blocks == 128 and c.label == "warptile@4" and "K split in 4" in c.why()
+    # with a separate reduction: the same blocks, the reduction's S + 1 slices and its launch for the fix-up
+    red = planner.model_ms(w, 1024, 1024, 1024, SMS, cal, 4, reduce=True)
+    assert red == pytest.approx(one / 4 + 5 * 1024 * 1024 * 4 / (planner.REDUCE_GBS * 1e6) + planner.REDUCE_LAUNCH_MS)
+    c = next(c for c in planner.plan(1024, 1024, 1024, ROWS, SMS) if c.rung is w and c.splits == 4 and c.reduce)
+    assert c.blocks == 128 and c.label == "warptile@4+reduce" and c.predicted_ms == pytest.approx(red)
+    # up to MAX_SPLITS_REDUCE slices with it (where the blocks stay within MAX_BLOCKS_PER_SM per SM)
+    deep = {c.splits for c in planner.plan(128, 128, 65536, ROWS, SMS) if c.reduce and c.rung.name == "warptile_64x64_bk32"}
+    assert max(deep) == planner.MAX_SPLITS_REDUCE and {40, 64, 96} <= deep
 
 
 def test_split_tail_is_planned_where_the_last_round_of_tiles_is_partial():
@@ -213,7 +222,8 @@ def _tuned_rows():
 
 
 @pytest.mark.parametrize("M, N, K", [(1200, 1200, 1200), (1800, 1800, 1800), (4096, 64, 4096), (1501, 1499, 1503),
-                                     (777, 1000, 333), (100, 100, 100), (8192, 8192, 8192), (3, 5, 7)])
+                                     (777, 1000, 333), (100, 100, 100), (8192, 8192, 8192), (3, 5, 7),
+                                     (128, 128, 65536), (3001, 95, 3001)])
 def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it(M, N, K):
     tuned = _tuned_rows()
     ranked = planner.plan(M, N, K, ROWS, SMS, tuned)
@@ -221,13 +231,16 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
     labels = [c.label for c in listed]
     assert labels[0] == ranked[0].label and len(set(labels)) == len(labels)
     key = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
-    plain = [c for c in listed if not c.pad]
-    assert len(plain) <= planner.SHORTLIST_TOP
-    assert all(key(c) <= (1 + planner.SHORTLIST_WITHIN) * key(ranked[0]) + 1e-12 for c in plain[1:])
-    # nothing left out that is estimated closer than a launch on the list (plain ones, in rank order)
-    rest = [c for c in ranked if not c.pad and c.label not in labels]
-    if len(plain) < planner.SHORTLIST_TOP:
-        assert all(not key(c) or key(c) > (1 + planner.SHORTLIST_WITHIN) * key(ranked[0]) for c in rest)
+    limit = (1 + planner.SHORTLIST_WITHIN) * key(ranked[0]) + 1e-12
+    for reduce, cap in ((False, planner.SHORTLIST_TOP), (True, planner.SHORTLIST_REDUCE)):
+        group = [c for c in listed[1:] if not c.pad and c.reduce == reduce]
+        assert len(group) + (listed[0].reduce == reduce) <= cap
+        assert all(key(c) <= limit for c in group)
+        assert [c.label for c in group] == [c.label for c in ranked if c.label in {g.label for g in group}]
+        # nothing left out that is estimated closer than a launch on the list (in rank order)
+        rest = [c for c in ranked[1:] if not c.pad and c.reduce == reduce and c.label not in labels]
+        if len(group) + (listed[0].reduce == reduce) < cap:
+            assert all(not key(c) or key(c) > limit for c in rest)
     unaligned = K % 4 != 0 or N % 4 != 0
     padded = [c for c in listed if c.pad]
     if unaligned:  # padded launches are measured too, whatever their estimates
@@ -235,7 +248,7 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
         assert all(c.padded_from == (M, N, K) for c in padded)
     else:
         assert padded == []
-    assert planner.shortlist(M, N, K, ROWS, SMS, tuned, top=1, padded=0) == listed[:1]
+    assert planner.shortlist(M, N, K, ROWS, SMS, tuned, top=1, padded=0, reduce=0) == listed[:1]
 
 
 def test_bench_planned_runs_the_fastest_of_the_shortlist_measured_at_the_size():

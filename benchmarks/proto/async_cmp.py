@@ -21,8 +21,8 @@ for d in ("0", "1"):
     for sh, *labels in lines:
         M, N, K = (int(x) for x in sh.split("x"))
         for lab in labels:
-            name, S, T, pad = parse_launch(lab)
-            cfg = launch_config(name, M, N, K, 16, S, T, pad)
+            name, S, T, pad, red = parse_launch(lab)
+            cfg = launch_config(name, M, N, K, 16, S, T, pad, red)
             builds[d][(sh, lab)] = (cfg, rt.kernel(cfg))
 rt.modules.clear()
 for sh, *labels in lines:

@@ -39,8 +39,8 @@ for M, N, K in shapes:
     lab = plans["x".join(map(str, (M, N, K)))][0]
     prob = _Problem(rt, M, N, K, seed=M + N + K)
     ref = cp.asnumpy(prob.A).astype(np.float64) @ cp.asnumpy(prob.B).astype(np.float64)
-    name, S, T, pad = parse_launch(lab)
-    cfg = launch_config(name, M, N, K, 16, S, T, pad)
+    name, S, T, pad, red = parse_launch(lab)
+    cfg = launch_config(name, M, N, K, 16, S, T, pad, red)
     kern = rt.kernel(cfg)
     res = {}
     for r in range(rounds):

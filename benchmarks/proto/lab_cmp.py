@@ -16,8 +16,8 @@ for sh, *labels in lines:
     ks = {}
     for lab in labels:
         try:
-            name, S, T, pad = parse_launch(lab)
-            cfg = launch_config(name, M, N, K, 16, S, T, pad)
+            name, S, T, pad, red = parse_launch(lab)
+            cfg = launch_config(name, M, N, K, 16, S, T, pad, red)
             ks[lab] = (cfg, rt.kernel(cfg))
         except Exception as e:
             print(sh, lab, "refused:", str(e).splitlines()[0], flush=True)

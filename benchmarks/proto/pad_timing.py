@@ -14,8 +14,8 @@ for sh, lab in (("2047x2047x2047", "warptile+pad"), ("1277x1277x1277", "warptile
     M, N, K = (int(x) for x in sh.split("x"))
     rep = gpu.benchmark(kernels=[lab], sizes=[sh], tiles=[16], repeats=20, budget_s=2.0)
     b = rep.results[0]["median_ms"]
-    name, S, T, pad = parse_launch(lab)
-    cfg = launch_config(name, M, N, K, 16, S, T, pad)
+    name, S, T, pad, red = parse_launch(lab)
+    cfg = launch_config(name, M, N, K, 16, S, T, pad, red)
     prob = _Problem(rt, M, N, K, seed=1)
     kern = rt.kernel(cfg)
     _check_on(rt, cfg, prob, kern=kern)

@@ -18,6 +18,8 @@ regs = {}
 import pathlib
 TREES = {pathlib.Path(a).name: pathlib.Path(a).resolve() for a in sys.argv[3:]}
 TREES["new"] = gpu.runtime.KERNELS_DIR
+import os
+NOCHECK = set(os.environ.get("NOCHECK", "").split(","))  # trees timed without the check (measurement-only builds)
 from explainer.model import ladder
 _expression = ladder.Rung.expression
 
@@ -36,8 +38,8 @@ for d, tree in TREES.items():
     for sh, *labels in lines:
         M, N, K = (int(x) for x in sh.split("x"))
         for lab in labels:
-            name, S, T, pad = parse_launch(lab)
-            cfg = launch_config(name, M, N, K, 16, S, T, pad)
+            name, S, T, pad, red = parse_launch(lab)
+            cfg = launch_config(name, M, N, K, 16, S, T, pad, red)
             builds[d][(sh, lab)] = (cfg, rt.kernel(cfg))
             at = builds[d][(sh, lab)][1].attributes
             regs.setdefault(cfg.expression, {})[d] = f"{at['num_regs']}r/{at['local_size_bytes']}B"
@@ -56,7 +58,7 @@ for sh, *labels in lines:
         for d, lab in order:
             cfg, kern = builds[d][(sh, lab)]
             chk = _check_on(rt, cfg, prob, kern=kern)
-            assert chk["all_written"] and chk["rel_error"] < 1e-4, (sh, lab, d, chk)
+            assert d in NOCHECK or (chk["all_written"] and chk["rel_error"] < 1e-4), (sh, lab, d, chk)
             ts, _ = _time_loop(rt, lambda: _launch(rt, kern, cfg, prob.A, prob.B, prob.C), repeats=20, warmup=2,
                                budget_s=2.0, flush_l2=True)
             out.setdefault((d, lab), []).append((float(np.median(ts)), cub))

@@ -91,7 +91,7 @@ def label(r: dict) -> str:
     the split tail, ``+pad`` for rows padded first."""
     from ..gpu.launch import label_of
 
-    return label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0), r.get("pad", False))
+    return label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0), r.get("pad", False), r.get("reduce", False))
 
 
 #: Under the table when it has tensor-core rows.

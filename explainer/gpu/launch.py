@@ -126,6 +126,11 @@ KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS + _T
 #: The copies of a padded launch (``+pad``): compiled like a kernel, but not one to run by name.
 PAD_SPEC = KernelSpec("pad_rows", "pad_rows.cu", "pad_rows", None, "none", "none",
                       "A and B copied into rows padded to 4 floats, C copied back")
+#: The separate reduction of a split-K launch (``+reduce``): compiled like a kernel, not run by name.
+REDUCE_SPEC = KernelSpec("splitk_reduce", "splitk_reduce.cu", "splitk_reduce", None, "none", "none",
+                         "split-K's slices added over every SM")
+#: The timing harness's hold before each start event (explainer/gpu/timing.py).
+HOLD_SPEC = KernelSpec("hold", "hold.cu", "hold", None, "none", "none", "the stream held before a timed launch")
 KERNEL_NAMES = tuple(s.name for s in _SPECS)
 BROKEN_KERNEL_NAMES = tuple(s.name for s in _BROKEN_SPECS)
 TENSOR_KERNEL_NAMES = tuple(s.name for s in _TENSOR_SPECS)
@@ -137,18 +142,28 @@ def _spec(kernel: str) -> KernelSpec:
     return KERNELS[kernel]
 
 
-def parse_launch(label: str) -> tuple[str, int, int, bool]:
-    """A launch as ``bench --kernels`` and the planner write it -> ``(name, splits, tail, pad)``:
-    :func:`parse_label`'s three, and ``pad`` for a ``+pad`` suffix (``"warptile@24x5+pad"``: A
-    and B first copied into buffers whose rows are padded to a multiple of 4 floats,
-    kernels/pad_rows.cu). Raises ``ValueError`` in one line."""
-    base, plus, suffix = str(label).partition("+")
-    if plus and suffix != "pad":
-        raise ValueError(f"{label!r}: the only suffix after '+' is 'pad' (rows padded to 16 bytes)")
+#: What may follow a launch's kernel and split count, each after a '+', in this order.
+SUFFIXES = ("reduce", "pad")
+
+
+def parse_launch(label: str) -> tuple[str, int, int, bool, bool]:
+    """A launch as ``bench --kernels`` and the planner write it -> ``(name, splits, tail, pad,
+    reduce)``: :func:`parse_label`'s three, ``pad`` for a ``+pad`` suffix (``"warptile@24x5+pad"``:
+    A and B first copied into buffers whose rows are padded to a multiple of 4 floats,
+    kernels/pad_rows.cu) and ``reduce`` for ``+reduce`` (``"warptile@11+reduce"``: split-K whose
+    slices a separate kernel adds, kernels/splitk_reduce.cu). Raises ``ValueError`` in one line."""
+    base, *suffixes = str(label).split("+")
+    if any(s not in SUFFIXES for s in suffixes) or len(set(suffixes)) != len(suffixes) \
+            or suffixes != sorted(suffixes, key=SUFFIXES.index):
+        raise ValueError(f"{label!r}: after '+' come 'reduce' (split-K's slices added by a separate "
+                         "kernel) and 'pad' (rows padded to 16 bytes), once each, in that order")
     name, S, tail = parse_label(base)
-    if plus and not KERNELS[name].rung:
+    if "pad" in suffixes and not KERNELS[name].rung:
         raise ValueError(f"{label!r}: only the ladder kernels (10-14) take '+pad'")
-    return name, S, tail, bool(plus)
+    if "reduce" in suffixes and (S < 2 or tail):
+        raise ValueError(f"{label!r}: '+reduce' follows a split-K count S >= 2 of every tile "
+                         "(name@S+reduce), not a split tail")
+    return name, S, tail, "pad" in suffixes, "reduce" in suffixes
 
 
 def parse_label(label: str) -> tuple[str, int, int]:
@@ -208,6 +223,7 @@ class LaunchConfig:
     tail: int = 0  # split tail: only the last `tail` tiles of C are split (a 1D grid); 0 = all of them
     tile_grid: tuple[int, int] | None = None  # tiles of C (x, y) where the grid is not laid out by tile
     pad: bool = False  # A and B copied into rows padded to 4 floats first (kernels/pad_rows.cu)
+    reduce: bool = False  # split-K's slices added by a separate kernel (kernels/splitk_reduce.cu)
 
     @property
     def inner(self) -> tuple[int, int, int]:
@@ -237,7 +253,7 @@ class LaunchConfig:
 
     @property
     def label(self) -> str:
-        return label_of(self.kernel, self.splits, self.tail, self.pad)
+        return label_of(self.kernel, self.splits, self.tail, self.pad, self.reduce)
 
     @property
     def workspace_floats(self) -> int:
@@ -259,7 +275,7 @@ class LaunchConfig:
 
 
 def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: int = 1,
-                  tail: int = 0, pad: bool = False) -> LaunchConfig:
+                  tail: int = 0, pad: bool = False, reduce: bool = False) -> LaunchConfig:
     """The launch geometry of ``kernel`` for C = A (M x K) @ B (K x N) with T x T blocks.
 
     ``splits`` > 1 cuts the K loop of a warp-tiled kernel (14) into that many slices, one block
@@ -269,8 +285,15 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
     cannot make. Device limits are checked at launch (see :func:`refusal`). ``pad``: a ladder
     kernel run on copies of A and B whose rows are padded to a multiple of 4 floats (K and N
     rounded up; the grid is that shape's), for shapes where K or N is not a multiple of 4.
+    ``reduce``: a split-K launch (``splits`` >= 2, no tail) whose blocks only store their slices,
+    added by a second kernel over every SM (kernels/splitk_reduce.cu, :data:`REDUCE_SPEC`).
     """
     spec = _spec(kernel)
+    if reduce:
+        if isinstance(splits, bool) or not isinstance(splits, (int, np.integer)) or splits < 2 or tail:
+            raise ValueError(f"{kernel}: a separate reduction ('+reduce') needs split-K with S >= 2 "
+                             f"slices of every tile, got splits={splits!r}, tail={tail!r}")
+        return dataclasses.replace(launch_config(kernel, M, N, K, tile, splits, tail, pad), reduce=True)
     if pad:
         if not spec.rung:
             raise ValueError(f"{kernel}: only the ladder kernels (10-14) take a padded launch")

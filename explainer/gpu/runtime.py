@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .launch import COMPILE_OPTIONS, KERNELS, KERNELS_DIR, PAD_SPEC, KernelSpec, LaunchConfig, NO_GPU_ENV, TRACE_DEFINE, _SPECS, _spec, launch_config, refusal
+from .launch import COMPILE_OPTIONS, KERNELS, KERNELS_DIR, HOLD_SPEC, PAD_SPEC, REDUCE_SPEC, KernelSpec, LaunchConfig, NO_GPU_ENV, TRACE_DEFINE, _SPECS, _spec, launch_config, refusal
 
 # --------------------------------------------------------------------------------------
 # Values returned instead of exceptions
@@ -65,6 +65,7 @@ class _Runtime:
         self.last_busy: float | None = None  # time.perf_counter() when timed GPU work last ended
         self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
         self._split_done = None
+        self._hold = None  # kernels/hold.cu, compiled on first use
         self._pad = {}  # a padded launch's copies of A, B, C (kernels/pad_rows.cu), by role, grown on demand
         self.dynamic_allowed: dict[int, int] = {}  # CUfunction -> dynamic shared bytes it may take
         self.tensor_maps: dict[tuple, object] = {}  # kernel 17's TMA maps (gpu/hopper.py)
@@ -174,6 +175,18 @@ class _Runtime:
                 self._pad[role] = cp.empty(n, dtype=cp.float32)
             out.append(self._pad[role][:n].reshape(shape))
         return tuple(out)
+
+    def hold(self, us: float) -> None:
+        """Keep the stream busy for ``us`` microseconds (kernels/hold.cu): what is enqueued next
+        waits behind it. The timing harness holds the stream before each start event."""
+        if self._hold is None:
+            self._hold = self.module(HOLD_SPEC, False).get_function("hold")
+        self._hold((1,), (1,), (np.int64(us * 1000),))
+
+    def reduce_kernel(self):
+        """splitk_reduce of kernels/splitk_reduce.cu (a ``+reduce`` launch's second kernel), compiled
+        once (:meth:`module`)."""
+        return self.module(REDUCE_SPEC, False).get_function("splitk_reduce")
 
     def pad_kernels(self):
         """(pad_rows, unpad_rows) of kernels/pad_rows.cu, compiled once (:meth:`module`)."""

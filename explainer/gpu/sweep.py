@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from .verify import _Problem, _check_on, default_tol
 from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, launch_config, parse_launch
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
-from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
+from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, HOLD_US, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
 
 # --------------------------------------------------------------------------------------
 # Benchmark: many kernels, sizes and tiles in one run
@@ -72,7 +72,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
     """
     kernels = list(kernels or KERNEL_NAMES)
     for k in kernels:
-        parse_launch(k)  # "name", "name@S" (split-K), "name@RxS" (split tail), each with "+pad"
+        parse_launch(k)  # "name", "name@S" (split-K, "+reduce"), "name@RxS" (split tail), each with "+pad"
     shapes = [parse_size(s) for s in sizes]
     dev = device_info()
     report = BenchReport(
@@ -80,7 +80,8 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         date=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         settings={"repeats": repeats, "warmup": warmup, "budget_s": budget_s,
                   "flush_l2": flush_l2, "seed": seed, "inputs": "uniform [-1, 1) float32",
-                  "reference": "numpy float64", "timer": "CUDA events, one launch per event pair",
+                  "reference": "numpy float64", "timer": "CUDA events, one launch per event pair, the stream held "
+                  f"{HOLD_US:g} us before each start (host time out of the span)",
                   "cublas": "cupy.matmul float32", "tf32": rt.tf32_off(),
                   "spin_up_s": SPIN_UP_S, "spin_up_after_idle_s": IDLE_S},
     )
@@ -120,10 +121,10 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
             except Exception as e:
                 fail("cublas_tf32", shape, None, _classify(rt, e))
         for label in kernels:
-            kernel, splits, tail, pad = parse_launch(label)
+            kernel, splits, tail, pad, reduce = parse_launch(label)
             for tile in (tiles if KERNELS[kernel].takes_tile else (None,)):
                 try:
-                    cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad)
+                    cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad, reduce)
                     rt.check_fits(cfg)
                     chk = _check_on(rt, cfg, prob)
                     tm = _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,
@@ -175,10 +176,10 @@ def time_launches(rt: _Runtime, labels, size, *, rounds: int = 2, repeats: int =
     prob = _Problem(rt, M, N, K, seed)
     try:
         for label in labels:
-            kernel, splits, tail, pad = parse_launch(label)
+            kernel, splits, tail, pad, reduce = parse_launch(label)
             row = {"kernel": label, "M": M, "N": N, "K": K, "tile": None}
             try:
-                cfg = launch_config(kernel, M, N, K, 16, splits, tail, pad)
+                cfg = launch_config(kernel, M, N, K, 16, splits, tail, pad, reduce)
                 rt.check_fits(cfg)
                 chk = _check_on(rt, cfg, prob)
             except Exception as e:

@@ -68,12 +68,17 @@ def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | Non
     Cp = None
     if cfg.pad:  # rows padded to 4 floats: the kernel runs on the padded copies
         A, B, Cp = _pad_inputs(rt, cfg, A, B)
-    args = (A, B, C if Cp is None else Cp, np32(M), np32(N), np32(K))
+    out = C if Cp is None else Cp
+    args = (A, B, out, np32(M), np32(N), np32(K))
     if cfg.splits > 1:
-        args += rt.split_workspace(cfg)
+        W, done = rt.split_workspace(cfg)
+        args += (W, np.uint64(0) if cfg.reduce else done)  # +reduce: no tile counters (a null pointer)
     if cfg.tail:  # the split tail: whole tiles first, then the last ones in slices
         args += (np32(cfg.whole_tiles), np32(cfg.splits), np32(cfg.tile_grid[0]))
     kern(cfg.grid, cfg.block[:2], args, shared_mem=cfg.dynamic_shared_bytes)
+    if cfg.reduce:  # the slices added over every SM (kernels/splitk_reduce.cu)
+        mn = M * N
+        rt.reduce_kernel()((-(-mn // 128),), (32 * min(cfg.splits, 8),), (W, out, np.int64(mn), np32(cfg.splits)))
     if Cp is not None:  # N was padded: C's first N columns of each row back
         rt.pad_kernels()[1]((cfg.M,), (256,), (Cp, C, np32(cfg.N), np32(N)))
 
@@ -142,15 +147,16 @@ def default_tol(kernel: str) -> float:
 @_public
 def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
           seed: int = 0, tol: float | None = None, splits: int = 1, tail: int = 0,
-          pad: bool = False) -> CheckResult:
+          pad: bool = False, reduce: bool = False) -> CheckResult:
     """Run ``kernel`` once on random non-symmetric inputs with C poisoned by NaN and compare
     with numpy float64: relative error and whether every element of C was written. ``splits``:
     split-K (the warp-tiled kernels; their workspace is poisoned too); ``tail``: only the last
     ``tail`` tiles of C split (the split tail); ``pad``: A and B copied into rows padded to 4
-    floats first (their copies poisoned too). ``tol``: by default
+    floats first (their copies poisoned too); ``reduce``: split-K's slices added by a separate
+    kernel. ``tol``: by default
     the kernel's math (float32, or TF32 for the tensor-core kernels)."""
     tol = default_tol(kernel) if tol is None else tol
-    cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad)
+    cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad, reduce)
     rt.check_fits(cfg)
     prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
     try:
@@ -163,13 +169,13 @@ def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
 
 @_public
 def matmul(rt: _Runtime, kernel: str, A, B, tile: int = 16, splits: int = 1, tail: int = 0,
-           pad: bool = False) -> np.ndarray:
+           pad: bool = False, reduce: bool = False) -> np.ndarray:
     """C = A @ B computed by ``kernel`` on the GPU (float32), for the pages' demo matrices."""
     A = np.ascontiguousarray(A, dtype=np.float32)
     B = np.ascontiguousarray(B, dtype=np.float32)
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"shapes {A.shape} and {B.shape} do not multiply")
-    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile, splits, tail, pad)
+    cfg = launch_config(kernel, A.shape[0], B.shape[1], A.shape[1], tile, splits, tail, pad, reduce)
     rt.check_fits(cfg)
     cp = rt.cp
     dA, dB = cp.asarray(A), cp.asarray(B)

@@ -300,13 +300,14 @@ BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
 
 
-def label_of(kernel: str, splits: int = 1, tail: int = 0, pad: bool = False) -> str:
+def label_of(kernel: str, splits: int = 1, tail: int = 0, pad: bool = False, reduce: bool = False) -> str:
     """A launch as ``bench --kernels`` and the planner write it: ``warptile``, ``warptile@4``
     (split-K, S = 4), or ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each), with
-    ``+pad`` when A and B are first copied into rows padded to a multiple of 4 floats;
-    ``explainer.gpu.launch.parse_launch`` reads it back."""
+    ``+reduce`` when a split-K launch's slices are added by a separate kernel over every SM
+    (kernels/splitk_reduce.cu) and ``+pad`` when A and B are first copied into rows padded to a
+    multiple of 4 floats; ``explainer.gpu.launch.parse_launch`` reads it back."""
     base = kernel if splits == 1 else (f"{kernel}@{tail}x{splits}" if tail else f"{kernel}@{splits}")
-    return base + "+pad" if pad else base
+    return base + ("+reduce" if reduce else "") + ("+pad" if pad else "")
 
 
 def rung(name: str) -> Rung:
@@ -398,9 +399,11 @@ class LadderTrace:
     c: np.ndarray  # (gy, gx, threads, outputs_per_thread)
 
 
-def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False) -> LadderTrace:
+def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False, reduce: bool = False) -> LadderTrace:
     """What every slot held in every phase and which outputs every thread stored, for the
-    launch of ``r`` on C = A (M x K) @ B (K x N); ``split``: a split-K or split-tail launch."""
+    launch of ``r`` on C = A (M x K) @ B (K x N); ``split``: a split-K or split-tail launch;
+    ``reduce``: split-K whose slices a separate kernel adds (kernels/splitk_reduce.cu): the
+    same slots, and no thread of the launch stores an output of C."""
     gx, gy = r.grid(M, N)
     P = r.phases(K)
     by = np.arange(gy)[:, None, None, None]
@@ -436,7 +439,7 @@ def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False) -> Ladde
     rows, cols = thread_outputs(r, np.arange(r.threads))
     R = np.arange(gy)[:, None, None, None] * r.BM + rows
     Cc = np.arange(gx)[None, :, None, None] * r.BN + cols
-    c = np.where((R < M) & (Cc < N), R * N + Cc, NEVER)
+    c = np.where((R < M) & (Cc < N) & (not reduce), R * N + Cc, NEVER)
     return LadderTrace(np.array(a), np.array(b), np.array(c))
 
 

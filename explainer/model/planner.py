@@ -63,6 +63,14 @@ MIN_TAIL_GAIN = 0.05
 #: The fix-up's traffic is charged at this rate (GB/s): the H100's measured device-to-device copy
 #: bandwidth (benchmarks/results/ladder_planner_2026-11-23.md); most of it stays in L2.
 FIXUP_GBS = 2990.0
+#: A split-K launch with a separate reduction (``+reduce``, kernels/splitk_reduce.cu) is planned
+#: up to this many slices: the reduction reads the S slices over every SM, where kernel 14's own
+#: fix-up has one block per tile read them (S up to :data:`MAX_SPLITS`).
+MAX_SPLITS_REDUCE = 128
+#: The separate reduction's S + 1 slices of M x N floats (read S, write 1) are charged at this rate
+#: (GB/s) plus :data:`REDUCE_LAUNCH_MS` for its launch (H100, session 12's notes).
+REDUCE_GBS = 3000.0
+REDUCE_LAUNCH_MS = 0.003
 #: A padded launch's copies (kernels/pad_rows.cu) are charged at this rate (GB/s, bytes read +
 #: written) plus :data:`PAD_LAUNCH_MS` per copy launch: the least-squares fit of the copies alone
 #: over 10 shapes, timed on the H100 (benchmarks/results/splitk_2026-11-23.md, session 9: 2665 and
@@ -97,6 +105,9 @@ def split_choices(r: Rung, M: int, N: int, K: int, sms: int, splits=SPLITS) -> l
 
 #: What :func:`plan` passes to :func:`split_choices`.
 PLAN_SPLITS = tuple(range(2, MAX_SPLITS + 1))
+#: ... and for the launches with a separate reduction: every S to 32, then steps of 8 to 64 and of 16
+#: to :data:`MAX_SPLITS_REDUCE`.
+REDUCE_SPLITS = PLAN_SPLITS + tuple(range(40, 65, 8)) + tuple(range(80, MAX_SPLITS_REDUCE + 1, 16))
 
 
 def _planned_split(r: Rung, M: int, N: int, S: int, sms: int) -> bool:
@@ -160,6 +171,8 @@ class Candidate:
     resident: int = 1  # blocks an SM runs at once (:func:`residency`)
     padded_from: tuple[int, int, int] | None = None  # a padded launch: the shape asked for (M, N, K
     # above are the padded one the kernel runs)
+    reduce: bool = False  # split-K whose slices a separate kernel adds (kernels/splitk_reduce.cu)
+    tuned_reduce: bool | None = None  # whether the launch measured there had the separate reduction
     pad_ms: float = 0.0  # the padded launch's copies (:func:`pad_ms`), in every estimate
 
     @property
@@ -174,7 +187,7 @@ class Candidate:
     def label(self) -> str:
         """The name ``bench --kernels`` takes: ``warptile``, ``warptile@4`` (split-K, S = 4), or
         ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each)."""
-        return label_of(self.rung.name, self.splits, self.tail, self.pad)
+        return label_of(self.rung.name, self.splits, self.tail, self.pad, self.reduce)
 
     @property
     def estimate_ms(self) -> float | None:
@@ -217,7 +230,9 @@ class Candidate:
                  f"1/{self.splits} of K: ")
         else:
             s += (f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.tiles:,} tiles, K split in "
-                 f"{self.splits} (split-K, {r.phases(self.K)} phases) → {self.blocks:,} blocks on {self.sms} SMs: ")
+                 f"{self.splits} (split-K, {r.phases(self.K)} phases"
+                 + (", the slices added by a second kernel over every SM" if self.reduce else "")
+                 + f") → {self.blocks:,} blocks on {self.sms} SMs: ")
         if self.tail:
             whole = ceil_div(self.tiles - self.tail, self.sms)
             part = ceil_div(self.tail * self.splits, self.sms)
@@ -236,6 +251,8 @@ class Candidate:
                 at += " as one whole launch"
             elif self.tuned_splits not in (None, self.splits):
                 at += f" with K split in {self.tuned_splits}"
+            if self.reduce and self.tuned_reduce is False:
+                at += " without the separate reduction"
             measured = "measured"
             if self.pad and self.tuned_at != padded_shape(*self.tuned_at):  # scaled from a padded row
                 measured, at = "measured padded", at + ", less its copies there"
@@ -269,9 +286,10 @@ def calibrate(rows: list[dict], sms: int) -> dict[str, Calibration]:
 
 
 def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None, splits: int = 1,
-             tail: int = 0) -> float | None:
+             tail: int = 0, reduce: bool = False) -> float | None:
     """The model's time: blocks on the busiest SM (:func:`sm_shares`) x the SM time of one block
-    (its longest slice of K), plus, with split-K, the fix-up's traffic at :data:`FIXUP_GBS`. With
+    (its longest slice of K), plus, with split-K, the fix-up's traffic at :data:`FIXUP_GBS` (with
+    ``reduce``: the separate reduction's S + 1 slices at :data:`REDUCE_GBS` and its launch). With
     the split tail: the whole tiles' blocks at the whole K, then the tail's slices, and the fix-up
     of the tail's tiles only."""
     if cal is None:
@@ -284,11 +302,14 @@ def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
                 + sm_shares(tail * splits, sms) * cal.per_block_ms(k_slice)
                 + 2 * splits * area * 4 / (FIXUP_GBS * 1e6))
     fixup = 2 * splits * M * N * 4 / (FIXUP_GBS * 1e6) if splits > 1 else 0.0
+    if reduce:
+        fixup = (splits + 1) * M * N * 4 / (REDUCE_GBS * 1e6) + REDUCE_LAUNCH_MS
     return sm_shares(gx * gy * splits, sms) * cal.per_block_ms(k_slice) + fixup
 
 
 def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
-              rows: list[dict] = (), splits: int = 1, tail: int = 0, res: int | None = None) -> Candidate:
+              rows: list[dict] = (), splits: int = 1, tail: int = 0, res: int | None = None,
+              reduce: bool = False) -> Candidate:
     gx, gy = r.grid(M, N)
     res = residency(r, rows) if res is None else res
     if tail:  # whole tiles, then the tail's slices
@@ -299,10 +320,11 @@ def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None
         longest = ceil_div(blocks, sms)
     measured = next((row["median_ms"] for row in rows if row.get("kernel") == r.name
                      and row.get("splits", 1) == splits and row.get("tail", 0) == tail and not row.get("pad")
+                     and bool(row.get("reduce")) == reduce
                      and (row["M"], row["N"], row["K"]) == (M, N, K) and row.get("median_ms")), None)
     return Candidate(r, M, N, K, sms, blocks, (gx, gy), longest, min(blocks, sms), not r.fast(M, N, K),
-                     model_ms(r, M, N, K, sms, cal, splits, tail), measured, splits=splits, tail=tail,
-                     resident=res)
+                     model_ms(r, M, N, K, sms, cal, splits, tail, reduce), measured, splits=splits, tail=tail,
+                     resident=res, reduce=reduce)
 
 
 def tail_choices(r: Rung, M: int, N: int, K: int, sms: int, res: int = 1) -> list[tuple[int, int]]:
@@ -419,11 +441,15 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     tuned = list(tuned)
     both = list(rows) + [r for r in tuned if r.get("passed", True)]
     res = {r.name: residency(r, rows) for r in RUNGS + CONFIGS}
-    cands = [candidate(r, M, N, K, sms, cal.get(r.name), both, S, res=res[r.name])
+    here = [row for row in both if (row["M"], row["N"], row["K"]) == (M, N, K)]  # measured at this shape
+    cands = [candidate(r, M, N, K, sms, cal.get(r.name), here, S, res=res[r.name])
              for r in RUNGS + CONFIGS for S in split_choices(r, M, N, K, sms, PLAN_SPLITS)
              if _planned_split(r, M, N, S, sms)]
-    cands += [candidate(r, M, N, K, sms, cal.get(r.name), both, S, R, res[r.name])
+    cands += [candidate(r, M, N, K, sms, cal.get(r.name), here, S, R, res[r.name])
               for r in RUNGS + CONFIGS for R, S in tail_choices(r, M, N, K, sms, res[r.name])]
+    cands += [candidate(r, M, N, K, sms, cal.get(r.name), here, S, res=res[r.name], reduce=True)
+              for r in RUNGS + CONFIGS for S in split_choices(r, M, N, K, sms, REDUCE_SPLITS)
+              if S > 1 and _planned_split(r, M, N, S, sms)]
     near = nearest_tuned(M, N, K, tuned)
     if near:
         # A tuning table measured a nearby shape on this device: each kernel's time there, scaled
@@ -433,8 +459,8 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         # a split-K candidate is scaled from a split-K measurement, never from S = 1).
         # A split tail is scaled from the same kernel's split tail there if the table has one, else
         # from its whole launch (S = 1): most of its blocks are whole tiles.
-        at = {(r["kernel"], r.get("splits", 1), r.get("tail", 0)): r["median_ms"] for r in tuned
-              if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)
+        at = {(r["kernel"], r.get("splits", 1), r.get("tail", 0), bool(r.get("reduce"))): r["median_ms"]
+              for r in tuned if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)
               and not r.get("pad")}
         out = []
         for c in cands:
@@ -443,7 +469,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
                      if ref and ref[0] <= c.rung.phases(near[2]) else None)
             if there and c.predicted_ms:
                 c = dataclasses.replace(c, tuned_at=near, tuned_ms=at[(c.rung.name, *ref)] * c.predicted_ms / there,
-                                        tuned_splits=ref[0])
+                                        tuned_splits=ref[0], tuned_reduce=ref[2])
             out.append(c)
         cands = out
     _, N4, K4 = padded_shape(M, N, K)
@@ -473,13 +499,15 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
 SHORTLIST_TOP = 8
 #: ... whose estimates are within this fraction of the planner's choice's ...
 SHORTLIST_WITHIN = 0.20
-#: ... and, where rows are not 16-byte aligned, this many padded launches whatever their estimates.
+#: ... and, where rows are not 16-byte aligned, this many padded launches whatever their estimates;
 SHORTLIST_PADDED = 2
+#: ... and at most this many split-K launches with a separate reduction within the same margin.
+SHORTLIST_REDUCE = 4
 
 
 def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = (),
               top: int = SHORTLIST_TOP, within: float = SHORTLIST_WITHIN,
-              padded: int = SHORTLIST_PADDED) -> list[Candidate]:
+              padded: int = SHORTLIST_PADDED, reduce: int = SHORTLIST_REDUCE) -> list[Candidate]:
     """The launches worth measuring at this very shape, the planner's choice first: ``bench
     --kernels planned`` times them there and runs the fastest (as a library's autotuner measures
     its heuristic's best few). The planner's estimates come from tuned shapes up to a grid step
@@ -489,22 +517,23 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     warptile_128x64@2, 94% of cuBLAS, where the choice ran 87%), and at two unaligned shapes a
     padded launch the planner had not kept (1501x1499x1503: 93% against 79%).
 
-    The list: the planner's choice; then the other launches without padding whose estimate (the
-    model's prediction where nothing was measured near) is within ``within`` of the choice's,
-    best first, at most ``top`` of them in all; and where K or N is not a multiple of 4 the
-    ``padded`` best padded launches whatever their estimates."""
+    The list: the planner's choice; then the other launches without padding or a separate
+    reduction whose estimate (the model's prediction where nothing was measured near) is within
+    ``within`` of the choice's, best first, at most ``top`` of them in all; as many as ``reduce``
+    split-K launches with a separate reduction within the same margin (the table measured few of
+    them: they are scaled from split-K without it, whose fix-up costs what the model does not
+    see); and where K or N is not a multiple of 4 the ``padded`` best padded launches whatever
+    their estimates."""
     ranked = plan(M, N, K, rows, sms, tuned)
     if not ranked:
         return []
     key = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
     first = ranked[0]
     limit = (1 + within) * key(first) if key(first) else None
-    out = [first]
-    for c in ranked[1:]:
-        if len(out) >= top:
-            break
-        if not c.pad and key(c) and limit and key(c) <= limit:
-            out.append(c)
+    close = [c for c in ranked[1:] if not c.pad and key(c) and limit and key(c) <= limit]
+    plain = [c for c in close if not c.reduce][:max(0, top - 1)]
+    out = [first] + plain[:max(0, top - 1)]
+    out += [c for c in close if c.reduce][:max(0, reduce - int(first.reduce))]
     _, N4, K4 = padded_shape(M, N, K)
     if padded > 0 and (N4, K4) != (N, K):
         pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad]
@@ -512,15 +541,18 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     return out
 
 
-def _reference(c: Candidate, at: dict) -> tuple[int, int] | None:
+def _reference(c: Candidate, at: dict) -> tuple[int, int, bool] | None:
     """The launch of ``c``'s kernel, among those a tuning table measured at one shape (``at``:
-    ``(kernel, splits, tail) -> ms``), that ``c`` is scaled from: the same kind (whole, split-K,
-    split tail; a split tail falls back to the whole launch), the nearest split count."""
+    ``(kernel, splits, tail, reduce) -> ms``), that ``c`` is scaled from, as ``(splits, tail,
+    reduce)``: the same kind (whole, split-K, split tail; a split tail falls back to the whole
+    launch; split-K with a separate reduction to split-K without, the model then charging the
+    one's reduction against the other's fix-up), the nearest split count."""
     want = _kind(c.splits, c.tail)
-    measured = [(S, T) for (k, S, T) in at if k == c.rung.name and _kind(S, T) == want]
+    same = [(S, T, R) for (k, S, T, R) in at if k == c.rung.name and _kind(S, T) == want]
+    measured = [m for m in same if m[2] == c.reduce] or same
     if not measured and want == "tail":
-        measured = [(S, T) for (k, S, T) in at if k == c.rung.name and S == 1]
-    return min(measured, key=lambda st: (abs(math.log2(st[0] / c.splits)), st)) if measured else None
+        measured = [(S, T, R) for (k, S, T, R) in at if k == c.rung.name and S == 1]
+    return min(measured, key=lambda m: (abs(math.log2(m[0] / c.splits)), m)) if measured else None
 
 
 def _scaled_from_padded(padded: list[Candidate], near: tuple[int, int, int], tuned: list[dict], sms: int,
@@ -529,7 +561,7 @@ def _scaled_from_padded(padded: list[Candidate], near: tuple[int, int, int], tun
     unaligned shape): the kernel's part of the time there (the measurement less the copies of
     :func:`pad_ms`) scaled by the model's ratio between the padded shapes, plus this shape's
     copies. A kernel the table did not measure padded there keeps no estimate."""
-    at = {(r["kernel"], r.get("splits", 1), r.get("tail", 0)): r["median_ms"] for r in tuned
+    at = {(r["kernel"], r.get("splits", 1), r.get("tail", 0), bool(r.get("reduce"))): r["median_ms"] for r in tuned
           if (r["M"], r["N"], r["K"]) == near and r.get("pad") and r.get("median_ms") and r.get("passed", True)}
     there_shape, there_cost = padded_shape(*near), pad_ms(*near)
     out = []
@@ -540,7 +572,8 @@ def _scaled_from_padded(padded: list[Candidate], near: tuple[int, int, int], tun
         here = c.predicted_ms - c.pad_ms if c.predicted_ms else None
         kernel_there = at[(c.rung.name, *ref)] - there_cost if there else None
         if there and here and kernel_there > 0:
-            out.append(dataclasses.replace(c, tuned_at=near, tuned_ms=kernel_there * here / there, tuned_splits=ref[0]))
+            out.append(dataclasses.replace(c, tuned_at=near, tuned_ms=kernel_there * here / there, tuned_splits=ref[0],
+                                           tuned_reduce=ref[2]))
         else:
             out.append(dataclasses.replace(c, tuned_at=None, tuned_ms=None, tuned_splits=None))
     return out
