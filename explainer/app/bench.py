@@ -34,9 +34,9 @@ DEFAULT_TILES = (8, 16, 32)
 # The command
 # --------------------------------------------------------------------------------------
 def _kernel_arg(value: str) -> str:
-    """A kernel name, ``name@S`` (a warp-tiled kernel with split-K, S slices), ``name@RxS`` (its
-    last R tiles split in S), any of them with ``+pad`` (rows padded to 4 floats first), or
-    ``planned``."""
+    """A kernel name, ``name@S`` (a warp-tiled kernel with split-K, S slices; ``+reduce``: the
+    slices added by a separate kernel), ``name@RxS`` (its last R tiles split in S), any of them
+    with ``+pad`` (rows padded to 4 floats first), or ``planned``."""
     if value == PLANNED:
         return value
     from ..gpu.launch import parse_launch
@@ -51,7 +51,8 @@ def _kernel_arg(value: str) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernels", nargs="+", type=_kernel_arg, metavar="KERNEL",
                         help=f"kernels to run (default: all of {', '.join(KERNEL_NAMES)}); NAME@S: a "
-                             f"warp-tiled kernel with K split in S (split-K); NAME@RxS: only its last R tiles "
+                             f"warp-tiled kernel with K split in S (split-K; +reduce after it: the slices added by a "
+                             f"second kernel over every SM); NAME@RxS: only its last R tiles "
                              f"of C split in S (split tail); any of them +pad (kernels 10-14): A and B first "
                              f"copied into rows padded to 4 floats; "
                              f"{PLANNED!r}: per size, the ladder kernel the planner chooses (the fastest "
