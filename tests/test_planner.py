@@ -90,6 +90,9 @@ def test_split_k_is_planned_where_tiles_are_few_and_k_is_long():
     # up to MAX_SPLITS_REDUCE slices with it (where the blocks stay within MAX_BLOCKS_PER_SM per SM)
     deep = {c.splits for c in planner.plan(128, 128, 65536, ROWS, SMS) if c.reduce and c.rung.name == "warptile_64x64_bk32"}
     assert max(deep) == planner.MAX_SPLITS_REDUCE and {40, 64, 96} <= deep
+    from explainer.views.planner import split_text
+
+    assert split_text(c) == "4, then a reduction kernel"
 
 
 def test_split_tail_is_planned_where_the_last_round_of_tiles_is_partial():
@@ -380,6 +383,9 @@ def test_tune_measures_what_the_planner_weighs():
     assert tails and {f"warptile@{R}x{S}" for R, S in planner.tail_choices(w, 3000, 3000, 3000, SMS, 1)} <= set(tails)
     small = launches((256, 256, 16384), SMS, ROWS)  # few tiles, long K: split-K, no tail
     assert any(lab.endswith("@16") for lab in small) and not any("x" in lab.partition("@")[2] for lab in small)
+    # split-K also with a separate reduction, further up in slices; never a split tail with it
+    assert {"warptile@16+reduce", "warptile_64x64@64+reduce"} <= set(small) and "warptile@64" not in small
+    assert not any(lab.endswith("+reduce") for lab in got)
     some = launches((3000, 3000, 3000), SMS, ROWS, ["warptile_128x64"])  # tune --kernels: those only
     assert some and all(lab.partition("@")[0] == "warptile_128x64" for lab in some)
     assert set(some) == {lab for lab in got if lab.partition("@")[0] == "warptile_128x64"}

@@ -140,14 +140,14 @@ def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
     cands = planner.best_per_kernel(planner.plan(M, N, K, recorded.recorded_rows(data, split_k=True), sms,
                                                  recorded.recorded_rows(tuned, split_k=True) if tuned else ()))
     rows = [{"kernel": c.rung.name, "splits": c.splits, "tail": c.tail, "label": c.label, "block_tile": [c.rung.BM, c.rung.BN],
-             "blocks": c.blocks, "tuned_ms": c.tuned_ms, "pad": c.pad, "pad_ms": c.pad_ms,
+             "blocks": c.blocks, "tuned_ms": c.tuned_ms, "pad": c.pad, "pad_ms": c.pad_ms, "reduce": c.reduce,
              "busiest_sm_blocks": c.longest, "busy_fraction": round(c.busy_fraction, 4), "guarded": c.guarded,
              "predicted_ms": c.predicted_ms, "measured_ms": c.measured_ms, "why": c.why()} for c in cands]
     d = {"M": M, "N": N, "K": K, "device": data["device"]["name"], "sms": sms, "recorded": data["label"],
          "tuned": tuned["source"] if tuned else None,
          "choice": cands[0].label, "candidates": rows}
     lines = [f"ladder kernels for M={M} N={N} K={K} on {d['device']} ({sms} SMs); calibrated on {d['recorded']}",
-             f"  {'kernel[@S or @RxS][+pad]':<24} {'tile':>9} {'blocks':>7} {'busiest SM':>10} {'SM time used':>12} "
+             f"  {'kernel[@S or @RxS][+...]':<24} {'tile':>9} {'blocks':>7} {'busiest SM':>10} {'SM time used':>12} "
              f"{'predicted':>10} {'tuned':>10} {'measured':>10}"]
     for c in cands:
         meas = f"{c.measured_ms:.4f}" if c.measured_ms else "-"

@@ -8,7 +8,8 @@ The grid is every M x N x K of the lists ("whole": tiles divide them), the same 
 dimension ("odd": no tile divides them and rows are not 16-byte aligned: the guarded path with
 scalar loads) and minus 4 ("aligned": no tile divides them, rows aligned: 16-byte loads, guarded
 edges), so that the planner finds a tuned shape of each kind (``planner.shape_kind``); each
-warp-tiled kernel also at every split-K count and split tail the planner considers at that shape,
+warp-tiled kernel also at every split-K count and split tail the planner considers at that shape
+(split-K also with a separate reduction, ``+reduce``, up to 128 slices),
 and at the odd shapes every launch of the padded shape as a padded launch (``+pad``).
 ``--kernels`` measures only the named kernels (a configuration added to the ladder's table, say;
 its rows then join the device's table, replacing none of the others').
@@ -26,6 +27,9 @@ import sys
 PROG = "tiled-explainer tune"
 DEFAULT_M = DEFAULT_N = (128, 256, 512, 1024, 2048, 4096)
 DEFAULT_K = (256, 1024, 4096, 8192, 16384)
+#: Split counts measured with a separate reduction (``+reduce``): the tuning grid's, and further up to
+#: the planner's limit for them (planner.MAX_SPLITS_REDUCE).
+TUNE_REDUCE_SPLITS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 #: The grid's families: how much is taken off each size of the lists.
 FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
 
@@ -49,6 +53,8 @@ def launches(shape, sms: int, rows=(), kernels=None) -> list[str]:
             continue
         plain += [ladder.label_of(r.name, S) for S in planner.split_choices(r, *shape, sms)]
         plain += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
+        plain += [ladder.label_of(r.name, S, reduce=True) for S in planner.split_choices(r, *shape, sms, TUNE_REDUCE_SPLITS)
+                  if S > 1]
     return plain + out
 
 

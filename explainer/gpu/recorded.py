@@ -124,7 +124,7 @@ def _slug(text: str) -> str:
 
 
 #: What a tuning table keeps of each row (the planner and best_rows read no more).
-TUNED_KEYS = ("kernel", "splits", "tail", "pad", "M", "N", "K", "median_ms", "passed")
+TUNED_KEYS = ("kernel", "splits", "tail", "pad", "reduce", "M", "N", "K", "median_ms", "passed")
 
 
 def compact(report_dict: dict, keys=TUNED_KEYS) -> dict:

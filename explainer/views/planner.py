@@ -21,10 +21,13 @@ IDLE, FEWER, MOST = "#e5e7eb", "#93c5fd", "#1d4ed8"
 
 
 def split_text(c: "planner.Candidate") -> str:
-    """The split column: "–" (whole K), "S" (split-K), or "R × S" (the last R tiles split in S)."""
+    """The split column: "–" (whole K), "S" (split-K; "S, then a reduction kernel" with a
+    separate reduction), or "R × S" (the last R tiles split in S)."""
     if c.splits == 1:
         return "–"
-    return f"last {c.tail} tiles × {c.splits}" if c.tail else str(c.splits)
+    if c.tail:
+        return f"last {c.tail} tiles × {c.splits}"
+    return f"{c.splits}, then a reduction kernel" if c.reduce else str(c.splits)
 
 
 def sm_strip(c: planner.Candidate, cell: int = 9) -> str:
