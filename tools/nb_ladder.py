@@ -27,6 +27,14 @@ SMS = json.loads((Path(__file__).resolve().parent.parent / "explainer" / "data" 
 def _blocks(r, n: int) -> int:
     gx, gy = r.grid(n, n)
     return gx * gy
+
+
+def _tiles(r, m: int, n: int) -> int:
+    gx, gy = r.grid(m, n)
+    return gx * gy
+
+
+_B64 = ladder.rung("warptile_64x64_bk16")  # the deep-K example's tiles
 TILED_I = roofline.intensity("tiled", 4096, 4096, 4096, T)
 WD = RW.warp_dims
 CW = as_store_conflict(RW)
@@ -90,6 +98,11 @@ rungs and {len(ladder.CONFIGS)} other configurations of the warp-tiled kernel fo
 Where C has few tiles but K is long it can also **split K** (split-K): S blocks share one tile of
 C, each summing K/S of the products, and the last of them to finish adds the S partial tiles.
 Warptile at 1024³ with K split in 4 makes {4 * _blocks(W, 1024)} blocks instead of {_blocks(W, 1024)}.
+That last step is done by one block per tile while the others are finished: at 128×128×65536, the
+{_B64.BM}×{_B64.BN} tiles are {_tiles(_B64, 128, 128)}, and split in {planner.MAX_SPLITS_REDUCE} their last blocks would each read {planner.MAX_SPLITS_REDUCE}
+partial tiles alone. A library hands the sums to a second kernel instead (`+reduce`; cuBLAS's
+*splitKreduce*): every SM reads its share of the S partial copies of C ({planner.MAX_SPLITS_REDUCE * 128 * 128 * 4 / 2**20:.0f} MiB here), so
+K can be cut further (up to {planner.MAX_SPLITS_REDUCE} slices) and the {planner.MAX_SPLITS_REDUCE * _tiles(_B64, 128, 128)} blocks keep every SM busy.
 
 Where the tiles fill the SMs a few times and leave a last, partial round, only that round is cut
 (the **split tail**): at 3000³ warptile's {_blocks(W, 3000)} tiles are {_blocks(W, 3000) // SMS} rounds of {SMS} and {_blocks(W, 3000) % SMS}
@@ -119,7 +132,14 @@ model (blocks on the busiest SM × the kernel's SM time per block, measured once
 busy, plus the split's extra traffic); a time from this device's tuning table
 (`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the model);
 and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, 3000³, 4189³, a skinny
-4096×64×4096 and a deep 1000×1000×8000."""),
+4096×64×4096 and a deep 1000×1000×8000.
+
+Those estimates come from shapes up to a grid step away, where the edge blocks, the rounds of
+the SMs and the best split are not the same. So on a GPU `tiled-explainer bench --kernels planned`
+first measures the planner's **shortlist** at the very shape: its choice and every launch it
+estimates within {planner.SHORTLIST_WITHIN:.0%} of it (at most {planner.SHORTLIST_TOP}, and up to {planner.SHORTLIST_REDUCE} more with a separate
+reduction; where rows are unaligned, its {planner.SHORTLIST_PADDED} best padded launches too), then runs the fastest,
+as a library's autotuner does. The reason it prints says what was measured."""),
         ("code", "ladder.planner()"),
         ("md", """## The same kernels on another GPU
 
