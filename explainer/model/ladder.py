@@ -295,6 +295,18 @@ CONFIGS: tuple[Rung, ...] = (
        "warp tiling, 32 x 128",
        "4 warps side by side along N over 32 rows: for C with few rows (skinny M), less of each "
        "tile falls outside C"),
+    _r("warptile_64x128", "14_warptile.cu", "warptile_gemm",
+       [("BM", 64), ("BN", 128), ("BK", 8), ("WM", 32), ("WN", 64), ("WNITER", 2),
+        ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 64 x 128",
+       "128 x 64's tile turned on its side (cuBLAS's choice at 1100^3 and 64 x 4096 x 4096): half "
+       "the rows of a tile, for C with 64-100 rows or a round of tiles that 128 rows leave short"),
+    _r("warptile_128x32_bk16", "14_warptile.cu", "warptile_gemm",
+       [("BM", 128), ("BN", 32), ("BK", 16), ("WM", 32), ("WN", 32), ("WNITER", 2),
+        ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 128 x 32, BK 16",
+       "4 warps stacked along M over 32 columns: for C with few columns (skinny N, 16-48), a "
+       "quarter of the 128-column tiles' width"),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)

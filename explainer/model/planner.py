@@ -437,8 +437,10 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     for name, v in (("M", M), ("N", N), ("K", K), ("SMs", sms)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {v!r}")
-    cal = calibrate(rows, sms)
     tuned = list(tuned)
+    # Each rung's SM time per block from the recorded run, else (a configuration the recorded run
+    # did not have) from the tuning table's largest square.
+    cal = {**calibrate(tuned, sms), **calibrate(rows, sms)}
     both = list(rows) + [r for r in tuned if r.get("passed", True)]
     res = {r.name: residency(r, rows) for r in RUNGS + CONFIGS}
     here = [row for row in both if (row["M"], row["N"], row["K"]) == (M, N, K)]  # measured at this shape
@@ -501,8 +503,11 @@ SHORTLIST_TOP = 8
 SHORTLIST_WITHIN = 0.20
 #: ... and, where rows are not 16-byte aligned, this many padded launches whatever their estimates;
 SHORTLIST_PADDED = 2
-#: ... and at most this many split-K launches with a separate reduction within the same margin.
+#: ... and at most this many split-K launches with a separate reduction within the same margin;
 SHORTLIST_REDUCE = 4
+#: ... of each kernel at most this many launches without padding (its split counts are close
+#: neighbours, which crowd out the other kernels) and one padded launch.
+SHORTLIST_PER_KERNEL = 3
 
 
 def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = (),
@@ -523,7 +528,10 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     split-K launches with a separate reduction within the same margin (the table measured few of
     them: they are scaled from split-K without it, whose fix-up costs what the model does not
     see); and where K or N is not a multiple of 4 the ``padded`` best padded launches whatever
-    their estimates."""
+    their estimates. Of each kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and
+    one padded launch: a kernel's split counts differ by little, and a list of one kernel's would
+    measure nothing else (1501x1499x1503, session 12: two padded launches of warptile_64x128 left
+    out warptile_128x128's, 9% faster)."""
     ranked = plan(M, N, K, rows, sms, tuned)
     if not ranked:
         return []
@@ -531,13 +539,22 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     first = ranked[0]
     limit = (1 + within) * key(first) if key(first) else None
     close = [c for c in ranked[1:] if not c.pad and key(c) and limit and key(c) <= limit]
-    plain = [c for c in close if not c.reduce][:max(0, top - 1)]
-    out = [first] + plain[:max(0, top - 1)]
-    out += [c for c in close if c.reduce][:max(0, reduce - int(first.reduce))]
+
+    def few_each(cands, n, cap, seen):  # the first n of cands, at most cap of each kernel
+        out = []
+        for c in cands:
+            if len(out) < n and seen.get(c.rung.name, 0) < cap:
+                seen[c.rung.name] = seen.get(c.rung.name, 0) + 1
+                out.append(c)
+        return out
+
+    mine = lambda flag: {first.rung.name: 1} if first.reduce == flag and not first.pad else {}  # noqa: E731
+    out = [first] + few_each([c for c in close if not c.reduce], top - 1, SHORTLIST_PER_KERNEL, mine(False))
+    out += few_each([c for c in close if c.reduce], reduce - int(first.reduce), SHORTLIST_PER_KERNEL, mine(True))
     _, N4, K4 = padded_shape(M, N, K)
     if padded > 0 and (N4, K4) != (N, K):
-        pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad]
-        out += [c for c in pads if c.label not in {o.label for o in out}][:padded - int(first.pad)]
+        pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad and c.label != first.label]
+        out += few_each(pads, padded - int(first.pad), 1, {first.rung.name: 1} if first.pad else {})
     return out
 
 
