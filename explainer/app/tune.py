@@ -27,9 +27,6 @@ import sys
 PROG = "tiled-explainer tune"
 DEFAULT_M = DEFAULT_N = (128, 256, 512, 1024, 2048, 4096)
 DEFAULT_K = (256, 1024, 4096, 8192, 16384)
-#: Split counts measured with a separate reduction (``+reduce``): the tuning grid's, and further up to
-#: the planner's limit for them (planner.MAX_SPLITS_REDUCE).
-TUNE_REDUCE_SPLITS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 #: The grid's families: how much is taken off each size of the lists.
 FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
 
@@ -53,7 +50,7 @@ def launches(shape, sms: int, rows=(), kernels=None) -> list[str]:
             continue
         plain += [ladder.label_of(r.name, S) for S in planner.split_choices(r, *shape, sms)]
         plain += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
-        plain += [ladder.label_of(r.name, S, reduce=True) for S in planner.split_choices(r, *shape, sms, TUNE_REDUCE_SPLITS)
+        plain += [ladder.label_of(r.name, S, reduce=True) for S in planner.split_choices(r, *shape, sms, planner.TUNE_REDUCE_SPLITS)
                   if S > 1]
     return plain + out
 

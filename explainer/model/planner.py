@@ -106,8 +106,9 @@ def split_choices(r: Rung, M: int, N: int, K: int, sms: int, splits=SPLITS) -> l
 #: What :func:`plan` passes to :func:`split_choices`.
 PLAN_SPLITS = tuple(range(2, MAX_SPLITS + 1))
 #: ... and for the launches with a separate reduction: every S to 32, then steps of 8 to 64 and of 16
-#: to :data:`MAX_SPLITS_REDUCE`.
+#: to :data:`MAX_SPLITS_REDUCE`; a tuning table measures them at :data:`SPLITS` and a few beyond.
 REDUCE_SPLITS = PLAN_SPLITS + tuple(range(40, 65, 8)) + tuple(range(80, MAX_SPLITS_REDUCE + 1, 16))
+TUNE_REDUCE_SPLITS = SPLITS + (48, 64, 96, MAX_SPLITS_REDUCE)
 
 
 def _planned_split(r: Rung, M: int, N: int, S: int, sms: int) -> bool:
@@ -440,7 +441,10 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     tuned = list(tuned)
     # Each rung's SM time per block from the recorded run, else (a configuration the recorded run
     # did not have) from the tuning table's largest square.
-    cal = {**calibrate(tuned, sms), **calibrate(rows, sms)}
+    cal = calibrate(rows, sms)
+    lacking = {r.name for r in RUNGS + CONFIGS} - set(cal)
+    if lacking:  # only those rungs' rows of the table: it holds tens of thousands
+        cal.update(calibrate([r for r in tuned if r.get("kernel") in lacking], sms))
     both = list(rows) + [r for r in tuned if r.get("passed", True)]
     res = {r.name: residency(r, rows) for r in RUNGS + CONFIGS}
     here = [row for row in both if (row["M"], row["N"], row["K"]) == (M, N, K)]  # measured at this shape
