@@ -133,7 +133,8 @@ def main(argv=None) -> int:
             row["blocks_per_sm"] = None
 
         def launch(kern, M, N, K, A, B, C):
-            kern(c.grid(M, N), (c.threads,), (A, B, C, np.int32(M), np.int32(N), np.int32(K)))
+            lds = (np.int32(K), np.int32(N)) if c.splits_k else ()  # kernel 14: the rows' strides (lda, ldb)
+            kern(c.grid(M, N), (c.threads,), (A, B, C, np.int32(M), np.int32(N), np.int32(K), *lds))
 
         errs = []
         for (M, N, K) in CHECK_SHAPES:

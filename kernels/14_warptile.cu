@@ -26,11 +26,15 @@
 //   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
 //   element by element; an edge block copies the same way from rows and columns clamped into
 //   A and B (but one of a split launch on unaligned rows checks every access); stores only inside C
-//   (EDGE_*, common.cuh). GUARD 0: tiles divide the shape; 1: K, N multiples of 4; 2: others.
+//   (EDGE_*, common.cuh). GUARD 0: tiles divide the shape; 1: rows aligned; 2: others; 3: below.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
 // whole + (tiles - whole) * S blocks), static shared
-// 2*(BK*(BM+PAD) + BK*BN)*4 bytes. Correct for any M, N, K >= 1.
+// 2*(BK*(BM+PAD) + BK*BN)*4 bytes. Correct for any M, N, K >= 1. lda, ldb: floats from one row
+// of A (B) to the next in memory, K (N) unless the launch is padded ("+pad", the planner's: A or B
+// first copied, kernels/pad_rows.cu, into rows of a multiple of 4 floats, A's each starting with K's
+// lead mod 4 zeros so that its granules stay aligned); C is always stored in place, N floats a row.
+// "Rows aligned" (GUARD 1): lda, ldb and N multiples of 4; GUARD 3: lda, ldb only (padded, C's not).
 // Run it:  tiled-explainer bench --kernels warptile --sizes 1024 4096
 // The trace records by tile of C (explainer.model.ladder.predict_trace's layout), which the split
 // tail's 1D grid does not spell as blockIdx: every entry point names its tile (GridTile, SplitTail below).
@@ -66,14 +70,14 @@ struct SplitTail {
 // aligned the lead is a multiple of 4 and a granule lies wholly before or inside; on the
 // guarded path of an unaligned K it may straddle column 0, element by element then.
 template <int EDGE>
-__device__ __forceinline__ float4 load4_lead(const float* X, int r, int c, int rows, int cols)
+__device__ __forceinline__ float4 load4_lead(const float* X, int r, int c, int rows, int cols, int ld)
 {
     if (r < 0 || c + 3 < 0) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (c >= 0) return load4_at<EDGE>(X, r, c, rows, cols);
-    return make_float4(c >= 0 ? load_or_zero(X, r, c, rows, cols) : 0.0f,
-                       c + 1 >= 0 ? load_or_zero(X, r, c + 1, rows, cols) : 0.0f,
-                       c + 2 >= 0 ? load_or_zero(X, r, c + 2, rows, cols) : 0.0f,
-                       load_or_zero(X, r, c + 3, rows, cols));
+    if (c >= 0) return load4_at<EDGE>(X, r, c, rows, cols, ld);
+    return make_float4(c >= 0 ? load_or_zero(X, r, c, rows, cols, ld) : 0.0f,
+                       c + 1 >= 0 ? load_or_zero(X, r, c + 1, rows, cols, ld) : 0.0f,
+                       c + 2 >= 0 ? load_or_zero(X, r, c + 2, rows, cols, ld) : 0.0f,
+                       load_or_zero(X, r, c + 3, rows, cols, ld));
 }
 
 // The two shared buffers of As (transposed, rows padded to BM + PAD) and of Bs: one array per
@@ -88,13 +92,15 @@ __device__ __forceinline__ float* warptile_smem()
 
 // The body, shared by the two entry points at the end of the file: warptile_gemm (the whole K
 // loop in one block) and warptile_splitk_gemm (SPLIT: the K loop cut into gridDim.z slices).
-// EDGE (common.cuh): EDGE_FAST, EDGE_GUARDED, or EDGE_INTERIOR for a block inside C of a shape
-// the fast path cannot take (see interior_block).
+// EDGE (common.cuh): how it copies A and B: EDGE_FAST, EDGE_GUARDED, or EDGE_INTERIOR for a block
+// inside C of a shape the fast path cannot take (see interior_block); STORE: how it stores C (and
+// the split-K workspace, laid out like C): EDGE, but for a padded launch's interior blocks whose
+// C rows are not aligned (GUARD 3: the fast copies, EDGE_INTERIOR's scalar stores).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int EDGE, bool SPLIT, class Tile>
+          int PAD, int EDGE, int STORE, bool SPLIT, class Tile>
 __device__ __forceinline__ void
-warptile_body(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done,
-              const Tile tile)
+warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
+              int* tiles_done, const Tile tile)
 {
     constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
     constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;  // one sub-tile of a warp
@@ -125,15 +131,15 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     float regM[WMITER * TM], regN[WNITER * TN];
     float4 ra[A4], rb[B4];
 
-    // An interior block (EDGE_INTERIOR) of a shape whose rows are not 16-byte aligned (K, or N,
+    // An interior block (EDGE_INTERIOR) of a shape whose rows are not 16-byte aligned (lda, or ldb,
     // not a multiple of 4) copies that matrix element by element instead: element e = tid + j *
     // THREADS of the tile, consecutive lanes along a row (4-byte loads that a warp still reads in
     // whole sectors), the thread's 4 * A4 (4 * B4) elements kept in ra (rb): one column of the
     // tile, every THREADS / BK-th row of As (THREADS / BN-th of Bs). Its last, partial phase
     // (tail) reads padding zeros past K.
     static_assert(THREADS % BK == 0 && THREADS % BN == 0, "element copy: a column per thread");
-    const bool a_elems = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && (K & 3) != 0;
-    const bool b_elems = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && (N & 3) != 0;
+    const bool a_elems = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && (lda & 3) != 0;
+    const bool b_elems = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && (ldb & 3) != 0;
     const int ea_m = tid / BK, ea_k = tid % BK;  // A element j: tile row ea_m + j * (THREADS / BK), column ea_k
     const int eb_k = tid / BN, eb_n = tid % BN;  // B element j: tile row eb_k + j * (THREADS / BN), column eb_n
 
@@ -146,7 +152,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
     // How the copies reach A and B: an edge block (EDGE_CLAMPED on aligned rows, EDGE_CLAMPED_ANY
     // on any) copies as an interior block does (granules on aligned rows, else elements),
     // unchecked, from rows of A and columns of B clamped into the matrix: a row of A to M - 1, a
-    // granule of B to columns N - 4 .. N - 1, an element of B to column N - 1.
+    // granule of B to columns ldb - 4 .. ldb - 1, an element of B to column N - 1.
     constexpr bool CLAMP = EDGE == EDGE_CLAMPED || EDGE == EDGE_CLAMPED_ANY;
     constexpr int COPY = CLAMP ? EDGE_FAST : EDGE;
     auto fetch = [&](int t, bool first) {
@@ -156,38 +162,38 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
             const bool inside = !head || k0 + ea_k >= 0;
 #pragma unroll
             for (int j = 0; j < 4 * A4; ++j) {
-                const float* pa = A + min(row0 + ea_m + j * (THREADS / BK), M - 1) * K + k0 + ea_k;
+                const float* pa = A + min(row0 + ea_m + j * (THREADS / BK), M - 1) * lda + k0 + ea_k;
                 elem(ra[j / 4], j % 4) = inside ? *pa : 0.0f;  // @step:load_a
             }
         } else if (a_elems) {
-            const float* pa = A + (row0 + ea_m) * K + k0 + ea_k;
+            const float* pa = A + (row0 + ea_m) * lda + k0 + ea_k;
             const bool inside = !head || k0 + ea_k >= 0;
 #pragma unroll
             for (int j = 0; j < 4 * A4; ++j)
-                elem(ra[j / 4], j % 4) = inside ? pa[j * (THREADS / BK) * K] : 0.0f;  // @step:load_a
+                elem(ra[j / 4], j % 4) = inside ? pa[j * (THREADS / BK) * lda] : 0.0f;  // @step:load_a
         } else {
 #pragma unroll
             for (int q = 0; q < A4; ++q) {
                 const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
                 const int r = CLAMP ? min(row0 + m, M - 1) : row0 + m;
-                if (head) ra[q] = load4_lead<COPY>(A, r, k0 + kq, M, K);
-                else ra[q] = load4_at<COPY>(A, r, k0 + kq, M, K);  // @step:load_a
+                if (head) ra[q] = load4_lead<COPY>(A, r, k0 + kq, M, K, lda);
+                else ra[q] = load4_at<COPY>(A, r, k0 + kq, M, K, lda);  // @step:load_a
             }
         }
         if (b_elems) {
-            const float* pb = B + (k0 + eb_k) * N + (CLAMP ? min(col0 + eb_n, N - 1) : col0 + eb_n);
+            const float* pb = B + (k0 + eb_k) * ldb + (CLAMP ? min(col0 + eb_n, N - 1) : col0 + eb_n);
 #pragma unroll
             for (int j = 0; j < 4 * B4; ++j) {
                 const int k = eb_k + j * (THREADS / BN);
-                elem(rb[j / 4], j % 4) = (!head || k0 + k >= 0) ? pb[j * (THREADS / BN) * N] : 0.0f;  // @step:load_b
+                elem(rb[j / 4], j % 4) = (!head || k0 + k >= 0) ? pb[j * (THREADS / BN) * ldb] : 0.0f;  // @step:load_b
             }
         } else {
 #pragma unroll
             for (int q = 0; q < B4; ++q) {
                 const int i = tid + q * THREADS, k = i / (BN / 4), nq = (i % (BN / 4)) * 4;
-                const int c = CLAMP ? min(col0 + nq, N - 4) : col0 + nq;
-                if (head) rb[q] = load4_lead<COPY>(B, k0 + k, c, K, N);
-                else rb[q] = load4_at<COPY>(B, k0 + k, c, K, N);  // @step:load_b
+                const int c = CLAMP ? min(col0 + nq, ldb - 4) : col0 + nq;
+                if (head) rb[q] = load4_lead<COPY>(B, k0 + k, c, K, N, ldb);
+                else rb[q] = load4_at<COPY>(B, k0 + k, c, K, N, ldb);  // @step:load_b
             }
         }
     };
@@ -234,7 +240,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
                 for (int c = 0; c < 4; ++c)
                     TRACE_SLOT_B(phases, t, BK * BN, k * BN + nq + c,
-                                 src_or_pad(k0 + k, (CLAMP ? min(col0 + nq, N - 4) : col0 + nq) + c, K, N));
+                                 src_or_pad(k0 + k, (CLAMP ? min(col0 + nq, ldb - 4) : col0 + nq) + c, K, N));
             }
         }
     };
@@ -281,6 +287,36 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
         __syncthreads();  // @step:barrier1
     }
 
+    // A block inside C whose rows are not 16-byte aligned (N not a multiple of 4) cannot store a
+    // thread's TN outputs as one float4; stored one by one, a warp's store would put 4 bytes in
+    // every 16 of many rows (a sector each). Instead the warp passes each row segment through
+    // shared memory (the As buffers, free after the loop's last barrier): every lane writes its TN
+    // outputs of row i of its thread tile (the warp's WSUBM / TM rows x WSUBN columns, in lane
+    // order), then the lanes read them back along the rows and store 32 consecutive floats per
+    // instruction. Only where to store changes: each output is still the one its thread summed.
+    // put(X, ...): the thread's TN outputs of row i of sub-tile (wm, wn) into X (C, or split-K's
+    // slice of the workspace, laid out like C).
+    const bool staged = STORE == EDGE_INTERIOR && (N & 3) != 0;
+    static_assert(THREADS * TN <= 2 * (BK * LDA + BK * BN), "a row segment per warp in shared memory");
+    float* const seg = smem + warp * 32 * TN;
+    auto put = [&](float* X, int wm, int i, int wn) {
+        if (!staged) {
+            store_row<TN, STORE>(X, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N, &acc[wm * TM + i][wn * TN]);  // @step:store
+            return;
+        }
+        __syncwarp();  // the lanes have read the previous segment
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            store4(&seg[lane * TN + j], make_float4(acc[wm * TM + i][wn * TN + j], acc[wm * TM + i][wn * TN + j + 1],
+                                                    acc[wm * TM + i][wn * TN + j + 2], acc[wm * TM + i][wn * TN + j + 3]));
+        __syncwarp();
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            const int f = lane + 32 * j, r = f / WSUBN, c = f % WSUBN;  // row r (trow) of the segment
+            X[(row0 + wrow * WM + wm * WSUBM + r * TM + i) * N + col0 + wcol * WN + wn * WSUBN + c] = seg[f];  // @step:store
+        }
+    };
+
     if (SPLIT && (Tile::always_split || tile.splits() > 1)) {
         // Split-K epilogue. This block holds the sums over its slice of K only. It stores them in
         // its own slice W[z] of the workspace (M x N floats per z, laid out like C) ...
@@ -291,8 +327,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
             for (int i = 0; i < TM; ++i)
 #pragma unroll
                 for (int wn = 0; wn < WNITER; ++wn)
-                    store_row<TN, EDGE>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N,
-                                         &acc[wm * TM + i][wn * TN]);
+                    put(Wz, wm, i, wn);
         // Without tile counters (a launch with a separate reduction, kernels/splitk_reduce.cu: the
         // planner's "+reduce") the block is done: another kernel adds the slices, over every SM.
         if (tiles_done == nullptr) return;
@@ -312,7 +347,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
         // slice and group instead of per slice and row. Its own slice is read back as it stored
         // it. (G = 8, 4 where loads are checked: more rows at once spill registers in the
         // configurations with 4 blocks per SM, whose registers are capped at 128.)
-        constexpr int SEGS = WMITER * TM * WNITER, GMAX = EDGE == EDGE_FAST ? 8 : 4;
+        constexpr int SEGS = WMITER * TM * WNITER, GMAX = STORE == EDGE_FAST ? 8 : 4;
         constexpr int G = SEGS < GMAX ? SEGS : GMAX;
         static_assert(SEGS % G == 0, "whole groups of rows");
 #pragma unroll
@@ -324,7 +359,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
                 for (int q = 0; q < G; ++q) {
                     const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
                     float part[TN];
-                    load_row<TN, EDGE>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N, part);
+                    load_row<TN, STORE>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N, part);
 #pragma unroll
                     for (int j = 0; j < TN; ++j) sum[q][j] += part[j];  // @step:compute
                 }
@@ -333,7 +368,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
             for (int q = 0; q < G; ++q) {
                 const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
                 const int row = row0 + am + wm * WSUBM + i, col = col0 + bn + wn * WSUBN;
-                store_row<TN, EDGE>(C, row, col, M, N, sum[q]);  // @step:store
+                store_row<TN, STORE>(C, row, col, M, N, sum[q]);  // @step:store
 #pragma unroll
                 for (int j = 0; j < TN; ++j)
                     if (row < M && col + j < N)
@@ -352,7 +387,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 #pragma unroll
             for (int wn = 0; wn < WNITER; ++wn) {
                 const int col = col0 + bn + wn * WSUBN;
-                store_row<TN, EDGE>(C, row, col, M, N, &acc[wm * TM + i][wn * TN]);  // @step:store
+                put(C, wm, i, wn);
 #pragma unroll
                 for (int j = 0; j < TN; ++j)
                     if (row < M && col + j < N)
@@ -364,8 +399,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, flo
 }
 
 // The guarded instantiations check only the blocks that need it. A block whose BM x BN tile of C
-// lies inside C (interior_block) runs the fast path's code when the rows of A and B (K and N
-// floats) are 16-byte aligned: K need not be a whole number of phases, since its partial phase
+// lies inside C (interior_block) runs the fast path's code when the rows of A, B and C (lda, ldb
+// and N floats apart) are 16-byte aligned: K need not be a whole number of phases, since its partial phase
 // is phase 0, copied in the prologue (see lead); otherwise the EDGE_INTERIOR body: no checks
 // but in phase 0, scalar accesses where rows are not aligned. The same for every thread of the
 // block, so the branch costs nothing; only the edge blocks clamp, or check, their accesses.
@@ -377,11 +412,12 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 
 // Which body a block runs (the same for every thread of the block). GUARD (the entry points'
 // last template parameter) is 0 where the tiles divide the shape (EDGE_FAST everywhere), 1 where
-// they do not and the rows of A and B are 16-byte aligned (K and N multiples of 4), 2 where they
-// are not: each instantiation holds only the bodies its shapes run (two), which keeps the
+// they do not and the rows of A, B and C are 16-byte aligned (lda, ldb, N multiples of 4), 2 where they
+// are not, 3 where those of A and B are and C's are not (a padded launch, N not a multiple of 4):
+// each instantiation holds only the bodies its shapes run (two), which keeps the
 // registers and the code of one body from weighing on the other's. Interior blocks run the fast
-// body (GUARD 1) or EDGE_INTERIOR (2); edge blocks copy from clamped rows and columns,
-// EDGE_CLAMPED (1) or, in warptile_gemm, EDGE_CLAMPED_ANY (2); the split entry points' edge
+// body (GUARD 1; 3: with scalar stores) or EDGE_INTERIOR (2); edge blocks copy from clamped rows
+// and columns, EDGE_CLAMPED (1, 3) or, in warptile_gemm, EDGE_CLAMPED_ANY (2); the split entry points' edge
 // blocks on unaligned rows check every access (EDGE_GUARDED: the clamped element copies there
 // spilled registers and measured slower, benchmarks/results/splitk_2026-11-23.md, session 11).
 // EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED turn this off for measurements
@@ -394,32 +430,34 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int GUARD, bool SPLIT, class Tile>
 __device__ __forceinline__ void
-warptile_run(const float* A, const float* B, float* C, int M, int N, int K, float* W, int* tiles_done,
-             const Tile tile)
+warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
+             int* tiles_done, const Tile tile)
 {
-    static_assert(GUARD >= 0 && GUARD <= 2, "GUARD: 0 fast, 1 aligned rows, 2 any rows");
+    static_assert(GUARD >= 0 && GUARD <= 3, "GUARD: 0 fast, 1 aligned rows, 2 any rows, 3 aligned A and B rows");
     constexpr int INSIDE = GUARD == 2 ? WARPTILE_INSIDE : EDGE_FAST;
-    constexpr int EDGES = GUARD == 1 ? EDGE_CLAMPED : SPLIT ? EDGE_GUARDED : EDGE_CLAMPED_ANY;
+    constexpr int INSIDE_STORE = GUARD == 3 ? EDGE_INTERIOR : INSIDE;
+    constexpr int EDGES = GUARD == 1 || GUARD == 3 ? EDGE_CLAMPED : SPLIT ? EDGE_GUARDED : EDGE_CLAMPED_ANY;
 #ifdef EXPLAINER_NO_INTERIOR
-    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGE_GUARDED : EDGE_FAST, SPLIT, Tile>(
-        A, B, C, M, N, K, W, tiles_done, tile);
+    constexpr int ALL = GUARD ? EDGE_GUARDED : EDGE_FAST;
+    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile>(
+        A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
 #else
     if (GUARD == 0 || interior_block<BM, BN>(tile, M, N))
-        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, SPLIT, Tile>(
-            A, B, C, M, N, K, W, tiles_done, tile);
+        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile>(
+            A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
     else
-        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST, SPLIT, Tile>(
-            A, B, C, M, N, K, W, tiles_done, tile);
+        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST,
+                      GUARD ? EDGES : EDGE_FAST, SPLIT, Tile>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
 #endif
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>
 __global__ void __launch_bounds__(THREADS, MINB)
-warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
+warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb)
 {
     warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
-        A, B, C, M, N, K, nullptr, nullptr, GridTile{});
+        A, B, C, M, N, K, lda, ldb, nullptr, nullptr, GridTile{});
 }
 
 // Split-K (the launch planner's choice where C has too few tiles to fill the SMs and K is long):
@@ -429,12 +467,11 @@ warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K)
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>
 __global__ void __launch_bounds__(THREADS, MINB)
-warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int K, float* W,
-                     int* tiles_done)
+warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb,
+                     float* W, int* tiles_done)
 {
     warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
-        A, B, C, M, N, K, W, tiles_done,
-        GridTile{});
+        A, B, C, M, N, K, lda, ldb, W, tiles_done, GridTile{});
 }
 
 // Split tail (the planner's choice where the tiles of C fill the SMs some whole number of times and
@@ -449,9 +486,9 @@ warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>
 __global__ void __launch_bounds__(THREADS, MINB)
-warptile_splittail_gemm(const float* A, const float* B, float* C, int M, int N, int K, float* W,
-                        int* tiles_done, int whole, int splits, int gx)
+warptile_splittail_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb,
+                        float* W, int* tiles_done, int whole, int splits, int gx)
 {
     warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
-        A, B, C, M, N, K, W, tiles_done, SplitTail{whole, splits, gx});
+        A, B, C, M, N, K, lda, ldb, W, tiles_done, SplitTail{whole, splits, gx});
 }

@@ -87,9 +87,14 @@ __device__ int* g_trace_c;
 
 // Guarded element access for the ladder kernels' edge path (GUARD = true): element (r, c) of a
 // row-major rows x cols matrix, or a padding zero outside it; and its trace value.
+// (With ld: rows ld floats apart in memory, as in a padded copy; kernel 14's "+pad".)
+__device__ __forceinline__ float load_or_zero(const float* X, int r, int c, int rows, int cols, int ld)
+{
+    return (r < rows && c < cols) ? X[r * ld + c] : 0.0f;
+}
 __device__ __forceinline__ float load_or_zero(const float* X, int r, int c, int rows, int cols)
 {
-    return (r < rows && c < cols) ? X[r * cols + c] : 0.0f;
+    return load_or_zero(X, r, c, rows, cols, cols);
 }
 __device__ __forceinline__ int src_or_pad(int r, int c, int rows, int cols)
 {
@@ -169,16 +174,24 @@ __device__ __forceinline__ float& elem(float4& v, int c)
 // last column replaced by zeros. The same values as four load_or_zero (measured against other
 // ways of writing it: benchmarks/results/splitk_2026-11-23.md). Inside (EDGE_INTERIOR, the caller
 // knows the granule is in the matrix): one 16-byte load on aligned rows, four scalar ones otherwise.
+// With ld (kernel 14's padded copies, "+pad"): rows ld floats apart; ld a multiple of 4 makes
+// the rows aligned, and the copy is laid out so that no granule straddles column cols (a copy of
+// A starts each row with K's lead modulo 4 zeros; one of B ends its rows with zeros).
+template <int EDGE>
+__device__ __forceinline__ float4 load4_at(const float* X, int r, int c, int rows, int cols, int ld)
+{
+    const float* p = X + r * ld + c;
+    if (EDGE == EDGE_FAST) return load4(p);
+    if (EDGE == EDGE_INTERIOR) return (ld & 3) == 0 ? load4(p) : make_float4(p[0], p[1], p[2], p[3]);
+    if (r >= rows || c >= cols) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if ((ld & 3) == 0) return load4(p);
+    if (c + 3 < cols) return make_float4(p[0], p[1], p[2], p[3]);
+    return make_float4(p[0], c + 1 < cols ? p[1] : 0.0f, c + 2 < cols ? p[2] : 0.0f, 0.0f);
+}
 template <int EDGE>
 __device__ __forceinline__ float4 load4_at(const float* X, int r, int c, int rows, int cols)
 {
-    const float* p = X + r * cols + c;
-    if (EDGE == EDGE_FAST) return load4(p);
-    if (EDGE == EDGE_INTERIOR) return (cols & 3) == 0 ? load4(p) : make_float4(p[0], p[1], p[2], p[3]);
-    if (r >= rows || c >= cols) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if ((cols & 3) == 0) return load4(p);
-    if (c + 3 < cols) return make_float4(p[0], p[1], p[2], p[3]);
-    return make_float4(p[0], c + 1 < cols ? p[1] : 0.0f, c + 2 < cols ? p[2] : 0.0f, 0.0f);
+    return load4_at<EDGE>(X, r, c, rows, cols, cols);
 }
 // Loads TN consecutive elements X[row][col .. col+TN-1] written by another block of this launch
 // (split-K's workspace): through L2 (__ldcg; L1 is not coherent between SMs), 16 bytes at a time on

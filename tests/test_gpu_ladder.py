@@ -219,35 +219,53 @@ def test_split_tail_matches_numpy_and_leaves_its_counters_zero(r):
     np.testing.assert_array_equal(gpu.matmul(r.name, A, B, splits=3, tail=2), gpu.matmul(r.name, A, B, splits=3, tail=2))
 
 
-@pytest.mark.parametrize("r", RUNGS, ids=ids)
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
 def test_padded_launch_matches_numpy(r):
-    """A padded launch (``+pad``: A and B copied into rows padded to 4 floats, kernels/pad_rows.cu,
-    C copied back where N is padded): K, N or both not multiples of 4, whole and split (split-K,
-    split tail) where the kernel splits; C and the padded copies poisoned with NaN (a pad the
-    copy kernel does not write reads NaN into C). Same bits as the kernel on the padded inputs."""
+    """A padded launch (``+pad``: A where K, B where N is not a multiple of 4, copied into rows
+    padded to 4 floats, kernels/pad_rows.cu; C stored in place): K, N or both unaligned, whole and
+    split (split-K, split tail, +reduce); C and the padded copies poisoned with NaN (a pad the
+    copy kernel does not write reads NaN into C). The same bits as the launch without padding:
+    the same phases add the same products in the same order."""
     shapes = [(2 * r.BM + 1, 3 * r.BN - 5, 9 * r.BK + 3), (r.BM, 2 * r.BN, 5 * r.BK - 1),
-              (3 * r.BM - 7, r.BN + 2, 4 * r.BK), (1, 1, 1), (37, 5, 3)]
+              (3 * r.BM - 7, r.BN + 2, 4 * r.BK), (r.BM + 4, 2 * r.BN - 1, 4 * r.BK + 4), (1, 1, 1), (37, 5, 3)]
     for M, N, K in shapes:
-        launches = [(1, 0)] + ([(2, 0), (3, 1)] if r.splits_k and r.phases(K) >= 3 else [])
-        for S, R in launches:
-            gx, gy = r.grid(M, -(-N // 4) * 4)
+        launches = [(1, 0, False)] + ([(2, 0, False), (3, 1, False), (3, 0, True)] if r.phases(K) >= 3 else [])
+        for S, R, red in launches:
+            gx, gy = r.grid(M, N)
             if R and gx * gy < 2:  # a split tail needs a tile to leave whole
                 continue
-            res = gpu.check(r.name, M, N, K, seed=_seed("pad", r.name, M, N, K, S, R), splits=S, tail=R, pad=True)
+            res = gpu.check(r.name, M, N, K, seed=_seed("pad", r.name, M, N, K, S, R), splits=S, tail=R, pad=True,
+                            reduce=red)
             assert isinstance(res, gpu.CheckResult), res
-            where = f"{r.name} {M}x{N}x{K} S={S} R={R} padded"
+            where = f"{r.name} {M}x{N}x{K} S={S} R={R} reduce={red} padded"
             assert res.all_written, f"{where}: {res.unwritten} elements unwritten"
             assert res.rel_error < 1e-5, f"{where}: rel. error {res.rel_error:.2e}"
     rng = np.random.default_rng(13)
-    M, N, K = 2 * r.BM + 3, 2 * r.BN - 1, 6 * r.BK + 5
-    A = rng.uniform(-1, 1, size=(M, K)).astype(np.float32)
-    B = rng.uniform(-1, 1, size=(K, N)).astype(np.float32)
-    K4, N4 = -(-K // 4) * 4, -(-N // 4) * 4
-    Ap = np.zeros((M, K4), np.float32)
-    Ap[:, :K] = A
-    Bp = np.zeros((K4, N4), np.float32)
-    Bp[:K, :N] = B
-    np.testing.assert_array_equal(gpu.matmul(r.name, A, B, pad=True), gpu.matmul(r.name, Ap, Bp)[:, :N])
+    for M, N, K in [(2 * r.BM + 3, 2 * r.BN - 1, 6 * r.BK + 5), (r.BM + 5, 2 * r.BN + 4, 5 * r.BK + 2),
+                    (2 * r.BM, r.BN + 1, 4 * r.BK)]:
+        A = rng.uniform(-1, 1, size=(M, K)).astype(np.float32)
+        B = rng.uniform(-1, 1, size=(K, N)).astype(np.float32)
+        for S in (1, 3):
+            np.testing.assert_array_equal(gpu.matmul(r.name, A, B, splits=S, pad=True), gpu.matmul(r.name, A, B, splits=S),
+                                          err_msg=f"{r.name} {M}x{N}x{K} S={S}")
+
+
+@pytest.mark.parametrize("r", SPLITTERS, ids=ids)
+def test_padded_launch_trace_matches_the_model(r):
+    """``+pad``: the kernel reads the padded copies but records indices into A and B: every slot
+    as the model says (B's granules clamped into its padded rows at the edge), every output by
+    the thread the model names, whole, split and split tail."""
+    for M, N, K, S, R in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 1, 0), (2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 4, 0),
+                          (2 * r.BM - 3, 2 * r.BN + 4, 5 * r.BK + 1, 1, 0), (2 * r.BM - 3, 2 * r.BN + 4, 5 * r.BK + 1, 3, 0),
+                          (2 * r.BM + 4, r.BN + 1, 6 * r.BK + 4, 3, 2)]:
+        tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-pad", r.name, M, N, K, S), splits=S, tail=R, pad=True)
+        assert isinstance(tr, gpu.KernelTrace), tr
+        assert tr.config.pad and tr.all_written and tr.rel_error < 1e-5
+        want = ladder.predict_trace(r, M, N, K, split=S > 1, pad=True)
+        where = f"{r.name} {M}x{N}x{K} S={S} R={R} padded"
+        np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{where} As slots")
+        np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{where} Bs slots")
+        np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{where} outputs")
 
 
 @pytest.mark.parametrize("r", SPLITTERS, ids=ids)

@@ -290,7 +290,7 @@ def test_split_k_with_a_separate_reduction_labels_and_geometry():
     assert cfg.reduce and not plain.reduce and cfg.label == "warptile@11+reduce"
     assert (cfg.grid, cfg.expression, cfg.workspace_floats) == (plain.grid, plain.expression, 11 * 3000 * 96)
     padded = gpu.launch_config("warptile", 3001, 95, 3003, splits=11, pad=True, reduce=True)
-    assert padded.pad and padded.reduce and padded.inner == (3001, 96, 3004) and padded.label == "warptile@11+reduce+pad"
+    assert padded.pad and padded.reduce and padded.ld == (3004, 96) and padded.label == "warptile@11+reduce+pad"
     for kw in ({"splits": 1}, {"splits": 4, "tail": 3}):
         with pytest.raises(ValueError, match="separate reduction"):
             gpu.launch_config("warptile", 3000, 96, 3000, reduce=True, **kw)
@@ -302,33 +302,67 @@ def test_split_k_with_a_separate_reduction_labels_and_geometry():
 
 
 def test_padded_launch_labels_and_geometry():
-    """``+pad``: the kernel runs the padded shape (K, N rounded up to 4: its grid, its fast or
-    guarded instantiation), the config keeps the shape asked for; refused where nothing needs
-    padding, for kernels that are not ladder rungs, and for another suffix."""
+    """``+pad``: kernel 14 reads copies of A (K not a multiple of 4) and / or B (N not) whose rows
+    are padded to 4 floats (``ld``), with the shape's own grid and phases, and stores C in place:
+    the guarded instantiation for aligned rows (GUARD 1), or GUARD 3 where C's rows are not
+    aligned; refused where nothing needs padding, for kernels other than 14, and for another
+    suffix."""
     from explainer.gpu.launch import label_of, parse_label, parse_launch
 
     assert parse_launch("warptile@24x5+pad") == ("warptile", 5, 24, True, False)
     assert parse_launch("warptile@4") == ("warptile", 4, 0, False, False)
     for lab in ("warptile+pad", "warptile@4+pad", "warptile_128x64@24x5+pad", "warptile@3"):
         assert label_of(*parse_launch(lab)) == lab
-    for bad, msg in (("warptile+pads", "after '\\+' come"), ("mma_tf32+pad", "only the ladder"),
-                     ("warptile@0+pad", "split-K count")):
+    for bad, msg in (("warptile+pads", "after '\\+' come"), ("mma_tf32+pad", "only the warp-tiled"),
+                     ("double_buffered+pad", "only the warp-tiled"), ("warptile@0+pad", "split-K count")):
         with pytest.raises(ValueError, match=msg):
             parse_launch(bad)
     with pytest.raises(ValueError, match="parse_launch"):
         parse_label("warptile+pad")
     cfg = gpu.launch_config("warptile", 4189, 4189, 4189, splits=4, tail=33, pad=True)
-    assert (cfg.M, cfg.N, cfg.K) == (4189, 4189, 4189) and cfg.inner == (4189, 4192, 4192) and cfg.pad
-    plain = gpu.launch_config("warptile", 4189, 4192, 4192, splits=4, tail=33)
-    assert (cfg.grid, cfg.expression, cfg.tile_grid) == (plain.grid, plain.expression, plain.tile_grid)
-    assert cfg.workspace_floats == 4 * 4189 * 4192 and cfg.label == "warptile@33x4+pad"
-    assert cfg.pad_floats == (4189 * 4192, 4192 * 4192, 4189 * 4192)
-    assert gpu.launch_config("warptile", 100, 64, 7, pad=True).pad_floats == (100 * 8, 8 * 64, 0)
-    assert gpu.launch_config("warptile", 100, 63, 8, pad=True).pad_floats == (0, 8 * 64, 100 * 64)
-    assert gpu.launch_config("warptile", 4096, 4096, 4096).inner == (4096, 4096, 4096)
-    for args, msg in ((("warptile", 64, 64, 64), "nothing to pad"), (("mma_tf32", 63, 63, 63), "only the ladder")):
+    plain = gpu.launch_config("warptile", 4189, 4189, 4189, splits=4, tail=33)
+    assert (cfg.M, cfg.N, cfg.K, cfg.ld, cfg.pad) == (4189, 4189, 4189, (4192, 4192), True)
+    assert (cfg.grid, cfg.tile_grid, cfg.phases) == (plain.grid, plain.tile_grid, plain.phases)
+    assert plain.expression.endswith(", 2>") and cfg.expression == plain.expression[:-4] + ", 3>"
+    assert cfg.workspace_floats == 4 * 4189 * 4189 and cfg.label == "warptile@33x4+pad"
+    assert cfg.pad_floats == (4189 * 4192, 4189 * 4192) and plain.pad_floats == (0, 0) and plain.ld == (4189, 4189)
+    a_only = gpu.launch_config("warptile", 100, 64, 7, pad=True)  # rows of C aligned: GUARD 1
+    assert (a_only.pad_floats, a_only.ld) == ((100 * 8, 0), (8, 64)) and a_only.expression.endswith(", 1>")
+    b_only = gpu.launch_config("warptile", 100, 63, 8, pad=True)
+    assert (b_only.pad_floats, b_only.ld) == ((0, 8 * 64), (8, 64)) and b_only.expression.endswith(", 3>")
+    assert gpu.launch_config("warptile", 4096, 4096, 4096).ld == (4096, 4096)
+    assert gpu.launch_config("double_buffered", 100, 63, 8).ld is None  # kernels 10-13 take no strides
+    assert ", 3>" in " ".join(ladder.rung("warptile").expressions)  # compiled with the others
+    for args, msg in ((("warptile", 64, 64, 64), "nothing to pad"), (("mma_tf32", 63, 63, 63), "only the warp-tiled"),
+                      (("vectorized", 63, 63, 63), "only the warp-tiled")):
         with pytest.raises(ValueError, match=msg):
             gpu.launch_config(*args, pad=True)
+
+
+def test_padded_launch_model_reads_the_same_elements():
+    """The model of a padded launch (``predict_trace(pad=True)``): the same owners of C and, in
+    the blocks inside C, the same slots as without padding (the copies change where rows lie in
+    memory, not what a phase adds); at the edge, B's granules clamp into its padded rows, which
+    hold only padding zeros past column N; and ``replay`` from it gives A @ B."""
+    for name in ("warptile", "warptile_64x64_bk16"):
+        r = ladder.rung(name)
+        for M, N, K, split in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, False), (2 * r.BM - 3, 2 * r.BN + 4, 5 * r.BK + 1, False),
+                               (2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, True), (r.BM + 7, 3 * r.BN - 2, 4 * r.BK, True)]:
+            pad, plain = ladder.predict_trace(r, M, N, K, split, pad=True), ladder.predict_trace(r, M, N, K, split)
+            gx, gy = r.grid(M, N)
+            inside = (slice(0, M // r.BM), slice(0, N // r.BN))
+            assert (pad.c == plain.c).all()
+            assert (pad.a[inside] == plain.a[inside]).all() and (pad.b[inside] == plain.b[inside]).all()
+            b_cols = np.where(pad.b >= 0, pad.b % N, N)  # padding zeros (-1) count as past N
+            last = b_cols[:, gx - 1]
+            assert ((last >= (N - 1) // 4 * 4) | (pad.b[:, gx - 1] == plain.b[:, gx - 1])).all()
+            if N % 4 and not split:  # the unpadded launch clamps single columns to N - 1; the padded one granules
+                assert (pad.b != plain.b).any()
+    rng = np.random.default_rng(5)
+    r = ladder.rung("warptile_64x64")
+    M, N, K = 70, 67, 29
+    A, B = rng.integers(-3, 4, (M, K)).astype(np.float64), rng.integers(-3, 4, (K, N)).astype(np.float64)
+    np.testing.assert_array_equal(ladder.replay(r, A, B, pad=True), A @ B)
 
 
 def test_bench_refuses_a_bad_split_label_in_one_line():

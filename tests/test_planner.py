@@ -414,16 +414,17 @@ def test_tune_command_without_a_gpu_says_so_in_one_line():
 
 
 def test_pad_ms_counts_the_copies_a_padded_launch_makes():
-    """Nothing to pad where K and N are multiples of 4; K padded: A and B copied (one launch);
-    N padded: B copied and C copied back (two launches). Bytes at PAD_GBS plus the launches."""
+    """Nothing to pad where K and N are multiples of 4; K padded: A copied; N padded: B copied;
+    both: both, in one launch (kernel 14 stores C in place). Bytes at PAD_GBS plus the launch."""
     assert planner.pad_ms(1000, 1000, 1000) == 0.0 and planner.pad_ms(7, 8, 12) == 0.0
     rate = planner.PAD_GBS * 1e6
-    M, N, K = 1000, 2000, 3001  # K only: A (M x K -> M x 3004), B (K x N -> 3004 x N)
-    assert planner.pad_ms(M, N, K) == pytest.approx(4 * (M * K + M * 3004 + K * N + 3004 * N) / rate
+    M, N, K = 1000, 2000, 3001  # K only: A (M x K -> M x 3004)
+    assert planner.pad_ms(M, N, K) == pytest.approx(4 * (M * K + M * 3004) / rate + planner.PAD_LAUNCH_MS)
+    M, N, K = 1000, 2001, 3000  # N only: B (K x N -> K x 2004)
+    assert planner.pad_ms(M, N, K) == pytest.approx(4 * (K * N + K * 2004) / rate + planner.PAD_LAUNCH_MS)
+    M, N, K = 1000, 2001, 3001  # both, one launch
+    assert planner.pad_ms(M, N, K) == pytest.approx(4 * (M * K + M * 3004 + K * N + K * 2004) / rate
                                                      + planner.PAD_LAUNCH_MS)
-    M, N, K = 1000, 2001, 3000  # N only: B (K x N -> K x 2004) and C (M x 2004 -> M x N)
-    assert planner.pad_ms(M, N, K) == pytest.approx(4 * (K * N + K * 2004 + M * 2004 + M * N) / rate
-                                                     + 2 * planner.PAD_LAUNCH_MS)
     assert planner.pad_ms(1000, 2001, 3001) > planner.pad_ms(1000, 2001, 3000) > 0
 
 
@@ -446,7 +447,9 @@ def test_unaligned_shapes_are_also_planned_as_padded_launches():
         base = inner[c.label.removesuffix("+pad")]
         assert c.label.endswith("+pad") and c.pad_ms == pytest.approx(planner.pad_ms(M, N, K))
         assert c.estimate_ms == pytest.approx(base.estimate_ms + c.pad_ms)
-        assert "rows padded to 16 bytes" in c.why() and "K 3003 → 3004" in c.why() and "N 2999 → 3000" in c.why()
+        assert "rows padded to 16 bytes" in c.why() and "C stored in place" in c.why()
+        assert "A into rows of 3004 floats (K = 3003) and B into rows of 3000 floats (N = 2999)" in c.why()
+        assert c.rung.splits_k  # only kernel 14 takes +pad
     assert [c.estimate_ms for c in cands if c.estimate_ms] == sorted(c.estimate_ms for c in cands if c.estimate_ms)
     assert min(c.estimate_ms for c in padded if c.estimate_ms) <= (1 - planner.MIN_PAD_GAIN) * min(
         c.estimate_ms for c in cands if not c.pad and c.estimate_ms)
@@ -498,7 +501,8 @@ def test_page_08_and_plan_show_a_padded_choice_with_its_copies():
     row = p.w_out.value.split(f"<tr data-kernel='{best.rung.name}'>")[1].split("</tr>")[0]
     assert "+ rows padded" in row and "◀ planner's choice" in row
     assert f"{best.tuned_ms + best.pad_ms:.4f} (with {best.pad_ms:.4f} of copies)" in row
-    assert "rows padded to 16 bytes (K 6221 → 6224 and N 6221 → 6224" in p.w_out.value
+    assert ("rows padded to 16 bytes (A into rows of 6224 floats (K = 6221) and B into rows of 6224 floats "
+            "(N = 6221)") in p.w_out.value
     out = subprocess.run([sys.executable, "-m", "explainer", "plan", "--M", str(M), "--N", str(N), "--K", str(K)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and f"choice: {best.label}:" in out.stdout and best.label.endswith("+pad")
@@ -528,15 +532,19 @@ def test_planner_regret_benchmark_plans_left_out_shapes():
 
 
 def test_tune_measures_padded_launches_where_rows_are_unaligned():
-    """At a shape whose K or N is not a multiple of 4 tune also measures every launch of the padded
-    shape as a padded launch ("+pad"); at an aligned shape none."""
+    """At a shape whose K or N is not a multiple of 4 tune also measures every launch of kernel 14
+    at the padded shape as a padded launch ("+pad"); at an aligned shape none."""
     from explainer.app.tune import launches
     from explainer.model.launch import padded_shape
 
     odd = launches((1023, 1023, 1023), SMS, ROWS)
-    inner = launches(padded_shape(1023, 1023, 1023), SMS, ROWS)
+    inner = [lab for lab in launches(padded_shape(1023, 1023, 1023), SMS, ROWS)
+             if ladder.rung(lab.split("@")[0].split("+")[0]).splits_k]  # only kernel 14 takes +pad
     assert [lab for lab in odd if lab.endswith("+pad")] == [lab + "+pad" for lab in inner]
+    assert "double_buffered" in odd and "double_buffered+pad" not in odd
     assert set(launches((1023, 1023, 1023), SMS, ROWS, ["warptile"])) >= {"warptile", "warptile+pad"}
+    only = launches((1023, 1023, 1023), SMS, ROWS, padded_only=True)  # tune --padded-only
+    assert only == [lab for lab in odd if lab.endswith("+pad")] and launches((1020, 1020, 1020), SMS, ROWS, padded_only=True) == []
     assert not any("+pad" in lab for lab in launches((1020, 1020, 1020), SMS, ROWS))
 
 

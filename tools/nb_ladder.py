@@ -112,9 +112,12 @@ one slice instead of {-(-_blocks(W, 3000) // SMS)} whole blocks (`warptile@{_blo
 
 Where K or N is not a multiple of 4, the rows of A or B do not start on 16-byte boundaries and
 kernel 14 copies them into shared memory element by element: four loads, and their addresses,
-where a float4 would do. A library can instead copy A and B once into buffers whose rows are
-padded with zeros to a multiple of 4 floats and run the fast copies there (`+pad`; the zeros add
-0 × 0 to each sum, so C is the same). The copies read and write the matrices once more: at 4189³
+where a float4 would do. A library can instead copy the matrix with unaligned rows (A where K,
+B where N is not a multiple of 4) once into a buffer whose rows are padded with zeros to a
+multiple of 4 floats, tell the kernel how far apart its rows now lie (`lda`, `ldb`), and run the
+fast copies there (`+pad`). The product is the same M×N×K one, and C is stored in place. A's
+copy starts each row with a few zeros (K's lead modulo 4, see below), so that the granules of every phase still
+start on 16-byte boundaries. The copies read and write those matrices once more: at 4189³
 the model charges {planner.pad_ms(4189, 4189, 4189):.2f} ms for them, little against a product of several ms; at
 1023³ {planner.pad_ms(1023, 1023, 1023):.3f} ms, against a product of under 0.1 ms: there they can cost more than they save.
 

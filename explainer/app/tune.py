@@ -10,7 +10,8 @@ scalar loads) and minus 4 ("aligned": no tile divides them, rows aligned: 16-byt
 edges), so that the planner finds a tuned shape of each kind (``planner.shape_kind``); each
 warp-tiled kernel also at every split-K count and split tail the planner considers at that shape
 (split-K also with a separate reduction, ``+reduce``, up to 128 slices),
-and at the odd shapes every launch of the padded shape as a padded launch (``+pad``).
+and at the odd shapes every launch of kernel 14 at the padded shape as a padded launch (``+pad``;
+``--padded-only``: those alone).
 ``--kernels`` measures only the named kernels (a configuration added to the ladder's table, say;
 its rows then join the device's table, replacing none of the others').
 
@@ -31,19 +32,21 @@ DEFAULT_K = (256, 1024, 4096, 8192, 16384)
 FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
 
 
-def launches(shape, sms: int, rows=(), kernels=None) -> list[str]:
+def launches(shape, sms: int, rows=(), kernels=None, padded_only: bool = False) -> list[str]:
     """What ``tune`` measures at one shape, as ``bench --kernels`` labels: every kernel (or those
     named in ``kernels``), the warp-tiled ones also at each split-K count of the tuning grid the
     planner considers there (``planner.split_choices``) and with each split tail it considers
     (``planner.tail_choices``; blocks per SM from the recorded ``rows``). Where the rows of A or B
     are not 16-byte aligned (K or N not a multiple of 4), the same launches of the padded shape
     again as padded launches (``+pad``: the copies and the kernel, as the planner would run them),
-    so that the planner compares padding with none measured at one tuned shape."""
+    so that the planner compares padding with none measured at one tuned shape (``padded_only``:
+    those alone)."""
     from ..model import ladder, planner
     from ..model.launch import padded_shape
 
     padded = tuple(padded_shape(*shape))
-    out = [lab + "+pad" for lab in launches(padded, sms, rows, kernels)] if padded != tuple(shape) else []
+    out = [lab + "+pad" for lab in launches(padded, sms, rows, kernels)  # kernel 14's (only it takes +pad)
+           if ladder.BY_NAME[lab.split("@")[0].split("+")[0]].splits_k] if padded != tuple(shape) else []
     plain = []
     for r in ladder.BY_NAME.values():
         if kernels is not None and r.name not in kernels:
@@ -52,7 +55,7 @@ def launches(shape, sms: int, rows=(), kernels=None) -> list[str]:
         plain += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, planner.residency(r, rows))]
         plain += [ladder.label_of(r.name, S, reduce=True) for S in planner.split_choices(r, *shape, sms, planner.TUNE_REDUCE_SPLITS)
                   if S > 1]
-    return plain + out
+    return out if padded_only else plain + out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="leave out the odd grid (as --families without odd)")
     parser.add_argument("--kernels", nargs="+", default=None, metavar="NAME",
                         help="measure only these ladder kernels and configurations (default all)")
+    parser.add_argument("--padded-only", action="store_true",
+                        help="measure only the padded launches (+pad) of the unaligned shapes (after a change to "
+                             "how a padded launch copies; the rows join the table in place of its padded rows)")
     parser.add_argument("--repeats", type=int, default=10, help="timed launches per kernel and shape (default 10)")
     parser.add_argument("--out", default=None, metavar="FOLDER", help="where to write the table "
                         "(default explainer/data/tuned/)")
@@ -104,7 +110,9 @@ def run(args) -> int:
     sms = dev.sm_count if isinstance(dev, gpu.DeviceInfo) else 132
     own = recorded.load_recorded(device=dev.name) if isinstance(dev, gpu.DeviceInfo) else None
     rows = recorded.recorded_rows(own or {}, split_k=True)  # this device's blocks per SM, if recorded
-    per_shape = {s: launches(s, sms, rows, args.kernels) for s in shapes}
+    per_shape = {s: launches(s, sms, rows, args.kernels, args.padded_only) for s in shapes}
+    per_shape = {s: v for s, v in per_shape.items() if v}
+    shapes = list(per_shape)
     total = sum(len(v) for v in per_shape.values())
     print(f"# {st.reason}: {len(ladder.BY_NAME)} kernels (with their split-K counts and split tails: {total} launches) x "
           f"{len(shapes)} shapes", flush=True)
@@ -116,7 +124,8 @@ def run(args) -> int:
     command = "tiled-explainer tune " + " ".join(
         [f"--m {' '.join(map(str, args.m))}", f"--n {' '.join(map(str, args.n))}",
          f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}", f"--families {' '.join(families)}"]
-        + ([f"--kernels {' '.join(args.kernels)}"] if args.kernels else []))
+        + ([f"--kernels {' '.join(args.kernels)}"] if args.kernels else [])
+        + (["--padded-only"] if args.padded_only else []))
     report = path = None
     for i, (s, kernels) in enumerate(per_shape.items()):
         part = gpu.benchmark(kernels=kernels, sizes=["x".join(map(str, s))], tiles=[16], repeats=args.repeats,

@@ -125,7 +125,7 @@ _TENSOR_SPECS = tuple(
 KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS + _TENSOR_SPECS}
 #: The copies of a padded launch (``+pad``): compiled like a kernel, but not one to run by name.
 PAD_SPEC = KernelSpec("pad_rows", "pad_rows.cu", "pad_rows", None, "none", "none",
-                      "A and B copied into rows padded to 4 floats, C copied back")
+                      "A and / or B copied into rows padded to 4 floats")
 #: The separate reduction of a split-K launch (``+reduce``): compiled like a kernel, not run by name.
 REDUCE_SPEC = KernelSpec("splitk_reduce", "splitk_reduce.cu", "splitk_reduce", None, "none", "none",
                          "split-K's slices added over every SM")
@@ -149,8 +149,8 @@ SUFFIXES = ("reduce", "pad")
 def parse_launch(label: str) -> tuple[str, int, int, bool, bool]:
     """A launch as ``bench --kernels`` and the planner write it -> ``(name, splits, tail, pad,
     reduce)``: :func:`parse_label`'s three, ``pad`` for a ``+pad`` suffix (``"warptile@24x5+pad"``:
-    A and B first copied into buffers whose rows are padded to a multiple of 4 floats,
-    kernels/pad_rows.cu) and ``reduce`` for ``+reduce`` (``"warptile@11+reduce"``: split-K whose
+    A and / or B, whichever has rows that are not 16-byte aligned, first copied into buffers whose
+    rows are padded to a multiple of 4 floats, kernels/pad_rows.cu) and ``reduce`` for ``+reduce`` (``"warptile@11+reduce"``: split-K whose
     slices a separate kernel adds, kernels/splitk_reduce.cu). Raises ``ValueError`` in one line."""
     base, *suffixes = str(label).split("+")
     if any(s not in SUFFIXES for s in suffixes) or len(set(suffixes)) != len(suffixes) \
@@ -158,8 +158,8 @@ def parse_launch(label: str) -> tuple[str, int, int, bool, bool]:
         raise ValueError(f"{label!r}: after '+' come 'reduce' (split-K's slices added by a separate "
                          "kernel) and 'pad' (rows padded to 16 bytes), once each, in that order")
     name, S, tail = parse_label(base)
-    if "pad" in suffixes and not KERNELS[name].rung:
-        raise ValueError(f"{label!r}: only the ladder kernels (10-14) take '+pad'")
+    if "pad" in suffixes and not (KERNELS[name].rung and KERNELS[name].ladder.splits_k):
+        raise ValueError(f"{label!r}: only the warp-tiled kernel (14) and its configurations take '+pad'")
     if "reduce" in suffixes and (S < 2 or tail):
         raise ValueError(f"{label!r}: '+reduce' follows a split-K count S >= 2 of every tile "
                          "(name@S+reduce), not a split tail")
@@ -222,22 +222,18 @@ class LaunchConfig:
     splits: int = 1  # split-K: blocks per tile of C along K (grid z); 1 = the whole K loop in one block
     tail: int = 0  # split tail: only the last `tail` tiles of C are split (a 1D grid); 0 = all of them
     tile_grid: tuple[int, int] | None = None  # tiles of C (x, y) where the grid is not laid out by tile
-    pad: bool = False  # A and B copied into rows padded to 4 floats first (kernels/pad_rows.cu)
+    pad: bool = False  # A and / or B copied into rows padded to 4 floats first (kernels/pad_rows.cu)
     reduce: bool = False  # split-K's slices added by a separate kernel (kernels/splitk_reduce.cu)
+    ld: tuple[int, int] | None = None  # kernel 14's (lda, ldb): floats from one row of A (B) to the next
 
     @property
-    def inner(self) -> tuple[int, int, int]:
-        """The shape the kernel itself runs: (M, N, K), with ``pad`` N and K rounded up to 4."""
-        return padded_shape(self.M, self.N, self.K) if self.pad else (self.M, self.N, self.K)
-
-    @property
-    def pad_floats(self) -> tuple[int, int, int]:
-        """Floats of the padded copies of A, B and C (0 where that matrix is not copied): A and B
-        when K is padded, B and C when N is."""
+    def pad_floats(self) -> tuple[int, int]:
+        """Floats of the padded copies of A and B (0 where that matrix is used as it is): A when K
+        is not a multiple of 4 (M rows of ``lda``), B when N is not (K rows of ``ldb``)."""
         if not self.pad:
-            return 0, 0, 0
-        M, N4, K4 = self.inner
-        return (M * K4 if K4 != self.K else 0, K4 * N4, M * N4 if N4 != self.N else 0)
+            return 0, 0
+        lda, ldb = self.ld
+        return (self.M * lda if lda != self.K else 0, self.K * ldb if ldb != self.N else 0)
 
     @property
     def tiles(self) -> int:
@@ -258,8 +254,7 @@ class LaunchConfig:
     @property
     def workspace_floats(self) -> int:
         """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K)."""
-        M, N, _ = self.inner
-        return self.splits * M * N if self.splits > 1 else 0
+        return self.splits * self.M * self.N if self.splits > 1 else 0
 
     @property
     def threads_per_block(self) -> int:
@@ -282,9 +277,10 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
     each per tile of C (split-K; grid z); with ``tail`` only the last ``tail`` tiles of C are
     split, the others computed whole (the split tail; a 1D grid). Raises ``ValueError`` (one readable line) for an
     unknown kernel, a size < 1, a tile the kernel was not compiled for, or a split the kernel
-    cannot make. Device limits are checked at launch (see :func:`refusal`). ``pad``: a ladder
-    kernel run on copies of A and B whose rows are padded to a multiple of 4 floats (K and N
-    rounded up; the grid is that shape's), for shapes where K or N is not a multiple of 4.
+    cannot make. Device limits are checked at launch (see :func:`refusal`). ``pad``: kernel 14
+    run on copies of A (where K is not a multiple of 4) and / or B (where N is not) whose rows are
+    padded to a multiple of 4 floats (``ld``: the rows' strides, K and N rounded up); the grid,
+    the phases and C are the shape's own (C is stored in place).
     ``reduce``: a split-K launch (``splits`` >= 2, no tail) whose blocks only store their slices,
     added by a second kernel over every SM (kernels/splitk_reduce.cu, :data:`REDUCE_SPEC`).
     """
@@ -295,13 +291,14 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
                              f"slices of every tile, got splits={splits!r}, tail={tail!r}")
         return dataclasses.replace(launch_config(kernel, M, N, K, tile, splits, tail, pad), reduce=True)
     if pad:
-        if not spec.rung:
-            raise ValueError(f"{kernel}: only the ladder kernels (10-14) take a padded launch")
+        if not (spec.rung and spec.ladder.splits_k):
+            raise ValueError(f"{kernel}: only the warp-tiled kernel (14) and its configurations take a padded launch")
         M, N, K = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K)))
         if K % 4 == 0 and N % 4 == 0:
             raise ValueError(f"{M}x{N}x{K}: K and N are multiples of 4 already, nothing to pad")
-        inner = launch_config(kernel, *padded_shape(M, N, K), tile, splits, tail)
-        return dataclasses.replace(inner, N=N, K=K, pad=True)
+        _, N4, K4 = padded_shape(M, N, K)
+        return dataclasses.replace(launch_config(kernel, M, N, K, tile, splits, tail), pad=True, ld=(K4, N4),
+                                   expression=spec.ladder.expression(True, splits > 1, tail > 0, True, N % 4 == 0))
     S = _whole("splits", splits)
     if isinstance(tail, bool) or not isinstance(tail, (int, np.integer)) or tail < 0:
         raise ValueError(f"tail must be a whole number >= 0, got {tail!r}")
@@ -348,7 +345,7 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1, ta
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
         phases=r.phases(K), file=spec.file,
         expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0, K % 4 == 0 and N % 4 == 0), splits=splits,
-        tail=tail, tile_grid=(gx, gy) if tail else None,
+        tail=tail, tile_grid=(gx, gy) if tail else None, ld=(K, N) if r.splits_k else None,
     )
 
 

@@ -66,7 +66,7 @@ class _Runtime:
         self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
         self._split_done = None
         self._hold = None  # kernels/hold.cu, compiled on first use
-        self._pad = {}  # a padded launch's copies of A, B, C (kernels/pad_rows.cu), by role, grown on demand
+        self._pad = {}  # a padded launch's copies of A and B (kernels/pad_rows.cu), by role, grown on demand
         self.dynamic_allowed: dict[int, int] = {}  # CUfunction -> dynamic shared bytes it may take
         self.tensor_maps: dict[tuple, object] = {}  # kernel 17's TMA maps (gpu/hopper.py)
 
@@ -137,7 +137,7 @@ class _Runtime:
         need = cfg.bytes_in_out + extra_bytes
         if cfg.workspace_floats and (self._split_w is None or self._split_w.size < cfg.workspace_floats):
             need += 4 * cfg.workspace_floats
-        for role, n in zip("ABC", cfg.pad_floats):
+        for role, n in zip("AB", cfg.pad_floats):
             if n and (role not in self._pad or self._pad[role].size < n):
                 need += 4 * n
         if need > free:
@@ -159,21 +159,19 @@ class _Runtime:
         return self._split_w, self._split_done
 
     def pad_buffers(self, cfg: LaunchConfig) -> tuple:
-        """The padded copies of A, B and C a ``cfg.pad`` launch runs on (``None`` where that
-        matrix is used as it is), shaped as ``cfg.inner``; kept between launches and grown on
-        demand, like the split-K workspace. Their pad regions are written by every launch."""
+        """The padded copies of A and B a ``cfg.pad`` launch reads (``None`` where that matrix is
+        used as it is), flat, ``cfg.pad_floats`` long; kept between launches and grown on demand,
+        like the split-K workspace. Every launch writes them whole (kernels/pad_rows.cu)."""
         cp = self.cp
-        M, N4, K4 = cfg.inner
-        shapes = ((M, K4), (K4, N4), (M, N4))
         out = []
-        for role, n, shape in zip("ABC", cfg.pad_floats, shapes):
+        for role, n in zip("AB", cfg.pad_floats):
             if not n:
                 out.append(None)
                 continue
             if role not in self._pad or self._pad[role].size < n:
                 self._pad.pop(role, None)
                 self._pad[role] = cp.empty(n, dtype=cp.float32)
-            out.append(self._pad[role][:n].reshape(shape))
+            out.append(self._pad[role][:n])
         return tuple(out)
 
     def hold(self, us: float) -> None:
@@ -188,10 +186,9 @@ class _Runtime:
         once (:meth:`module`)."""
         return self.module(REDUCE_SPEC, False).get_function("splitk_reduce")
 
-    def pad_kernels(self):
-        """(pad_rows, unpad_rows) of kernels/pad_rows.cu, compiled once (:meth:`module`)."""
-        mod = self.module(PAD_SPEC, False)
-        return mod.get_function("pad_rows"), mod.get_function("unpad_rows")
+    def pad_kernel(self):
+        """pad_rows of kernels/pad_rows.cu (a ``+pad`` launch's copies), compiled once (:meth:`module`)."""
+        return self.module(PAD_SPEC, False).get_function("pad_rows")
 
     def free_bytes(self) -> tuple[int, int]:
         """(free, total) device memory, counting blocks CuPy's pool holds but does not use."""

@@ -66,7 +66,8 @@ def _launch_index_coded(rt: _Runtime, cfg, kern, map_dtype=None) -> None:
 
 @_public
 def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
-          blocks=None, seed: int = 0, splits: int = 1, tail: int = 0, reduce: bool = False) -> KernelTrace:
+          blocks=None, seed: int = 0, splits: int = 1, tail: int = 0, reduce: bool = False,
+          pad: bool = False) -> KernelTrace:
     """Launch the trace build of ``kernel`` once and return its recorded shared and C stores.
 
     ``blocks``: optional list of ``(blockIdx.x, blockIdx.y)`` to return (the whole launch is
@@ -74,9 +75,10 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
     split-K; every phase is still recorded once, by the block of its slice, and each output by
     the block that adds the slices, so the layout (and the model's prediction) is the same;
     ``tail``: the split tail (only the last ``tail`` tiles split), recorded the same way;
-    ``reduce``: split-K whose slices a separate kernel adds (its blocks store no output of C).
+    ``reduce``: split-K whose slices a separate kernel adds (its blocks store no output of C);
+    ``pad``: kernel 14 on padded copies of A and / or B (``+pad``; indices still into A and B).
     """
-    cfg = launch_config(kernel, M, N, K, tile, splits, tail, reduce=reduce)
+    cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad, reduce)
     spec = KERNELS[kernel]
     cp = rt.cp
     gx, gy = cfg.tile_grid or cfg.grid[:2]  # tiles of C: what the trace is laid out by

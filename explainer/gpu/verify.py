@@ -41,20 +41,28 @@ class _Problem:
         rt.cp.get_default_memory_pool().free_all_blocks()
 
 
+#: Columns of a padded row that one block of kernels/pad_rows.cu copies (its CHUNK).
+PAD_CHUNK = 1024
+
+
 def _pad_inputs(rt: _Runtime, cfg: LaunchConfig, A, B) -> tuple:
-    """A padded launch's copies (kernels/pad_rows.cu, one launch): A and / or B into the runtime's
-    padded buffers. Returns (A', B', C') for the kernel: A' is A itself where K needs no padding;
-    C' is ``None`` where N needs none (the kernel then writes C directly)."""
-    Ap, Bp, Cp = rt.pad_buffers(cfg)
-    pad_rows, _ = rt.pad_kernels()
-    _, N4, K4 = cfg.inner
+    """A padded launch's copies (kernels/pad_rows.cu, one launch): A (where K is not a multiple of
+    4) and / or B (where N is not) into the runtime's padded buffers, rows ``cfg.ld`` floats apart.
+    Returns (A', B') for the kernel: the matrix itself where it needs no copy; A' points past its
+    first row's leading zeros (``lda - K`` of them: K's lead modulo 4, see kernels/pad_rows.cu)."""
+    Ap, Bp = rt.pad_buffers(cfg)
+    lda, ldb = cfg.ld
     np32 = np.int32
-    b_job = (B, Bp, np32(cfg.K), np32(cfg.N), np32(N4))  # B is always copied (K or N padded)
-    a_job = (A, Ap, np32(cfg.M), np32(cfg.K), np32(K4)) if Ap is not None else b_job
-    a_rows = cfg.M if Ap is not None else K4  # the first job's destination rows
-    b_rows = K4 if Ap is not None else 0  # (with one job, job 1 gets no blocks)
-    pad_rows((a_rows + b_rows,), (256,), (*a_job, np32(a_rows), *b_job))
-    return (Ap if Ap is not None else A), Bp, Cp
+    # (source, copy, rows, columns, ld, zeros before each row, chunks of PAD_CHUNK columns per row):
+    # one block per chunk of a row of the copy
+    jobs = ([(A, Ap, cfg.M, cfg.K, lda, lda - cfg.K, -(-lda // PAD_CHUNK))] if Ap is not None else []) + \
+           ([(B, Bp, cfg.K, cfg.N, ldb, 0, -(-ldb // PAD_CHUNK))] if Bp is not None else [])
+    (s0, d0, rows0, *rest0), (s1, d1, rows1, *rest1) = jobs[0], jobs[-1]
+    if len(jobs) == 1:
+        rows1 = 0  # job 1 gets no blocks
+    blocks = rows0 * rest0[-1] + rows1 * rest1[-1]
+    rt.pad_kernel()((blocks,), (256,), (s0, d0, *map(np32, (rows0, *rest0)), s1, d1, *map(np32, rest1)))
+    return (A if Ap is None else Ap[lda - cfg.K:]), (B if Bp is None else Bp)
 
 
 def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | None = None) -> None:
@@ -64,12 +72,12 @@ def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | Non
         k = hopper_model.KERNELS[cfg.kernel]
         A = hopper.tensor_map(rt, A, k.BM, k.BK, map_dtype)
         B = hopper.tensor_map(rt, B, k.BK, k.box_b, map_dtype)
-    M, N, K = cfg.inner
-    Cp = None
-    if cfg.pad:  # rows padded to 4 floats: the kernel runs on the padded copies
-        A, B, Cp = _pad_inputs(rt, cfg, A, B)
-    out = C if Cp is None else Cp
-    args = (A, B, out, np32(M), np32(N), np32(K))
+    M, N, K = cfg.M, cfg.N, cfg.K
+    if cfg.pad:  # rows padded to 4 floats: the kernel reads the padded copies, stores C in place
+        A, B = _pad_inputs(rt, cfg, A, B)
+    args = (A, B, C, np32(M), np32(N), np32(K))
+    if cfg.ld:  # kernel 14: the rows' strides
+        args += (np32(cfg.ld[0]), np32(cfg.ld[1]))
     if cfg.splits > 1:
         W, done = rt.split_workspace(cfg)
         args += (W, np.uint64(0) if cfg.reduce else done)  # +reduce: no tile counters (a null pointer)
@@ -78,9 +86,7 @@ def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | Non
     kern(cfg.grid, cfg.block[:2], args, shared_mem=cfg.dynamic_shared_bytes)
     if cfg.reduce:  # the slices added over every SM (kernels/splitk_reduce.cu)
         mn = M * N
-        rt.reduce_kernel()((-(-mn // 128),), (32 * min(cfg.splits, 8),), (W, out, np.int64(mn), np32(cfg.splits)))
-    if Cp is not None:  # N was padded: C's first N columns of each row back
-        rt.pad_kernels()[1]((cfg.M,), (256,), (Cp, C, np32(cfg.N), np32(N)))
+        rt.reduce_kernel()((-(-mn // 128),), (32 * min(cfg.splits, 8),), (W, C, np.int64(mn), np32(cfg.splits)))
 
 
 def _compare(out: np.ndarray, ref: np.ndarray) -> dict:

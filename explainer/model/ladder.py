@@ -167,12 +167,14 @@ class Rung:
         the warp-tiled kernel 14 in every configuration."""
         return self.layout == "warp"
 
-    def expression(self, guard: bool, split: bool = False, tail: bool = False, aligned: bool = True) -> str:
+    def expression(self, guard: bool, split: bool = False, tail: bool = False, aligned: bool = True,
+                   c_aligned: bool = True) -> str:
         """The template instantiation a launch names: ``split`` the split-K entry point, with
         ``tail`` the split tail's (only the tiles of the last, partial round split). Kernel 14's
-        guarded instantiations come in two (its ``int GUARD``: 1 where the rows of A and B are
-        16-byte aligned, ``aligned``: K and N multiples of 4; 2 where not), the other rungs' one
-        (``bool GUARD``)."""
+        guarded instantiations come in three (its ``int GUARD``: 1 where the rows of A, B and C
+        are 16-byte aligned, ``aligned``: K and N multiples of 4; 2 where not; 3 where those of A
+        and B are, read from padded copies, and C's are not, ``c_aligned`` false: N not a multiple
+        of 4), the other rungs' one (``bool GUARD``)."""
         if (split or tail) and not self.splits_k:
             raise ValueError(f"{self.name} has no split-K entry point")
         args = ", ".join(str(v) for _, v in self.params)
@@ -182,15 +184,16 @@ class Rung:
         elif split:
             symbol = self.symbol.replace("_gemm", "_splitk_gemm")
         if self.splits_k:
-            return f"{symbol}<{args}, {(1 if aligned else 2) if guard else 0}>"
+            return f"{symbol}<{args}, {((1 if c_aligned else 3) if aligned else 2) if guard else 0}>"
         return f"{symbol}<{args}, {'true' if guard else 'false'}>"
 
     @property
     def expressions(self) -> list[str]:
         if not self.splits_k:
             return [self.expression(False), self.expression(True)]
-        return list(dict.fromkeys(self.expression(g, s, t, a) for s, t in ((False, False), (True, False), (True, True))
-                                  for g, a in ((False, True), (True, True), (True, False))))
+        return list(dict.fromkeys(self.expression(g, s, t, a, c) for s, t in ((False, False), (True, False), (True, True))
+                                  for g, a, c in ((False, True, True), (True, True, True), (True, False, True),
+                                                  (True, True, False))))
 
     def tail_tiles(self, M: int, N: int, slots: int) -> int:
         """The tiles of C in the last, partial round of a device that runs ``slots`` blocks at once
@@ -411,11 +414,14 @@ class LadderTrace:
     c: np.ndarray  # (gy, gx, threads, outputs_per_thread)
 
 
-def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False, reduce: bool = False) -> LadderTrace:
+def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False, reduce: bool = False,
+                  pad: bool = False) -> LadderTrace:
     """What every slot held in every phase and which outputs every thread stored, for the
     launch of ``r`` on C = A (M x K) @ B (K x N); ``split``: a split-K or split-tail launch;
     ``reduce``: split-K whose slices a separate kernel adds (kernels/splitk_reduce.cu): the
-    same slots, and no thread of the launch stores an output of C."""
+    same slots, and no thread of the launch stores an output of C; ``pad``: kernel 14 reading
+    copies of A and / or B whose rows are padded to 4 floats (``+pad``): the same elements, but
+    B's granules clamp into its padded rows."""
     gx, gy = r.grid(M, N)
     P = r.phases(K)
     by = np.arange(gy)[:, None, None, None]
@@ -427,8 +433,11 @@ def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False, reduce: 
     # (EDGE_CLAMPED, EDGE_CLAMPED_ANY): past C's edge a slot holds A's last row, or B's last four
     # columns where B's rows are 16-byte aligned (N a multiple of 4: granules), else its last
     # column (element copies); only outputs outside C read them. A split launch clamps only
-    # where the rows of A and B are aligned (K and N multiples of 4), else pads with zeros.
-    clamp = r.splits_k and (not split or (K % 4 == 0 and N % 4 == 0))
+    # where the rows of A and B are aligned (K and N multiples of 4, or read from padded copies),
+    # else pads with zeros. B's padded copy (N not a multiple of 4) has rows of ldb = N rounded
+    # up to 4 floats, zeros past N: its granules clamp to ldb - 4 .. ldb - 1.
+    ldb = -(-N // 4) * 4 if pad else N
+    clamp = r.splits_k and (not split or pad or (K % 4 == 0 and N % 4 == 0))
     m, k = slot_coords_a(r)
     row = by * r.BM + m
     if clamp:
@@ -441,8 +450,8 @@ def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False, reduce: 
     k, n = slot_coords_b(r)
     row = t * r.BK + k - lead
     col = bx * r.BN + n
-    if clamp and N % 4 == 0:  # the granule of 4 columns moved back to N - 4 .. N - 1
-        col = np.minimum(col - col % 4, N - 4) + col % 4
+    if clamp and ldb % 4 == 0:  # the granule of 4 columns moved back to ldb - 4 .. ldb - 1
+        col = np.minimum(col - col % 4, ldb - 4) + col % 4
     elif clamp:  # an element moved back to column N - 1
         col = np.minimum(col, N - 1)
     b = np.where((row >= 0) & (row < K) & (col < N), row * N + col, PAD)
@@ -467,15 +476,16 @@ def read_slot_b(r: Rung, k, n):
     return np.asarray(k) * r.BN + np.asarray(n)
 
 
-def replay(r: Rung, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+def replay(r: Rung, A: np.ndarray, B: np.ndarray, pad: bool = False) -> np.ndarray:
     """C computed the way the kernel does it, from the model alone: per block and phase the
     As / Bs slots are filled as :func:`predict_trace` says (the store side); then every thread
     accumulates its outputs from the slots its compute loop reads (:func:`read_slot_a`,
     :func:`read_slot_b`, the load side); a slot nobody stored reads as NaN. Equals A @ B
-    exactly when stores, reads and output ownership agree."""
+    exactly when stores, reads and output ownership agree. ``pad``: a padded launch's
+    (kernel 14's ``+pad``, :func:`predict_trace`)."""
     M, K = A.shape
     N = B.shape[1]
-    tr = predict_trace(r, M, N, K)
+    tr = predict_trace(r, M, N, K, pad=True) if pad else predict_trace(r, M, N, K)
     # index -1 (padding) -> 0.0, index -2 (never stored) -> NaN
     flatA = np.concatenate([A.ravel().astype(np.float64), [np.nan, 0.0]])
     flatB = np.concatenate([B.ravel().astype(np.float64), [np.nan, 0.0]])

@@ -171,7 +171,7 @@ class Candidate:
     tail: int = 0  # split tail: only the last ``tail`` tiles are split (0: all of them, or none)
     resident: int = 1  # blocks an SM runs at once (:func:`residency`)
     padded_from: tuple[int, int, int] | None = None  # a padded launch: the shape asked for (M, N, K
-    # above are the padded one the kernel runs)
+    # above are the padded shape, whose launch the estimate is: the kernel reads its padded copies)
     reduce: bool = False  # split-K whose slices a separate kernel adds (kernels/splitk_reduce.cu)
     tuned_reduce: bool | None = None  # whether the launch measured there had the separate reduction
     pad_ms: float = 0.0  # the padded launch's copies (:func:`pad_ms`), in every estimate
@@ -218,9 +218,10 @@ class Candidate:
         s = ""
         if self.pad:
             M, N, K = self.padded_from
-            what = " and ".join(f"{x} {v} → {w}" for x, v, w in (("K", K, self.K), ("N", N, self.N)) if v != w)
-            s = (f"rows padded to 16 bytes ({what}: A and B copied first, then the fast 16-byte copies; "
-                 f"{self.pad_ms:.4f} ms of copies in the estimate); ")
+            what = " and ".join(f"{m} into rows of {w} floats ({x} = {v})"
+                                for m, x, v, w in (("A", "K", K, self.K), ("B", "N", N, self.N)) if v != w)
+            s = (f"rows padded to 16 bytes ({what}: copied first, then the fast 16-byte copies, C stored "
+                 f"in place; {self.pad_ms:.4f} ms of copies in the estimate); ")
         if self.splits == 1:
             s += f"{r.BM}×{r.BN} tiles → {self.grid[0]}×{self.grid[1]} = {self.blocks:,} blocks on {self.sms} SMs: "
         elif self.tail:
@@ -381,15 +382,15 @@ KIND_STEP = 0.25
 
 def pad_ms(M: int, N: int, K: int) -> float:
     """The copies of a padded launch of ``M x N x K`` (kernels/pad_rows.cu), in ms: where K is
-    not a multiple of 4, A (M x K) and B (K x N) are copied into rows of K' = K rounded up to 4
-    (B's extra rows zero); where N is not, B into rows of N' and C's M x N' back into M x N.
-    Bytes read and written at :data:`PAD_GBS`, plus :data:`PAD_LAUNCH_MS` per launch (one for A
-    and B together, one for C). 0 where K and N are multiples of 4 (nothing to pad)."""
+    not a multiple of 4, A (M x K) is copied into rows of K' = K rounded up to 4; where N is not,
+    B (K x N) into rows of N'. Kernel 14 reads the copies and stores C in place. Bytes read and
+    written at :data:`PAD_GBS`, plus :data:`PAD_LAUNCH_MS` for the one launch. 0 where K and N
+    are multiples of 4 (nothing to pad)."""
     _, N4, K4 = padded_shape(M, N, K)
     if (K4, N4) == (K, N):
         return 0.0
-    floats = K * N + K4 * N4 + (M * K + M * K4 if K4 != K else 0) + (2 * M * N + M * (N4 - N) if N4 != N else 0)
-    return 4 * floats / (PAD_GBS * 1e6) + PAD_LAUNCH_MS * (2 if N4 != N else 1)
+    floats = (M * K + M * K4 if K4 != K else 0) + (K * N + K * N4 if N4 != N else 0)
+    return 4 * floats / (PAD_GBS * 1e6) + PAD_LAUNCH_MS
 
 
 def shape_kind(M: int, N: int, K: int) -> tuple[bool, bool]:
@@ -483,7 +484,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         cost = pad_ms(M, N, K)
         padded = [dataclasses.replace(c, padded_from=(M, N, K), pad_ms=cost,
                                       predicted_ms=c.predicted_ms + cost if c.predicted_ms else None)
-                  for c in plan(M, N4, K4, rows, sms, tuned, pad=False)]
+                  for c in plan(M, N4, K4, rows, sms, tuned, pad=False) if c.rung.splits_k]
         gain, rank = MIN_PAD_GAIN, (lambda c: c.estimate_ms or c.predicted_ms)  # noqa: E731
         same_rows = near and (near[1] % 4 == 0, near[2] % 4 == 0) == (N % 4 == 0, K % 4 == 0)
         if same_rows and any(r.get("pad") for r in tuned if (r["M"], r["N"], r["K"]) == near):
