@@ -287,16 +287,17 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         __syncthreads();  // @step:barrier1
     }
 
-    // A block inside C whose rows are not 16-byte aligned (N not a multiple of 4) cannot store a
-    // thread's TN outputs as one float4; stored one by one, a warp's store would put 4 bytes in
-    // every 16 of many rows (a sector each). Instead the warp passes each row segment through
+    // A block inside C whose rows are not 16-byte aligned (N not a multiple of 4), and a block at
+    // C's edge (whose stores are checked), cannot store a thread's TN outputs as one float4;
+    // stored one by one, a warp's store would put 4 bytes in every 16 of many rows (a sector
+    // each). Instead the warp passes each row segment through
     // shared memory (the As buffers, free after the loop's last barrier): every lane writes its TN
     // outputs of row i of its thread tile (the warp's WSUBM / TM rows x WSUBN columns, in lane
     // order), then the lanes read them back along the rows and store 32 consecutive floats per
     // instruction. Only where to store changes: each output is still the one its thread summed.
     // put(X, ...): the thread's TN outputs of row i of sub-tile (wm, wn) into X (C, or split-K's
     // slice of the workspace, laid out like C).
-    const bool staged = STORE == EDGE_INTERIOR && (N & 3) != 0;
+    const bool staged = STORE != EDGE_FAST && (STORE != EDGE_INTERIOR || (N & 3) != 0);
     static_assert(THREADS * TN <= 2 * (BK * LDA + BK * BN), "a row segment per warp in shared memory");
     float* const seg = smem + warp * 32 * TN;
     auto put = [&](float* X, int wm, int i, int wn) {
@@ -313,7 +314,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
             const int f = lane + 32 * j, r = f / WSUBN, c = f % WSUBN;  // row r (trow) of the segment
-            X[(row0 + wrow * WM + wm * WSUBM + r * TM + i) * N + col0 + wcol * WN + wn * WSUBN + c] = seg[f];  // @step:store
+            const int row = row0 + wrow * WM + wm * WSUBM + r * TM + i, col = col0 + wcol * WN + wn * WSUBN + c;
+            if (STORE == EDGE_INTERIOR || (row < M && col < N)) X[row * N + col] = seg[f];  // @step:store
         }
     };
 
