@@ -25,7 +25,7 @@
 //   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop
 //   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
 //   element by element; an edge block copies the same way from rows and columns clamped into
-//   A and B (but one of a split launch on unaligned rows checks every access); stores only inside C
+//   A and B; stores only inside C
 //   (EDGE_*, common.cuh). GUARD 0: tiles divide the shape; 1: rows aligned; 2: others; 3: below.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
@@ -419,9 +419,9 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 // each instantiation holds only the bodies its shapes run (two), which keeps the
 // registers and the code of one body from weighing on the other's. Interior blocks run the fast
 // body (GUARD 1; 3: with scalar stores) or EDGE_INTERIOR (2); edge blocks copy from clamped rows
-// and columns, EDGE_CLAMPED (1, 3) or, in warptile_gemm, EDGE_CLAMPED_ANY (2); the split entry points' edge
-// blocks on unaligned rows check every access (EDGE_GUARDED: the clamped element copies there
-// spilled registers and measured slower, benchmarks/results/splitk_2026-11-23.md, session 11).
+// and columns, EDGE_CLAMPED (1, 3) or EDGE_CLAMPED_ANY (2), in every entry point (the split ones'
+// edge blocks on unaligned rows checked every access until session 13, when the clamped element
+// copies measured 8-17% faster there: benchmarks/results/splitk_2026-11-23.md).
 // EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED turn this off for measurements
 // (benchmarks/sweep_shapes.py --defines).
 #ifdef EXPLAINER_NO_INTERIOR_UNALIGNED
@@ -438,7 +438,7 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
     static_assert(GUARD >= 0 && GUARD <= 3, "GUARD: 0 fast, 1 aligned rows, 2 any rows, 3 aligned A and B rows");
     constexpr int INSIDE = GUARD == 2 ? WARPTILE_INSIDE : EDGE_FAST;
     constexpr int INSIDE_STORE = GUARD == 3 ? EDGE_INTERIOR : INSIDE;
-    constexpr int EDGES = GUARD == 1 || GUARD == 3 ? EDGE_CLAMPED : SPLIT ? EDGE_GUARDED : EDGE_CLAMPED_ANY;
+    constexpr int EDGES = GUARD == 1 || GUARD == 3 ? EDGE_CLAMPED : EDGE_CLAMPED_ANY;
 #ifdef EXPLAINER_NO_INTERIOR
     constexpr int ALL = GUARD ? EDGE_GUARDED : EDGE_FAST;
     warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile>(

@@ -138,12 +138,11 @@ def test_partial_phase_is_first_in_kernel_14_and_last_below(r, K):
 def test_edge_blocks_of_kernel_14_copy_from_clamped_rows_and_columns(r):
     """Kernel 14's edge blocks copy A's last row in place of rows past M, and
     in place of columns past N B's last four columns where N is a multiple of 4 (granules), its
-    last column where it is not (element copies); only outputs outside C read them. In a split
-    launch on unaligned rows (K or N not a multiple of 4), and in kernels 10-13, those slots
-    hold padding zeros."""
+    last column where it is not (element copies); only outputs outside C read them; whole or
+    split, on any rows. In kernels 10-13 those slots hold padding zeros."""
     M = 130
     for n_, K, split in ((260, 21, False), (262, 21, False), (262, 21, True), (260, 20, True), (260, 21, True)):
-        clamp = r.file == "14_warptile.cu" and (not split or (K % 4 == 0 and n_ % 4 == 0))
+        clamp = r.file == "14_warptile.cu"
         tr = ladder.predict_trace(r, M, n_, K, split=split)
         gx, gy = r.grid(M, n_)
         a = tr.a[gy - 1, 0]  # the last row of blocks: rows past M
@@ -356,7 +355,7 @@ def test_padded_launch_model_reads_the_same_elements():
             b_cols = np.where(pad.b >= 0, pad.b % N, N)  # padding zeros (-1) count as past N
             last = b_cols[:, gx - 1]
             assert ((last >= (N - 1) // 4 * 4) | (pad.b[:, gx - 1] == plain.b[:, gx - 1])).all()
-            if N % 4 and not split:  # the unpadded launch clamps single columns to N - 1; the padded one granules
+            if N % 4:  # the unpadded launch clamps single columns to N - 1; the padded one granules
                 assert (pad.b != plain.b).any()
     rng = np.random.default_rng(5)
     r = ladder.rung("warptile_64x64")

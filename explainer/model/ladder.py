@@ -432,12 +432,12 @@ def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False, reduce: 
     # Kernel 14's edge blocks copy from rows of A and columns of B clamped into the matrix
     # (EDGE_CLAMPED, EDGE_CLAMPED_ANY): past C's edge a slot holds A's last row, or B's last four
     # columns where B's rows are 16-byte aligned (N a multiple of 4: granules), else its last
-    # column (element copies); only outputs outside C read them. A split launch clamps only
-    # where the rows of A and B are aligned (K and N multiples of 4, or read from padded copies),
-    # else pads with zeros. B's padded copy (N not a multiple of 4) has rows of ldb = N rounded
-    # up to 4 floats, zeros past N: its granules clamp to ldb - 4 .. ldb - 1.
+    # column (element copies); only outputs outside C read them. B's padded copy (N not a
+    # multiple of 4) has rows of ldb = N rounded up to 4 floats, zeros past N: its granules clamp
+    # to ldb - 4 .. ldb - 1. (``split`` no longer changes the copies: since session 13 the split
+    # entry points' edge blocks clamp on unaligned rows too.)
     ldb = -(-N // 4) * 4 if pad else N
-    clamp = r.splits_k and (not split or pad or (K % 4 == 0 and N % 4 == 0))
+    clamp = r.splits_k
     m, k = slot_coords_a(r)
     row = by * r.BM + m
     if clamp:
