@@ -288,6 +288,9 @@ def test_split_k_with_a_separate_reduction_labels_and_geometry():
     plain = gpu.launch_config("warptile", 3000, 96, 3000, splits=11)
     assert cfg.reduce and not plain.reduce and cfg.label == "warptile@11+reduce"
     assert (cfg.grid, cfg.expression, cfg.workspace_floats) == (plain.grid, plain.expression, 11 * 3000 * 96)
+    # the reduction's own launch: a block per 128 floats of C, a warp per slice up to 8
+    assert cfg.reduce_launch == ((-(-3000 * 96 // 128), 1, 1), (256, 1, 1)) and plain.reduce_launch is None
+    assert gpu.launch_config("warptile", 300, 201, 1000, splits=3, reduce=True).reduce_launch == ((472, 1, 1), (96, 1, 1))
     padded = gpu.launch_config("warptile", 3001, 95, 3003, splits=11, pad=True, reduce=True)
     assert padded.pad and padded.reduce and padded.ld == (3004, 96) and padded.label == "warptile@11+reduce+pad"
     for kw in ({"splits": 1}, {"splits": 4, "tail": 3}):
@@ -377,3 +380,16 @@ def test_bench_refuses_a_bad_split_label_in_one_line():
     out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "warptile+pads"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "after '+' come" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_check_passes_when_c_is_whole_and_within_the_kernels_tolerance():
+    """``verify.passes``: what ``benchmark`` records as passed and ``time_launches`` times: every
+    element written and the relative error within the kernel's tolerance (TF32's for the
+    tensor-core kernels)."""
+    from explainer.gpu.verify import DEFAULT_TOL, TF32_TOL, passes
+
+    assert passes({"all_written": True, "rel_error": DEFAULT_TOL}, "warptile")
+    assert not passes({"all_written": False, "rel_error": 0.0}, "warptile")
+    assert not passes({"all_written": True, "rel_error": 2 * DEFAULT_TOL}, "warptile")
+    assert passes({"all_written": True, "rel_error": 2 * DEFAULT_TOL}, "mma_tf32")
+    assert not passes({"all_written": True, "rel_error": 2 * TF32_TOL}, "mma_tf32")

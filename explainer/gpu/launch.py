@@ -129,6 +129,8 @@ PAD_SPEC = KernelSpec("pad_rows", "pad_rows.cu", "pad_rows", None, "none", "none
 #: The separate reduction of a split-K launch (``+reduce``): compiled like a kernel, not run by name.
 REDUCE_SPEC = KernelSpec("splitk_reduce", "splitk_reduce.cu", "splitk_reduce", None, "none", "none",
                          "split-K's slices added over every SM")
+#: Its blocks: REDUCE_FLOATS consecutive floats of C each (32 lanes x 4), at most REDUCE_WARPS warps.
+REDUCE_FLOATS, REDUCE_WARPS = 128, 8
 #: The timing harness's hold before each start event (explainer/gpu/timing.py).
 HOLD_SPEC = KernelSpec("hold", "hold.cu", "hold", None, "none", "none", "the stream held before a timed launch")
 KERNEL_NAMES = tuple(s.name for s in _SPECS)
@@ -255,6 +257,15 @@ class LaunchConfig:
     def workspace_floats(self) -> int:
         """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K)."""
         return self.splits * self.M * self.N if self.splits > 1 else 0
+
+    @property
+    def reduce_launch(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+        """A ``+reduce`` launch's second kernel (kernels/splitk_reduce.cu): (grid, block), one block
+        per 128 floats of C, ZW = min(S, 8) warps taking the S slices interleaved; ``None``
+        without the separate reduction."""
+        if not self.reduce:
+            return None
+        return (-(-self.M * self.N // REDUCE_FLOATS), 1, 1), (32 * min(self.splits, REDUCE_WARPS), 1, 1)
 
     @property
     def threads_per_block(self) -> int:

@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from .verify import _Problem, _check_on, default_tol
+from .verify import _Problem, _check_on, passes
 from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, launch_config, parse_launch
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
 from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, HOLD_US, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
@@ -140,7 +140,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                     continue
                 row = tm.to_dict()
                 row.update(rel_error=chk["rel_error"], all_written=chk["all_written"],
-                           passed=bool(chk["all_written"] and chk["rel_error"] <= default_tol(kernel)),
+                           passed=passes(chk, kernel),
                            math=KERNELS[kernel].math,
                            registers=info.registers,
                            shared_bytes=info.static_shared_bytes + info.dynamic_shared_bytes,
@@ -188,7 +188,7 @@ def time_launches(rt: _Runtime, labels, size, *, rounds: int = 2, repeats: int =
                 if st.kind == "launch_error":
                     return out
                 continue
-            if chk["all_written"] and chk["rel_error"] <= default_tol(kernel):
+            if passes(chk, kernel):
                 kept[label] = cfg
             else:
                 note("error", {**row, "kind": "error", "message": f"wrong result: rel. error "

@@ -85,8 +85,8 @@ def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | Non
         args += (np32(cfg.whole_tiles), np32(cfg.splits), np32(cfg.tile_grid[0]))
     kern(cfg.grid, cfg.block[:2], args, shared_mem=cfg.dynamic_shared_bytes)
     if cfg.reduce:  # the slices added over every SM (kernels/splitk_reduce.cu)
-        mn = M * N
-        rt.reduce_kernel()((-(-mn // 128),), (32 * min(cfg.splits, 8),), (W, C, np.int64(mn), np32(cfg.splits)))
+        grid, block = cfg.reduce_launch
+        rt.reduce_kernel()(grid, block, (W, C, np.int64(M * N), np32(cfg.splits)))
 
 
 def _compare(out: np.ndarray, ref: np.ndarray) -> dict:
@@ -148,6 +148,13 @@ TF32_TOL = 2e-3
 
 def default_tol(kernel: str) -> float:
     return TF32_TOL if kernel in KERNELS and KERNELS[kernel].math == "tf32" else DEFAULT_TOL
+
+
+def passes(chk: dict, kernel: str) -> bool:
+    """Whether a check of ``kernel`` (:func:`_check_on`'s dict) passed: every element of C written
+    and the relative error within :func:`default_tol`. What ``benchmark`` records as ``passed``
+    and what ``time_launches`` times."""
+    return bool(chk["all_written"] and chk["rel_error"] <= default_tol(kernel))
 
 
 @_public
