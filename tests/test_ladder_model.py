@@ -393,3 +393,18 @@ def test_a_check_passes_when_c_is_whole_and_within_the_kernels_tolerance():
     assert not passes({"all_written": True, "rel_error": 2 * DEFAULT_TOL}, "warptile")
     assert passes({"all_written": True, "rel_error": 2 * DEFAULT_TOL}, "mma_tf32")
     assert not passes({"all_written": True, "rel_error": 2 * TF32_TOL}, "mma_tf32")
+
+
+def test_staged_stores_write_whole_sectors():
+    """``warp_store_sectors``: where C's rows are not aligned, one store instruction of a warp
+    (128 bytes) touches, stored one output at a time, TN floats apart in WSUBM / TM rows, a sector
+    per 8 columns of each of those rows; through shared memory, 32 consecutive floats of a row
+    segment: 4 sectors, for every kernel-14 configuration."""
+    for r in ladder.RUNGS + ladder.CONFIGS:
+        if not r.splits_k:
+            continue
+        w, p = r.warp_dims, r.p
+        rows = w["WSUBM"] // p["TM"]  # lanes down a sub-tile
+        span = (w["WSUBN"] // p["TN"]) * p["TN"]  # columns the lanes of a row reach
+        assert ladder.warp_store_sectors(r, False) == rows * -(-span // 8), r.name
+        assert ladder.warp_store_sectors(r, True) == 4, r.name

@@ -121,6 +121,14 @@ start on 16-byte boundaries. The copies read and write those matrices once more:
 the model charges {planner.pad_ms(4189, 4189, 4189):.2f} ms for them, little against a product of several ms; at
 1023³ {planner.pad_ms(1023, 1023, 1023):.3f} ms, against a product of under 0.1 ms: there they can cost more than they save.
 
+Rows that are not aligned cost at the other end too: a thread's {RW.p["TN"]} outputs in a row of C can no
+longer leave as one float4. Stored one by one, one store instruction of a warp of kernel 14 writes 4
+bytes in every {4 * RW.p["TN"]} of {WD["WSUBM"] // RW.p["TM"]} rows: {ladder.warp_store_sectors(RW, False)} sectors of 32 bytes for 128 bytes of C.
+So the warp passes each row segment through shared memory (As is free after the loop's last
+barrier): the lanes write their outputs in lane order, read them back along the rows, and each
+store writes 32 consecutive floats, {ladder.warp_store_sectors(RW, True)} sectors. The block's outputs are the same; only
+which lane stores which changes.
+
 Two more habits of libraries keep sizes that no tile divides from costing much. K's partial phase is
 copied **first**: phase t covers columns t·BK − lead … (t+1)·BK − lead − 1, the lead's zeros stand
 before column 0 (at K = 1100 and BK = {W.BK}: {W.phases(1100)} phases, lead = {W.lead(1100)}), so only the copy

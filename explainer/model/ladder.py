@@ -363,6 +363,24 @@ def thread_outputs(r: Rung, tid) -> tuple[np.ndarray, np.ndarray]:
     return rows.reshape(shape), cols.reshape(shape)
 
 
+def warp_store_sectors(r: Rung, staged: bool) -> int:
+    """32-byte sectors of C that one store instruction of warp 0 writes (128 bytes of outputs: one
+    float per lane) where C's rows are not 16-byte aligned and a thread's TN outputs cannot go as
+    one float4 (kernel 14, ``put``). Not staged: the j-th output of each lane's thread tile, row 0
+    of sub-tile (0, 0) (lanes TN floats apart, in WSUBM / TM rows); staged through shared memory:
+    floats f = lane of the warp's row segment (WSUBM / TM rows of WSUBN, read back along the rows).
+    Counted as distinct (row, column // 8) with rows starting on a sector (unaligned rows can add
+    one per row)."""
+    lanes = np.arange(WARP)
+    if staged:
+        w = r.warp_dims
+        rows, cols = lanes // w["WSUBN"], lanes % w["WSUBN"]
+    else:
+        rows, cols = thread_outputs(r, lanes)
+        rows, cols = rows[:, 0], cols[:, 0]  # output 0 of each lane: row 0, its first column
+    return len(set(zip(rows.tolist(), (cols // 8).tolist())))
+
+
 def owner_map(r: Rung) -> np.ndarray:
     """(BM, BN) array: the thread that computes each output of the block tile."""
     tids = np.arange(r.threads)
