@@ -36,7 +36,7 @@ class Timing:
     extra: dict = field(default_factory=dict)
     splits: int = 1  # split-K: blocks per tile of C along K
     tail: int = 0  # split tail: only the last `tail` tiles of C split (0: all, with splits > 1)
-    pad: bool = False  # A and B copied into rows padded to 4 floats first (the copies are timed too)
+    pad: bool = False  # A and / or B copied into rows padded to 4 floats first (the copies are timed too)
     reduce: bool = False  # split-K's slices added by a separate kernel (timed too)
 
     ok = True

@@ -164,8 +164,8 @@ def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
     """Run ``kernel`` once on random non-symmetric inputs with C poisoned by NaN and compare
     with numpy float64: relative error and whether every element of C was written. ``splits``:
     split-K (the warp-tiled kernels; their workspace is poisoned too); ``tail``: only the last
-    ``tail`` tiles of C split (the split tail); ``pad``: A and B copied into rows padded to 4
-    floats first (their copies poisoned too); ``reduce``: split-K's slices added by a separate
+    ``tail`` tiles of C split (the split tail); ``pad``: A and / or B (whichever has unaligned
+    rows) copied into rows padded to 4 floats first (the copies poisoned too; C stored in place); ``reduce``: split-K's slices added by a separate
     kernel. ``tol``: by default
     the kernel's math (float32, or TF32 for the tensor-core kernels)."""
     tol = default_tol(kernel) if tol is None else tol

@@ -319,8 +319,8 @@ def label_of(kernel: str, splits: int = 1, tail: int = 0, pad: bool = False, red
     """A launch as ``bench --kernels`` and the planner write it: ``warptile``, ``warptile@4``
     (split-K, S = 4), or ``warptile@24x5`` (split tail: the last 24 tiles in 5 slices each), with
     ``+reduce`` when a split-K launch's slices are added by a separate kernel over every SM
-    (kernels/splitk_reduce.cu) and ``+pad`` when A and B are first copied into rows padded to a
-    multiple of 4 floats; ``explainer.gpu.launch.parse_launch`` reads it back."""
+    (kernels/splitk_reduce.cu) and ``+pad`` when A (K not a multiple of 4) and / or B (N not) are
+    first copied into rows padded to a multiple of 4 floats; ``explainer.gpu.launch.parse_launch`` reads it back."""
     base = kernel if splits == 1 else (f"{kernel}@{tail}x{splits}" if tail else f"{kernel}@{splits}")
     return base + ("+reduce" if reduce else "") + ("+pad" if pad else "")
 

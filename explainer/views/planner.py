@@ -89,8 +89,9 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
         f"SM busy ({html.escape(data['label'])}); it leaves out launch overhead and latency, so small launches run "
         f"slower than it says. Split-K (kernel 14): S blocks share a tile of C, each summing 1/S of K; the last to "
         f"finish adds the S partial tiles (the model charges their traffic at {planner.FIXUP_GBS:,.0f} GB/s); each "
-        f"kernel's row shows its best S. Rows padded (K or N not a multiple of 4): A and B copied first into rows "
-        f"of a multiple of 4 floats, so the kernel reads 16-byte granules instead of single elements; the copies "
+        f"kernel's row shows its best S. Rows padded (K or N not a multiple of 4): A where K, B where N is not, copied "
+        f"first into rows of a multiple of 4 floats, so the kernel reads 16-byte granules instead of single elements "
+        f"and stores C in place; the copies "
         f"are charged at {planner.PAD_GBS:,.0f} GB/s. {tuned_note} Computed by explainer.model.planner.</div>")
 
 
