@@ -25,8 +25,8 @@
 //   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop
 //   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
 //   element by element; an edge block copies the same way from rows and columns clamped into
-//   A and B; stores only inside C
-//   (EDGE_*, common.cuh). GUARD 0: tiles divide the shape; 1: rows aligned; 2: others; 3: below.
+//   A and B; stores only inside C, on unaligned rows and at the edges a row segment at a time
+//   through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2: others; 3: below.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
 // whole + (tiles - whole) * S blocks), static shared
