@@ -598,3 +598,25 @@ def test_a_configuration_the_recorded_run_lacks_is_calibrated_from_the_tuning_ta
         ladder.rung("warptile"), 1100, 1100, 1100, SMS, planner.calibrate(rows, SMS)["warptile"]))
     bare = {c.rung.name: c for c in planner.plan(1100, 1100, 1100, rows, SMS) if c.splits == 1}
     assert bare[name].predicted_ms is None
+
+
+def test_each_kernel_is_scaled_from_the_nearest_shape_its_own_tile_divides_alike():
+    """Where the nearest tuned shape and this one differ in whether a kernel's block tile divides
+    them, that kernel is scaled from a shape where it does as here, if one is as near (KIND_STEP):
+    at 64 x 4096 x 4096 the 64-row tiles divide M, and at the globally nearest shape (124 x 4092
+    x 4092) no tile does; warptile_64x128 is scaled from a shape its tile divides, as the
+    kernels whose tiles never divide 64 rows are from the global one."""
+    tuned = recorded.recorded_rows(recorded.load_tuned(DATA["device"]["name"]), split_k=True)
+    M, N, K = 64, 4096, 4096
+    near = planner.nearest_tuned(M, N, K, tuned)
+    wide = ladder.rung("warptile_64x128")
+    assert not wide.fast(*near) and wide.fast(M, N, K)
+    own = planner.nearest_tuned(M, N, K, tuned, wide)
+    assert wide.fast(*own) and own != near
+    cands = planner.plan(M, N, K, ROWS, SMS, tuned)
+    assert {c.tuned_at for c in cands if c.rung.name == "warptile_64x128" and c.tuned_at} == {own}
+    tall = ladder.rung("warptile_128x64")  # 128 rows: divides neither 64 nor 124
+    assert {c.tuned_at for c in cands if c.rung is tall and c.tuned_at} == {planner.nearest_tuned(M, N, K, tuned, tall)}
+    # without a rung, the kind is shape_kind's; ties go to the smallest shape
+    assert planner.nearest_tuned(100, 100, 100, [{"kernel": "warptile", "M": m, "N": m, "K": m, "median_ms": 1.0}
+                                                 for m in (500, 20)]) == (20, 20, 20)

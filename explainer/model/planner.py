@@ -46,6 +46,8 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from .launch import ceil_div, padded_shape
 from .ladder import BY_NAME, CONFIGS, RUNGS, Rung, label_of
 
@@ -400,17 +402,63 @@ def shape_kind(M: int, N: int, K: int) -> tuple[bool, bool]:
     return K % 4 == 0 and N % 4 == 0, M % 128 == 0 and N % 128 == 0 and K % 32 == 0
 
 
-def nearest_tuned(M: int, N: int, K: int, tuned: list[dict]) -> tuple[int, int, int] | None:
+def nearest_tuned(M: int, N: int, K: int, tuned: list[dict], rung: Rung | None = None,
+                  shapes=None) -> tuple[int, int, int] | None:
     """The shape of a tuning table (``tiled-explainer tune``) nearest to ``M x N x K``, in log2
     steps of M, N and K together, plus :data:`KIND_STEP` for each way its kind differs
-    (:func:`shape_kind`), among those where ladder kernels were measured."""
-    shapes = {(r["M"], r["N"], r["K"]) for r in tuned if r.get("kernel") in BY_NAME and r.get("median_ms")}
-    if not shapes:
+    (:func:`shape_kind`), among those where ladder kernels were measured (or among ``shapes``);
+    of equally near ones the smallest. With ``rung``: by that kernel's own kind, whether its
+    block tile divides the shape (:meth:`Rung.fast`, the fast instantiation), in place of
+    :func:`shape_kind`'s 128-wide test, so that a 64-row tile at M = 64 is scaled from a shape
+    its tile divides too."""
+    if shapes is None:
+        shapes = {(r["M"], r["N"], r["K"]) for r in tuned if r.get("kernel") in BY_NAME and r.get("median_ms")}
+    if not len(shapes):
         return None
-    kind = shape_kind(M, N, K)
-    dist = lambda s: (sum(abs(math.log2(a / b)) for a, b in zip(s, (M, N, K)))  # noqa: E731
-                      + KIND_STEP * sum(x != y for x, y in zip(shape_kind(*s), kind)))
-    return min(shapes, key=lambda s: (dist(s), s))
+    arr = shapes if isinstance(shapes, np.ndarray) else np.array(sorted(shapes), dtype=np.int64)
+    here = np.array([M, N, K], dtype=np.int64)
+
+    def kinds(a):  # (rows aligned, whole) per shape of a (n x 3)
+        whole = ((a[:, 0] % rung.BM == 0) & (a[:, 1] % rung.BN == 0) & (a[:, 2] % rung.BK == 0) if rung else
+                 (a[:, 0] % 128 == 0) & (a[:, 1] % 128 == 0) & (a[:, 2] % 32 == 0))
+        return np.stack([(a[:, 1] % 4 == 0) & (a[:, 2] % 4 == 0), whole], axis=1)
+
+    dist = (np.abs(np.log2(arr) - np.log2(here)).sum(axis=1)
+            + KIND_STEP * (kinds(arr) != kinds(here[None, :])).sum(axis=1))
+    return tuple(int(v) for v in arr[int(np.argmin(dist))])  # arr is sorted: the first of equals is the smallest
+
+
+@dataclass(frozen=True)
+class _TunedIndex:
+    """A tuning table's unpadded, passed ladder rows, indexed for :func:`plan`: the shapes where
+    each kernel was measured, every such shape (sorted n x 3 arrays, :func:`nearest_tuned`'s
+    form), and per shape ``(kernel, splits, tail, reduce) -> ms``."""
+
+    by_kernel: dict
+    shapes: np.ndarray
+    at: dict
+
+
+_INDEX: list = []  # [(the table's rows as given, its index)]: the last table plan() was given
+
+
+def _tuned_index(tuned) -> _TunedIndex:
+    """The index of ``tuned`` (:class:`_TunedIndex`), kept for the last table given (the pages and
+    ``bench`` plan many shapes from one table: tens of thousands of rows, read once)."""
+    if _INDEX and _INDEX[0][0] is tuned and len(tuned) == _INDEX[0][1]:
+        return _INDEX[0][2]
+    by_kernel, at = {}, {}
+    for r in tuned:
+        if r.get("median_ms") and r.get("passed", True) and not r.get("pad") and r.get("kernel") in BY_NAME:
+            s = (r["M"], r["N"], r["K"])
+            by_kernel.setdefault(r["kernel"], set()).add(s)
+            at.setdefault(s, {})[(r["kernel"], r.get("splits", 1), r.get("tail", 0), bool(r.get("reduce")))] = r["median_ms"]
+    as_array = lambda shapes: np.array(sorted(shapes), dtype=np.int64)  # noqa: E731  (nearest_tuned's form)
+    index = _TunedIndex({k: as_array(v) for k, v in by_kernel.items()},
+                        as_array({s for v in by_kernel.values() for s in v}), at)
+    if isinstance(tuned, list):
+        _INDEX[:] = [(tuned, len(tuned), index)]
+    return index
 
 
 def _kind(splits: int, tail: int) -> str:
@@ -439,7 +487,8 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     for name, v in (("M", M), ("N", N), ("K", K), ("SMs", sms)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {v!r}")
-    tuned = list(tuned)
+    given, tuned = tuned, list(tuned)
+    index = _tuned_index(given)
     # Each rung's SM time per block from the recorded run, else (a configuration the recorded run
     # did not have) from the tuning table's largest square.
     cal = calibrate(rows, sms)
@@ -457,7 +506,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     cands += [candidate(r, M, N, K, sms, cal.get(r.name), here, S, res=res[r.name], reduce=True)
               for r in RUNGS + CONFIGS for S in split_choices(r, M, N, K, sms, REDUCE_SPLITS)
               if S > 1 and _planned_split(r, M, N, S, sms)]
-    near = nearest_tuned(M, N, K, tuned)
+    near = nearest_tuned(M, N, K, tuned, shapes=index.shapes)
     if near:
         # A tuning table measured a nearby shape on this device: each kernel's time there, scaled
         # by the model's ratio between the two shapes (blocks on the busiest SM, K), estimates it
@@ -466,16 +515,20 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         # a split-K candidate is scaled from a split-K measurement, never from S = 1).
         # A split tail is scaled from the same kernel's split tail there if the table has one, else
         # from its whole launch (S = 1): most of its blocks are whole tiles.
-        at = {(r["kernel"], r.get("splits", 1), r.get("tail", 0), bool(r.get("reduce"))): r["median_ms"]
-              for r in tuned if (r["M"], r["N"], r["K"]) == near and r.get("median_ms") and r.get("passed", True)
-              and not r.get("pad")}
+        # Each kernel from its own nearest shape (:func:`nearest_tuned` with ``rung``: where its
+        # tile divides the shape as it does here, if one is as near).
+        at = index.at
+        near_of = {name: nearest_tuned(M, N, K, tuned, BY_NAME[name], shapes)
+                   for name, shapes in index.by_kernel.items()}
         out = []
         for c in cands:
-            ref = _reference(c, at)
-            there = (model_ms(c.rung, *near, sms, cal.get(c.rung.name), *ref)
-                     if ref and ref[0] <= c.rung.phases(near[2]) else None)
+            there_at = near_of.get(c.rung.name)
+            ref = _reference(c, at[there_at]) if there_at else None
+            there = (model_ms(c.rung, *there_at, sms, cal.get(c.rung.name), *ref)
+                     if ref and ref[0] <= c.rung.phases(there_at[2]) else None)
             if there and c.predicted_ms:
-                c = dataclasses.replace(c, tuned_at=near, tuned_ms=at[(c.rung.name, *ref)] * c.predicted_ms / there,
+                c = dataclasses.replace(c, tuned_at=there_at,
+                                        tuned_ms=at[there_at][(c.rung.name, *ref)] * c.predicted_ms / there,
                                         tuned_splits=ref[0], tuned_reduce=ref[2])
             out.append(c)
         cands = out
@@ -484,7 +537,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         cost = pad_ms(M, N, K)
         padded = [dataclasses.replace(c, padded_from=(M, N, K), pad_ms=cost,
                                       predicted_ms=c.predicted_ms + cost if c.predicted_ms else None)
-                  for c in plan(M, N4, K4, rows, sms, tuned, pad=False) if c.rung.splits_k]
+                  for c in plan(M, N4, K4, rows, sms, given, pad=False) if c.rung.splits_k]
         gain, rank = MIN_PAD_GAIN, (lambda c: c.estimate_ms or c.predicted_ms)  # noqa: E731
         same_rows = near and (near[1] % 4 == 0, near[2] % 4 == 0) == (N % 4 == 0, K % 4 == 0)
         if same_rows and any(r.get("pad") for r in tuned if (r["M"], r["N"], r["K"]) == near):
