@@ -190,7 +190,7 @@ def test_split_k_with_a_separate_reduction_trace_matches_the_model(r):
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-reduce", r.name, M, N, K), splits=S, reduce=True)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.reduce and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K, split=True, reduce=True)
+        want = ladder.predict_trace(r, M, N, K, reduce=True)
         assert (want.c == ladder.NEVER).all()
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{S} Bs slots")
@@ -261,7 +261,7 @@ def test_padded_launch_trace_matches_the_model(r):
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-pad", r.name, M, N, K, S), splits=S, tail=R, pad=True)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.pad and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K, split=S > 1, pad=True)
+        want = ladder.predict_trace(r, M, N, K, pad=True)
         where = f"{r.name} {M}x{N}x{K} S={S} R={R} padded"
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{where} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{where} Bs slots")
@@ -277,7 +277,7 @@ def test_split_tail_trace_matches_the_model(r):
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-tail", r.name, M, N, K), splits=S, tail=R)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.grid == (tr.config.tiles - R + R * S, 1, 1) and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K, split=True)
+        want = ladder.predict_trace(r, M, N, K)
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} Bs slots")
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} outputs")
@@ -292,7 +292,7 @@ def test_split_k_trace_matches_the_model(r):
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-split", r.name, M, N, K), splits=S)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.grid[2] == S and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K, split=S > 1)  # S = 1: the whole-K entry point
+        want = ladder.predict_trace(r, M, N, K)  # S = 1: the whole-K entry point, the same slots
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{S} Bs slots")
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{S} outputs")

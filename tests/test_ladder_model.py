@@ -141,9 +141,9 @@ def test_edge_blocks_of_kernel_14_copy_from_clamped_rows_and_columns(r):
     last column where it is not (element copies); only outputs outside C read them; whole or
     split, on any rows. In kernels 10-13 those slots hold padding zeros."""
     M = 130
-    for n_, K, split in ((260, 21, False), (262, 21, False), (262, 21, True), (260, 20, True), (260, 21, True)):
+    for n_, K in ((260, 21), (262, 21), (260, 20)):  # (a split launch's slots are the same)
         clamp = r.file == "14_warptile.cu"
-        tr = ladder.predict_trace(r, M, n_, K, split=split)
+        tr = ladder.predict_trace(r, M, n_, K)
         gx, gy = r.grid(M, n_)
         a = tr.a[gy - 1, 0]  # the last row of blocks: rows past M
         m, _ = ladder.slot_coords_a(r)
@@ -298,7 +298,7 @@ def test_split_k_with_a_separate_reduction_labels_and_geometry():
             gpu.launch_config("warptile", 3000, 96, 3000, reduce=True, **kw)
     # the model: the same slots as split-K, and no output stored by the launch's own threads
     r = ladder.rung("warptile")
-    split, red = ladder.predict_trace(r, 300, 200, 100, split=True), ladder.predict_trace(r, 300, 200, 100, split=True, reduce=True)
+    split, red = ladder.predict_trace(r, 300, 200, 100), ladder.predict_trace(r, 300, 200, 100, reduce=True)
     assert (split.a == red.a).all() and (split.b == red.b).all() and (red.c == ladder.NEVER).all()
     assert (split.c != ladder.NEVER).any()
 
@@ -348,9 +348,9 @@ def test_padded_launch_model_reads_the_same_elements():
     hold only padding zeros past column N; and ``replay`` from it gives A @ B."""
     for name in ("warptile", "warptile_64x64_bk16"):
         r = ladder.rung(name)
-        for M, N, K, split in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, False), (2 * r.BM - 3, 2 * r.BN + 4, 5 * r.BK + 1, False),
-                               (2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, True), (r.BM + 7, 3 * r.BN - 2, 4 * r.BK, True)]:
-            pad, plain = ladder.predict_trace(r, M, N, K, split, pad=True), ladder.predict_trace(r, M, N, K, split)
+        for M, N, K in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2), (2 * r.BM - 3, 2 * r.BN + 4, 5 * r.BK + 1),
+                        (r.BM + 7, 3 * r.BN - 2, 4 * r.BK)]:
+            pad, plain = ladder.predict_trace(r, M, N, K, pad=True), ladder.predict_trace(r, M, N, K)
             gx, gy = r.grid(M, N)
             inside = (slice(0, M // r.BM), slice(0, N // r.BN))
             assert (pad.c == plain.c).all()

@@ -45,8 +45,9 @@ def launches(shape, sms: int, rows=(), kernels=None, padded_only: bool = False) 
     from ..model.launch import padded_shape
 
     padded = tuple(padded_shape(*shape))
-    out = [lab + "+pad" for lab in launches(padded, sms, rows, kernels)  # kernel 14's (only it takes +pad)
-           if ladder.BY_NAME[lab.split("@")[0].split("+")[0]].splits_k] if padded != tuple(shape) else []
+    warp = [r.name for r in ladder.BY_NAME.values() if r.splits_k and (kernels is None or r.name in kernels)]
+    out = ([lab + "+pad" for lab in launches(padded, sms, rows, warp)]  # kernel 14's: only it takes +pad
+           if padded != tuple(shape) and warp else [])
     plain = []
     for r in ladder.BY_NAME.values():
         if kernels is not None and r.name not in kernels:

@@ -31,7 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .launch import FLOAT_BYTES, PAD, ceil_div
+from .launch import FLOAT_BYTES, PAD, ceil_div, padded_shape
 from .launch import WARP_SIZE as WARP
 
 NEVER = -2  # a slot or output nobody writes (the trace's "never written", gpu.launch.NEVER_WRITTEN)
@@ -432,14 +432,14 @@ class LadderTrace:
     c: np.ndarray  # (gy, gx, threads, outputs_per_thread)
 
 
-def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False, reduce: bool = False,
-                  pad: bool = False) -> LadderTrace:
+def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bool = False) -> LadderTrace:
     """What every slot held in every phase and which outputs every thread stored, for the
-    launch of ``r`` on C = A (M x K) @ B (K x N); ``split``: a split-K or split-tail launch;
-    ``reduce``: split-K whose slices a separate kernel adds (kernels/splitk_reduce.cu): the
-    same slots, and no thread of the launch stores an output of C; ``pad``: kernel 14 reading
-    copies of A and / or B whose rows are padded to 4 floats (``+pad``): the same elements, but
-    B's granules clamp into its padded rows."""
+    launch of ``r`` on C = A (M x K) @ B (K x N), whole or split (split-K and the split tail
+    record each phase once, by the block of its slice, in the same layout); ``reduce``: split-K
+    whose slices a separate kernel adds (kernels/splitk_reduce.cu): the same slots, and no
+    thread of the launch stores an output of C; ``pad``: kernel 14 reading copies of A and / or B
+    whose rows are padded to 4 floats (``+pad``): the same elements, but B's granules clamp into
+    its padded rows."""
     gx, gy = r.grid(M, N)
     P = r.phases(K)
     by = np.arange(gy)[:, None, None, None]
@@ -450,11 +450,10 @@ def predict_trace(r: Rung, M: int, N: int, K: int, split: bool = False, reduce: 
     # Kernel 14's edge blocks copy from rows of A and columns of B clamped into the matrix
     # (EDGE_CLAMPED, EDGE_CLAMPED_ANY): past C's edge a slot holds A's last row, or B's last four
     # columns where B's rows are 16-byte aligned (N a multiple of 4: granules), else its last
-    # column (element copies); only outputs outside C read them. B's padded copy (N not a
-    # multiple of 4) has rows of ldb = N rounded up to 4 floats, zeros past N: its granules clamp
-    # to ldb - 4 .. ldb - 1. (``split`` no longer changes the copies: since session 13 the split
-    # entry points' edge blocks clamp on unaligned rows too.)
-    ldb = -(-N // 4) * 4 if pad else N
+    # column (element copies); only outputs outside C read them; whole or split, on any rows.
+    # B's padded copy (N not a multiple of 4) has rows of ldb = N rounded up to 4 floats, zeros
+    # past N: its granules clamp to ldb - 4 .. ldb - 1.
+    ldb = padded_shape(M, N, K)[1] if pad else N
     clamp = r.splits_k
     m, k = slot_coords_a(r)
     row = by * r.BM + m

@@ -395,11 +395,16 @@ def pad_ms(M: int, N: int, K: int) -> float:
     return 4 * floats / (PAD_GBS * 1e6) + PAD_LAUNCH_MS
 
 
+#: What :func:`shape_kind` calls whole tiles: M, N and K multiples of these.
+WHOLE_TILE = (128, 128, 32)
+
+
 def shape_kind(M: int, N: int, K: int) -> tuple[bool, bool]:
     """(rows of A and B 16-byte aligned: K and N multiples of 4; whole tiles: M, N multiples of 128
     and K of 32): what decides between the kernels' fast path, the guarded path with 16-byte loads,
     and the guarded path with scalar loads."""
-    return K % 4 == 0 and N % 4 == 0, M % 128 == 0 and N % 128 == 0 and K % 32 == 0
+    bm, bn, bk = WHOLE_TILE
+    return K % 4 == 0 and N % 4 == 0, M % bm == 0 and N % bn == 0 and K % bk == 0
 
 
 def nearest_tuned(M: int, N: int, K: int, tuned: list[dict], rung: Rung | None = None,
@@ -418,10 +423,10 @@ def nearest_tuned(M: int, N: int, K: int, tuned: list[dict], rung: Rung | None =
     arr = shapes if isinstance(shapes, np.ndarray) else np.array(sorted(shapes), dtype=np.int64)
     here = np.array([M, N, K], dtype=np.int64)
 
-    def kinds(a):  # (rows aligned, whole) per shape of a (n x 3)
-        whole = ((a[:, 0] % rung.BM == 0) & (a[:, 1] % rung.BN == 0) & (a[:, 2] % rung.BK == 0) if rung else
-                 (a[:, 0] % 128 == 0) & (a[:, 1] % 128 == 0) & (a[:, 2] % 32 == 0))
-        return np.stack([(a[:, 1] % 4 == 0) & (a[:, 2] % 4 == 0), whole], axis=1)
+    tile = np.array((rung.BM, rung.BN, rung.BK) if rung else WHOLE_TILE)
+
+    def kinds(a):  # (rows aligned, whole) per shape of a (n x 3): shape_kind's, or Rung.fast's
+        return np.stack([(a[:, 1] % 4 == 0) & (a[:, 2] % 4 == 0), (a % tile == 0).all(axis=1)], axis=1)
 
     dist = (np.abs(np.log2(arr) - np.log2(here)).sum(axis=1)
             + KIND_STEP * (kinds(arr) != kinds(here[None, :])).sum(axis=1))
