@@ -7,9 +7,12 @@ the chosen launch's measured time there is compared with the fastest launch meas
     python benchmarks/planner_regret.py                       # every shape, the H100's table
     python benchmarks/planner_regret.py --triplets --every 3  # a third of the shapes, siblings out
     python benchmarks/planner_regret.py --triplets --pad      # padded launches too (odd shapes)
+    python benchmarks/planner_regret.py --triplets --shortlist  # what bench --kernels planned runs
 
 Prints the regret (chosen / fastest - 1): geometric mean, median, 90th percentile, the count over
-5%, per family, and the worst shapes. Shapes where the planner chose a launch the table did not
+5%, per family, and the worst shapes. With ``--shortlist`` the launch counted is the fastest
+measured of the planner's shortlist (``planner.shortlist``: what ``bench --kernels planned``
+times at a shape before it runs the fastest), padded launches included. Shapes where the planner chose a launch the table did not
 measure there are counted apart. Rules of the planner are changed in explainer/model/planner.py
 and compared with this script before they ship (benchmarks/results/splitk_2026-11-23.md).
 """
@@ -42,8 +45,12 @@ def main(argv=None) -> int:
                     help="leave out the shape's siblings of the other families too (a grid step to the nearest)")
     ap.add_argument("--pad", action="store_true",
                     help="plan padded launches too, and count the table's padded launches among the fastest")
+    ap.add_argument("--shortlist", action="store_true",
+                    help="count the fastest measured launch of the planner's shortlist (bench --kernels planned), "
+                         "padded launches included")
     ap.add_argument("--worst", type=int, default=5, help="list this many of the worst shapes")
     args = ap.parse_args(argv)
+    args.pad = args.pad or args.shortlist
     if args.every < 1 or args.offset < 0:
         print("planner_regret: --every must be >= 1 and --offset >= 0", file=sys.stderr)
         return 2
@@ -60,7 +67,7 @@ def main(argv=None) -> int:
     for r in trows:
         if (r.get("median_ms") and r.get("passed", True) and (args.pad or not r.get("pad"))
                 and not r["kernel"].startswith("cublas")):
-            lab = label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0), bool(r.get("pad")))
+            lab = label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0), bool(r.get("pad")), bool(r.get("reduce")))
             at.setdefault((r["M"], r["N"], r["K"]), {})[lab] = r["median_ms"]
     shapes = sorted(at)[args.offset::args.every]
 
@@ -72,16 +79,21 @@ def main(argv=None) -> int:
     regret, unmeasured, worst = {}, 0, []
     for s in shapes:
         out = left_out(s)
-        best = planner.plan(*s, [r for r in rows if not out(r)], sms, [r for r in trows if not out(r)],
-                            pad=args.pad)[0]
-        got = at[s].get(best.label)
+        here_rows, here_tuned = [r for r in rows if not out(r)], [r for r in trows if not out(r)]
+        if args.shortlist:  # bench --kernels planned measures these and runs the fastest
+            times = {c.label: at[s][c.label] for c in planner.shortlist(*s, here_rows, sms, here_tuned)
+                     if c.label in at[s]}
+            label = min(times, key=times.get) if times else None
+        else:
+            label = planner.plan(*s, here_rows, sms, here_tuned, pad=args.pad)[0].label
+        got = at[s].get(label)
         if got is None:
             unmeasured += 1
             continue
         fastest = min(at[s], key=at[s].get)
         x = got / at[s][fastest]
         regret.setdefault(family(s), []).append(x)
-        worst.append((x, s, best.label, fastest))
+        worst.append((x, s, label, fastest))
     every = [x for v in regret.values() for x in v]
     if not every:
         print("planner_regret: no shape planned", file=sys.stderr)
@@ -95,7 +107,7 @@ def main(argv=None) -> int:
                 f"90th percentile {100 * p90:5.1f}%, over 5%: {sum(x > 1.05 for x in v)}")
 
     print(f"# {tuned.get('source', '')}: {len(shapes)} shapes, {'siblings' if args.triplets else 'the shape'} "
-          f"left out; chosen launch / fastest measured - 1")
+          f"left out; {'fastest of the shortlist' if args.shortlist else 'chosen launch'} / fastest measured - 1")
     print(line("all", every))
     for f in ("whole", "aligned", "odd"):
         if f in regret:

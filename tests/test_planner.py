@@ -41,13 +41,15 @@ def test_calibration_uses_a_run_with_every_sm_busy():
 def test_predictions_match_the_recorded_times_it_was_not_calibrated_on():
     """At 1024^3 and 2048^3 (the calibration is 4096^3) the prediction of the ladder's
     double-buffered rungs (8 warps a block) is within 15% of the measurement, and the model
-    explains why warptile loses at 1024^3 (32 blocks, 100 SMs idle). The configurations made for
-    several blocks per SM are predicted too fast when each SM gets one (the model's stated miss)."""
+    explains why warptile loses at 1024^3 (32 blocks, 100 SMs idle); so is that of the
+    configurations made, like them, for one block per SM. Those made for several blocks per SM are
+    predicted too fast when each SM gets one (the model's stated miss)."""
     for n in (1024, 2048):
         for c in planner.plan(n, n, n, ROWS, SMS):
-            if c.rung in ladder.RUNGS and c.rung.buffers == 2 and c.splits == 1:
+            one_per_sm = c.rung in ladder.RUNGS or dict(c.rung.params)["MINB"] == 1
+            if one_per_sm and c.rung.buffers == 2 and c.splits == 1:
                 assert c.predicted_ms == pytest.approx(c.measured_ms, rel=0.15), (n, c.rung.name)
-            if c.rung in ladder.CONFIGS and c.longest == 1 and c.measured_ms:
+            elif c.rung in ladder.CONFIGS and c.longest == 1 and c.measured_ms:
                 assert c.predicted_ms < c.measured_ms, (n, c.rung.name)
     warp = next(c for c in planner.plan(1024, 1024, 1024, ROWS, SMS) if c.rung.name == "warptile" and c.splits == 1)
     assert warp.blocks == 32 and warp.busy_sms == 32 and "100 SMs idle" in warp.why()
@@ -239,7 +241,18 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
         group = [c for c in listed[1:] if not c.pad and c.reduce == reduce]
         assert len(group) + (listed[0].reduce == reduce) <= cap
         assert all(key(c) <= limit for c in group)
-        assert [c.label for c in group] == [c.label for c in ranked if c.label in {g.label for g in group}]
+        # each kernel's best first (in rank order), then the kernels' further launches (in rank order)
+        seen = {listed[0].rung.name} if not listed[0].pad and listed[0].reduce == reduce else set()
+        firsts = []
+        for c in group:
+            if c.rung.name not in seen:
+                seen.add(c.rung.name)
+                firsts.append(c)
+        in_rank = lambda cs: [c.label for c in ranked if c.label in {g.label for g in cs}]  # noqa: E731
+        assert [c.label for c in group] == in_rank(firsts) + in_rank([c for c in group if c not in firsts])
+        if len(firsts) < len(group):  # a second launch of a kernel only once every kernel near has one
+            near = {c.rung.name for c in ranked if not c.pad and c.reduce == reduce and key(c) and key(c) <= limit}
+            assert near <= seen
         # nothing left out that is estimated closer than a launch on the list (in rank order), but
         # for a kernel that has its share on the list already
         count = {}

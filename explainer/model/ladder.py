@@ -310,6 +310,18 @@ CONFIGS: tuple[Rung, ...] = (
        "warp tiling, 128 x 32, BK 16",
        "4 warps stacked along M over 32 columns: for C with few columns (skinny N, 16-48), a "
        "quarter of the 128-column tiles' width"),
+    _r("warptile_128x256", "14_warptile.cu", "warptile_gemm",
+       [("BM", 128), ("BN", 256), ("BK", 8), ("WM", 64), ("WN", 64), ("WNITER", 2),
+        ("TM", 8), ("TN", 4), ("THREADS", 256), ("PAD", 4), ("MINB", 1)],
+       "warp tiling, 128 x 256",
+       "the 256 x 128 tile turned on its side (cuBLAS's at 128 x 4977 x 7361, K split in 6): for C "
+       "with 128 rows or fewer and many columns, one row of tiles with 128 outputs a thread"),
+    _r("warptile_128x64_bk16", "14_warptile.cu", "warptile_gemm",
+       [("BM", 128), ("BN", 64), ("BK", 16), ("WM", 64), ("WN", 32), ("WNITER", 2),
+        ("TM", 8), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 3)],
+       "warp tiling, 128 x 64, BK 16",
+       "128 x 64 tiles with 16-deep phases: twice the multiply-adds per copy of the BK 8 "
+       "configuration, where rows not 16-byte aligned make every copy element by element"),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)

@@ -561,7 +561,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
 
 
 #: :func:`shortlist`: at most this many launches without padding ...
-SHORTLIST_TOP = 8
+SHORTLIST_TOP = 10
 #: ... whose estimates are within this fraction of the planner's choice's ...
 SHORTLIST_WITHIN = 0.20
 #: ... and, where rows are not 16-byte aligned, this many padded launches whatever their estimates;
@@ -594,7 +594,9 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     their estimates. Of each kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and
     one padded launch: a kernel's split counts differ by little, and a list of one kernel's would
     measure nothing else (1501x1499x1503, session 12: two padded launches of warptile_64x128 left
-    out warptile_128x128's, 9% faster)."""
+    out warptile_128x128's, 9% faster). Within a group, every kernel's best launch comes before
+    any kernel's second (3506x1802x282, session 14: three launches each of two kernels left out
+    warptile_64x128, the fastest there in session 13)."""
     ranked = plan(M, N, K, rows, sms, tuned)
     if not ranked:
         return []
@@ -603,12 +605,13 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     limit = (1 + within) * key(first) if key(first) else None
     close = [c for c in ranked[1:] if not c.pad and key(c) and limit and key(c) <= limit]
 
-    def few_each(cands, n, cap, seen):  # the first n of cands, at most cap of each kernel
-        out = []
-        for c in cands:
-            if len(out) < n and seen.get(c.rung.name, 0) < cap:
-                seen[c.rung.name] = seen.get(c.rung.name, 0) + 1
-                out.append(c)
+    def few_each(cands, n, cap, seen):  # the first n of cands, at most cap of each kernel:
+        out = []                         # each kernel's best first, then its other launches
+        for most in dict.fromkeys((1, cap)):
+            for c in cands:
+                if len(out) < n and c not in out and seen.get(c.rung.name, 0) < most:
+                    seen[c.rung.name] = seen.get(c.rung.name, 0) + 1
+                    out.append(c)
         return out
 
     mine = lambda flag: {first.rung.name: 1} if first.reduce == flag and not first.pad else {}  # noqa: E731
