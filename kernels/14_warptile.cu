@@ -251,8 +251,13 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
 
     const int am = wrow * WM + trow * TM;  // this thread's first row inside the block tile
     const int bn = wcol * WN + tcol * TN;  // and its first column
+    // Where rows may be unaligned (the element copies: many dependent address computations) and a
+    // thread's k-step has at least 64 multiply-adds, the next phase's copy is issued after the
+    // first k-step, so that the warps, all released by the same barrier, do not all wait on it
+    // before their first multiply-add (benchmarks/results/splitk_2026-11-23.md, session 14).
+    constexpr bool LATE_FETCH = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && WMITER * TM * WNITER * TN >= 64;
     for (int t = t_begin; t < t_end; ++t) {  // @step:phase
-        if (t + 1 < t_end) fetch(t + 1, false);
+        if (!LATE_FETCH && t + 1 < t_end) fetch(t + 1, false);
         const float* as = As[t & 1];
         const float* bs = Bs[t & 1];
 #pragma unroll
@@ -282,6 +287,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
                     acc[i][j] += regM[i] * regN[j];  // @step:compute
                 }
             }
+            if (LATE_FETCH && k == 0 && t + 1 < t_end) fetch(t + 1, false);
         }
         if (t + 1 < t_end) stash(t + 1);
         __syncthreads();  // @step:barrier1

@@ -567,7 +567,7 @@ SHORTLIST_WITHIN = 0.20
 #: ... and, where rows are not 16-byte aligned, this many padded launches whatever their estimates;
 SHORTLIST_PADDED = 2
 #: ... and at most this many split-K launches with a separate reduction within the same margin;
-SHORTLIST_REDUCE = 4
+SHORTLIST_REDUCE = 6
 #: ... of each kernel at most this many launches without padding (its split counts are close
 #: neighbours, which crowd out the other kernels) and one padded launch.
 SHORTLIST_PER_KERNEL = 3
