@@ -561,13 +561,13 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
 
 
 #: :func:`shortlist`: at most this many launches without padding ...
-SHORTLIST_TOP = 10
+SHORTLIST_TOP = 12
 #: ... whose estimates are within this fraction of the planner's choice's ...
-SHORTLIST_WITHIN = 0.20
+SHORTLIST_WITHIN = 0.25
 #: ... and, where rows are not 16-byte aligned, this many padded launches whatever their estimates;
 SHORTLIST_PADDED = 2
 #: ... and at most this many split-K launches with a separate reduction within the same margin;
-SHORTLIST_REDUCE = 6
+SHORTLIST_REDUCE = 8
 #: ... of each kernel at most this many launches without padding (its split counts are close
 #: neighbours, which crowd out the other kernels) and one padded launch.
 SHORTLIST_PER_KERNEL = 3
