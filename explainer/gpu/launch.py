@@ -261,8 +261,8 @@ class LaunchConfig:
     @property
     def reduce_launch(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
         """A ``+reduce`` launch's second kernel (kernels/splitk_reduce.cu): (grid, block), one block
-        per 128 floats of C, ZW = min(S, 8) warps taking the S slices interleaved; ``None``
-        without the separate reduction."""
+        per :data:`REDUCE_FLOATS` floats of C, min(S, :data:`REDUCE_WARPS`) warps taking the S
+        slices interleaved; ``None`` without the separate reduction."""
         if not self.reduce:
             return None
         return (-(-self.M * self.N // REDUCE_FLOATS), 1, 1), (32 * min(self.splits, REDUCE_WARPS), 1, 1)
