@@ -26,7 +26,7 @@
 //   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
 //   element by element; an edge block copies the same way from rows and columns clamped into
 //   A and B; stores only inside C, on unaligned rows and at the edges a row segment at a time
-//   through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2: others; 3: below.
+//   through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2, 4: others; 3: below.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
 // whole + (tiles - whole) * S blocks), static shared
@@ -421,7 +421,8 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 // Which body a block runs (the same for every thread of the block). GUARD (the entry points'
 // last template parameter) is 0 where the tiles divide the shape (EDGE_FAST everywhere), 1 where
 // they do not and the rows of A, B and C are 16-byte aligned (lda, ldb, N multiples of 4), 2 where they
-// are not, 3 where those of A and B are and C's are not (a padded launch, N not a multiple of 4):
+// are not (4: the same bodies, roomier registers, see warptile_min_blocks), 3 where those of A and
+// B are and C's are not (a padded launch, N not a multiple of 4):
 // each instantiation holds only the bodies its shapes run (two), which keeps the
 // registers and the code of one body from weighing on the other's. Interior blocks run the fast
 // body (GUARD 1; 3: with scalar stores) or EDGE_INTERIOR (2); edge blocks copy from clamped rows
@@ -441,8 +442,8 @@ __device__ __forceinline__ void
 warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
              int* tiles_done, const Tile tile)
 {
-    static_assert(GUARD >= 0 && GUARD <= 3, "GUARD: 0 fast, 1 aligned rows, 2 any rows, 3 aligned A and B rows");
-    constexpr int INSIDE = GUARD == 2 ? WARPTILE_INSIDE : EDGE_FAST;
+    static_assert(GUARD >= 0 && GUARD <= 4, "GUARD: 0 fast, 1 aligned rows, 2 (4) any rows, 3 aligned A and B rows");
+    constexpr int INSIDE = GUARD == 2 || GUARD == 4 ? WARPTILE_INSIDE : EDGE_FAST;
     constexpr int INSIDE_STORE = GUARD == 3 ? EDGE_INTERIOR : INSIDE;
     constexpr int EDGES = GUARD == 1 || GUARD == 3 ? EDGE_CLAMPED : EDGE_CLAMPED_ANY;
 #ifdef EXPLAINER_NO_INTERIOR
@@ -459,9 +460,17 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
 #endif
 }
 
+// Blocks per SM the registers must leave room for: MINB, one fewer in the roomy instantiation
+// (GUARD 4, the body of GUARD 2). GUARD 2's element copies spilled their addresses to local memory
+// at MINB's share (ptxas: 40-64 bytes for warptile_64x128 and warptile_128x64 at 128 registers;
+// ncu at 297x329x46641: 6 local loads per phase in the loop). The launch takes GUARD 4 where its
+// busiest SM's blocks run in as many rounds either way (explainer/model/ladder.py Rung.roomy).
+template <int MINB, int GUARD>
+constexpr int warptile_min_blocks() { return GUARD == 4 && MINB > 1 ? MINB - 1 : MINB; }
+
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>
-__global__ void __launch_bounds__(THREADS, MINB)
+__global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb)
 {
     warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
@@ -474,7 +483,7 @@ warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K, int
 // only store their slices, and kernels/splitk_reduce.cu adds them (split-K "+reduce").
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>
-__global__ void __launch_bounds__(THREADS, MINB)
+__global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb,
                      float* W, int* tiles_done)
 {
@@ -493,7 +502,7 @@ warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int
 // ceil(N / BN) tiles per row of C; W and tiles_done as for warptile_splitk_gemm.
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>
-__global__ void __launch_bounds__(THREADS, MINB)
+__global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_splittail_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb,
                         float* W, int* tiles_done, int whole, int splits, int gx)
 {

@@ -296,3 +296,27 @@ def test_split_k_trace_matches_the_model(r):
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{S} Bs slots")
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{S} outputs")
+
+
+@pytest.mark.parametrize("r", [r for r in SPLITTERS if dict(r.params).get("MINB", 1) > 1], ids=ids)
+def test_roomy_and_tight_instantiations_agree(r, monkeypatch):
+    """Kernel 14 on unaligned rows: GUARD 4 (registers for MINB - 1 blocks per SM; what a launch
+    of few blocks runs here) and GUARD 2 (MINB; ladder.Rung.roomy switched off) both correct
+    against float64 with C poisoned, whole and split, their traces equal to the model."""
+    rt = gpu.runtime._runtime()
+    M, N, K = 2 * r.BM + 3, r.BN + 5, 7 * r.BK + 1
+    for roomy in (True, False):
+        if not roomy:
+            monkeypatch.setattr(ladder.Rung, "roomy", lambda self, blocks, sms: False)
+        for S in (1, 3):
+            cfg = gpu.launch_config(r.name, M, N, K, splits=S)
+            assert cfg.on_device(rt.sm_count).endswith(", 4>" if roomy else ", 2>")
+            res = gpu.check(r.name, M, N, K, seed=_seed("roomy", r.name, S, roomy), splits=S)
+            assert isinstance(res, gpu.CheckResult), res
+            assert res.all_written and res.rel_error < 1e-5, (r.name, S, roomy, res)
+        tr = gpu.trace(r.name, M, N, K, seed=_seed("roomy-trace", r.name, roomy), splits=3)
+        assert isinstance(tr, gpu.KernelTrace), tr
+        want = ladder.predict_trace(r, M, N, K)
+        np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} roomy={roomy} As slots")
+        np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} roomy={roomy} Bs slots")
+        np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} roomy={roomy} outputs")

@@ -408,3 +408,36 @@ def test_staged_stores_write_whole_sectors():
         span = (w["WSUBN"] // p["TN"]) * p["TN"]  # columns the lanes of a row reach
         assert ladder.warp_store_sectors(r, False) == rows * -(-span // 8), r.name
         assert ladder.warp_store_sectors(r, True) == 4, r.name
+
+
+@pytest.mark.parametrize("r", [r for r in RUNGS if r.splits_k], ids=lambda r: r.name)
+def test_roomy_instantiation_only_where_the_rounds_stay(r):
+    """Kernel 14's GUARD 4 (GUARD 2's bodies with registers for MINB - 1 blocks per SM, where
+    GUARD 2 spilled) runs a launch on unaligned rows only where its blocks take as many rounds of
+    the device's slots (SMs x blocks per SM) at MINB - 1 as at MINB; never for a configuration
+    made for one block per SM, a split tail, aligned rows or a padded launch; and it is compiled
+    with the others."""
+    minb = dict(r.params).get("MINB", 1)
+    for sms in (1, 7, 132):
+        for blocks in range(1, 3 * max(minb, 2) * sms + 2):
+            rounds = lambda cap: -(-blocks // (sms * cap))  # noqa: E731  the device's waves
+            assert r.roomy(blocks, sms) == (minb > 1 and rounds(minb - 1) == rounds(minb)), (sms, blocks)
+        if minb > 1:
+            assert r.roomy((minb - 1) * sms, sms) and not r.roomy(minb * sms, sms)
+    M, N, K = 3 * r.BM + 1, 2 * r.BN + 3, 9 * r.BK + 1  # rows unaligned: GUARD 2
+    cfg = gpu.launch_config(r.name, M, N, K)
+    few = cfg.grid[0] * cfg.grid[1]  # 6 blocks
+    assert cfg.expression.endswith(", 2>")
+    assert cfg.on_device(132).endswith(", 4>" if minb > 1 else ", 2>")
+    assert cfg.on_device(132)[:-2] == cfg.expression[:-2]
+    if minb > 1:
+        assert cfg.on_device(132) in r.expressions
+        assert cfg.on_device((few + minb - 1) // minb) == cfg.expression  # every slot taken: GUARD 2 stays
+        split = gpu.launch_config(r.name, M, N, K, splits=3)
+        assert split.on_device(132) == split.expression[:-2] + "4>" and split.on_device(132) in r.expressions
+    for other in (gpu.launch_config(r.name, M, N + 1, K + 3), gpu.launch_config(r.name, M, N, K, pad=True),
+                  gpu.launch_config(r.name, 4 * r.BM, 4 * r.BN, 4 * r.BK),
+                  gpu.launch_config(r.name, M, N, K, splits=3, tail=2)):
+        assert other.on_device(132) == other.expression, other.expression
+    with pytest.raises(ValueError, match="roomy"):
+        r.expression(True, True, True, False, True, roomy=True)

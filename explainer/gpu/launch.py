@@ -253,6 +253,16 @@ class LaunchConfig:
     def label(self) -> str:
         return label_of(self.kernel, self.splits, self.tail, self.pad, self.reduce)
 
+    def on_device(self, sms: int) -> str:
+        """The instantiation that runs this launch on a device of ``sms`` SMs: ``expression``, but
+        kernel 14's roomy one (GUARD 4 for GUARD 2: registers for a block per SM fewer, no spills)
+        where the busiest SM's blocks take as many rounds either way (``ladder.Rung.roomy``)."""
+        r = ladder.BY_NAME.get(self.kernel)
+        if r is None or not r.splits_k or self.tail or not self.expression.endswith(", 2>"):
+            return self.expression
+        blocks = self.grid[0] * self.grid[1] * self.grid[2]
+        return self.expression[:-2] + "4>" if r.roomy(blocks, sms) else self.expression
+
     @property
     def workspace_floats(self) -> int:
         """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K)."""

@@ -100,8 +100,13 @@ class _Runtime:
         return mod
 
     def kernel(self, cfg: LaunchConfig, trace: bool = False):
+        """The compiled function that runs ``cfg`` here (``LaunchConfig.on_device``)."""
         spec = KERNELS[cfg.kernel]
-        return self.module(spec, trace).get_function(cfg.expression)
+        return self.module(spec, trace).get_function(cfg.on_device(self.sm_count))
+
+    @property
+    def sm_count(self) -> int:
+        return int(self.props.get("multiProcessorCount") or 0)
 
     #: Dynamic shared memory a kernel may take without asking for more.
     DEFAULT_DYNAMIC_LIMIT = 48 * 1024
@@ -426,7 +431,7 @@ def _kernel_info(rt: _Runtime, cfg: LaunchConfig) -> KernelInfo:
     warps = blocks * warps_per_block if blocks >= 0 else -1
     max_warps = int(rt.props.get("maxThreadsPerMultiProcessor") or 2048) // 32
     return KernelInfo(
-        kernel=cfg.kernel, tile=cfg.tile, expression=cfg.expression,
+        kernel=cfg.kernel, tile=cfg.tile, expression=cfg.on_device(rt.sm_count),
         registers=int(attrs.get("num_regs", -1)),
         static_shared_bytes=int(attrs.get("shared_size_bytes", -1)),
         dynamic_shared_bytes=cfg.dynamic_shared_bytes,

@@ -168,13 +168,15 @@ class Rung:
         return self.layout == "warp"
 
     def expression(self, guard: bool, split: bool = False, tail: bool = False, aligned: bool = True,
-                   c_aligned: bool = True) -> str:
+                   c_aligned: bool = True, roomy: bool = False) -> str:
         """The template instantiation a launch names: ``split`` the split-K entry point, with
         ``tail`` the split tail's (only the tiles of the last, partial round split). Kernel 14's
         guarded instantiations come in three (its ``int GUARD``: 1 where the rows of A, B and C
         are 16-byte aligned, ``aligned``: K and N multiples of 4; 2 where not; 3 where those of A
         and B are, read from padded copies, and C's are not, ``c_aligned`` false: N not a multiple
-        of 4), the other rungs' one (``bool GUARD``)."""
+        of 4), the other rungs' one (``bool GUARD``). ``roomy`` (kernel 14, rows not aligned, no
+        tail): GUARD 4, the instantiation of GUARD 2 that leaves room for one block per SM fewer
+        (see :meth:`roomy`)."""
         if (split or tail) and not self.splits_k:
             raise ValueError(f"{self.name} has no split-K entry point")
         args = ", ".join(str(v) for _, v in self.params)
@@ -184,16 +186,39 @@ class Rung:
         elif split:
             symbol = self.symbol.replace("_gemm", "_splitk_gemm")
         if self.splits_k:
-            return f"{symbol}<{args}, {((1 if c_aligned else 3) if aligned else 2) if guard else 0}>"
+            if roomy and not (guard and not aligned and not tail and self.min_blocks > 1):
+                raise ValueError(f"{self.name}: only a guarded launch on unaligned rows, without a split tail, "
+                                 "of a configuration with MINB >= 2 has a roomy instantiation")
+            return f"{symbol}<{args}, {(4 if roomy else (1 if c_aligned else 3) if aligned else 2) if guard else 0}>"
         return f"{symbol}<{args}, {'true' if guard else 'false'}>"
 
     @property
     def expressions(self) -> list[str]:
         if not self.splits_k:
             return [self.expression(False), self.expression(True)]
-        return list(dict.fromkeys(self.expression(g, s, t, a, c) for s, t in ((False, False), (True, False), (True, True))
-                                  for g, a, c in ((False, True, True), (True, True, True), (True, False, True),
-                                                  (True, True, False))))
+        out = [self.expression(g, s, t, a, c) for s, t in ((False, False), (True, False), (True, True))
+               for g, a, c in ((False, True, True), (True, True, True), (True, False, True), (True, True, False))]
+        if self.min_blocks > 1:
+            out += [self.expression(True, s, False, False, True, roomy=True) for s in (False, True)]
+        return list(dict.fromkeys(out))
+
+    @property
+    def min_blocks(self) -> int:
+        """The blocks per SM its ``__launch_bounds__`` leave room for (``MINB``; 1 without)."""
+        return int(dict(self.params).get("MINB", 1))
+
+    def roomy(self, blocks: int, sms: int) -> bool:
+        """Whether a launch of ``blocks`` blocks on unaligned rows runs kernel 14's roomy
+        instantiation (GUARD 4: registers for ``MINB - 1`` blocks per SM instead of ``MINB``).
+        The element copies of GUARD 2 spilled to local memory at ``MINB``'s share of registers
+        (warptile_64x128, warptile_128x64, warptile_64x64_bk32, warptile_128x128); with one block
+        fewer per SM they do not, but a launch that needed every slot would run a round more. So
+        only where the busiest SM's ``ceil(blocks / sms)`` blocks take as many rounds either way
+        (benchmarks/results/splitk_2026-11-23.md, session 15)."""
+        if not self.splits_k or self.min_blocks < 2 or blocks < 1 or sms < 1:
+            return False
+        busiest = ceil_div(blocks, sms)
+        return ceil_div(busiest, self.min_blocks - 1) == ceil_div(busiest, self.min_blocks)
 
     def tail_tiles(self, M: int, N: int, slots: int) -> int:
         """The tiles of C in the last, partial round of a device that runs ``slots`` blocks at once
