@@ -4,11 +4,13 @@ that the planner did not calibrate on."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 
+from explainer import gpu
 from explainer.gpu import recorded
 from explainer.model import ladder, planner
 from explainer.model.launch import ceil_div
@@ -633,3 +635,25 @@ def test_each_kernel_is_scaled_from_the_nearest_shape_its_own_tile_divides_alike
     # without a rung, the kind is shape_kind's; ties go to the smallest shape
     assert planner.nearest_tuned(100, 100, 100, [{"kernel": "warptile", "M": m, "N": m, "K": m, "median_ms": 1.0}
                                                  for m in (500, 20)]) == (20, 20, 20)
+
+
+def test_a_roomy_launch_says_how_many_blocks_share_an_sm():
+    """Where kernel 14 runs GUARD 4 (unaligned rows, a block per SM fewer, as many rounds), the
+    planner's reasons say so with the blocks an SM then holds; elsewhere they keep the recorded
+    residency. Which launches run it is the one rule of ``ladder.Rung.runs_roomy``, the same the
+    GPU runtime asks (``LaunchConfig.on_device``)."""
+    rec = recorded.load_recorded(device="NVIDIA H100 80GB HBM3")
+    seen = {True: 0, False: 0}
+    for shape in ((297, 329, 46641), (51, 6464, 4810), (1037, 1689, 1833), (777, 1001, 333), (1024, 1024, 1024)):
+        for c in planner.plan(*shape, rec["results"], 132)[:60]:
+            roomy = c.rung.runs_roomy(c.M, c.N, c.K, c.sms, c.splits, c.tail)
+            assert roomy == (not c.pad and gpu.launch_config(c.rung.name, *shape, splits=c.splits, tail=c.tail,
+                                                             reduce=c.reduce).on_device(c.sms).endswith(", 4>"))
+            said = re.search(r"(\d+) at a time \(registers for (\d+) blocks per SM instead of (\d+)", c.why())
+            assert bool(said) == roomy, (c.label, c.why())
+            if roomy:
+                at, room, minb = map(int, said.groups())
+                assert (room, minb) == (c.rung.min_blocks - 1, c.rung.min_blocks) and at <= room
+                assert ceil_div(c.longest, room) == ceil_div(c.longest, minb)
+            seen[roomy] += 1
+    assert seen[True] and seen[False]

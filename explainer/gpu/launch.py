@@ -258,10 +258,9 @@ class LaunchConfig:
         kernel 14's roomy one (GUARD 4 for GUARD 2: registers for a block per SM fewer, no spills)
         where the busiest SM's blocks take as many rounds either way (``ladder.Rung.roomy``)."""
         r = ladder.BY_NAME.get(self.kernel)
-        if r is None or not r.splits_k or self.tail or not self.expression.endswith(", 2>"):
+        if r is None or self.pad or not r.runs_roomy(self.M, self.N, self.K, sms, self.splits, self.tail):
             return self.expression
-        blocks = self.grid[0] * self.grid[1] * self.grid[2]
-        return self.expression[:-2] + "4>" if r.roomy(blocks, sms) else self.expression
+        return r.expression(True, self.splits > 1, False, False, True, roomy=True)
 
     @property
     def workspace_floats(self) -> int:

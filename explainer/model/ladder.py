@@ -220,6 +220,15 @@ class Rung:
         busiest = ceil_div(blocks, sms)
         return ceil_div(busiest, self.min_blocks - 1) == ceil_div(busiest, self.min_blocks)
 
+    def runs_roomy(self, M: int, N: int, K: int, sms: int, splits: int = 1, tail: int = 0) -> bool:
+        """Whether the launch of this shape (rows as the kernel reads them: a padded launch's are
+        aligned) runs the roomy instantiation on a device of ``sms`` SMs: the guarded path on
+        unaligned rows (GUARD 2), no split tail, and :meth:`roomy` for its blocks."""
+        if tail or self.fast(M, N, K) or (K % 4 == 0 and N % 4 == 0):
+            return False
+        gx, gy = self.grid(M, N)
+        return self.roomy(gx * gy * splits, sms)
+
     def tail_tiles(self, M: int, N: int, slots: int) -> int:
         """The tiles of C in the last, partial round of a device that runs ``slots`` blocks at once
         (SMs x blocks per SM): ``tiles mod slots``, 0 when they fill every round or do not fill one."""
