@@ -464,7 +464,9 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
 // (GUARD 4, the body of GUARD 2). GUARD 2's element copies spilled their addresses to local memory
 // at MINB's share (ptxas: 40-64 bytes for warptile_64x128 and warptile_128x64 at 128 registers;
 // ncu at 297x329x46641: 6 local loads per phase in the loop). The launch takes GUARD 4 where its
-// busiest SM's blocks run in as many rounds either way (explainer/model/ladder.py Rung.roomy).
+// busiest SM's blocks run in as many rounds either way (explainer/model/ladder.py Rung.runs_roomy).
+// Spills are allowed only there (GUARD 2 with MINB >= 2) and in the split-tail entry points, whose
+// whole tiles fill every slot of MINB (tests/test_kernels_compile.py may_spill checks the timed builds).
 template <int MINB, int GUARD>
 constexpr int warptile_min_blocks() { return GUARD == 4 && MINB > 1 ? MINB - 1 : MINB; }
 
