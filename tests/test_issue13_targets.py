@@ -1,0 +1,111 @@
+"""benchmarks/issue13_targets.py: each shape of `bench --kernels planned` judged against issue 13's
+target for its kind (90%, 85% where a dimension is odd, launch-bound shapes not scored), fresh
+shapes drawn inside their family, saved reports judged without a GPU, bad input in one line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explainer.gpu.recorded import LAUNCH_BOUND_MS
+from explainer.model import ladder
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "issue13_targets.py"
+spec = importlib.util.spec_from_file_location("issue13_targets", SCRIPT)
+t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+
+
+def test_every_tile_edge_is_even_so_an_odd_dimension_is_divided_by_none():
+    """The rule the 85% target rests on, read from the ladder's own tiles."""
+    for r in ladder.RUNGS + ladder.CONFIGS:
+        for edge in (r.BM, r.BN, r.BK):
+            assert edge % 2 == 0, r.name
+        assert not r.fast(1023, 1024, 1024) and not r.fast(1024, 1024, 1023)
+
+
+@pytest.mark.parametrize("shape, fam, want", [
+    ((4096, 4096, 4096), "square", 90), ((1100, 1100, 1100), "square", 90), ((1023, 1023, 1023), "odd", 85),
+    ((64, 4096, 4096), "skinny M", 90), ((4096, 64, 4096), "skinny N", 90), ((4096, 4096, 128), "short K", 90),
+    ((512, 512, 16384), "deep K", 90), ((256, 8192, 2048), "rectangle", 90), ((51, 6464, 4810), "odd", 85),
+    ((3506, 1802, 282), "short K", 90)])
+def test_family_and_target(shape, fam, want):
+    assert t.family(*shape) == fam and t.target(*shape) == want
+
+
+def test_fresh_shapes_are_drawn_from_the_seed_inside_their_family():
+    a, b = t.fresh_shapes(3, 11), t.fresh_shapes(3, 11)
+    assert a == b and a != t.fresh_shapes(3, 12)
+    for fam, shapes in a.items():
+        assert len(shapes) == 3 == len(set(shapes))
+        for s in shapes:
+            M, N, K = t.parse_shape(s)
+            assert t.family(M, N, K) == fam, (fam, s)
+            ranges = t.FRESH[fam] or (t.SQUARE_RANGE,) * 3
+            for v, (lo, hi) in zip((M, N, K), ranges):
+                assert lo <= v <= hi + 1, (fam, s)  # + 1: made even or odd
+
+
+def _report(rows, date="2026-11-25T00:00:00+00:00"):
+    """A `bench --kernels planned --json` report of (shape, ms, cuBLAS ms, passed) rows."""
+    res, cub, plans = [], [], {}
+    for (M, N, K), ms, cms, ok in rows:
+        res.append({"kernel": "warptile_64x128", "M": M, "N": N, "K": K, "median_ms": ms, "cublas_ms": cms,
+                    "passed": ok})
+        cub.append({"kernel": "cublas", "M": M, "N": N, "K": K, "median_ms": cms})
+        plans[t.shape_text(M, N, K)] = {"label": "warptile_64x128@3+reduce"}
+    return {"device": {"name": "Test GPU"}, "date": date, "results": res, "cublas": cub, "plans": plans}
+
+
+def test_judge_scores_each_shape_against_its_own_target():
+    rows = t.rows_of(_report([
+        ((4096, 4096, 4096), 1.0, 0.91, True),    # 91%: square passes at 90
+        ((2048, 2048, 2048), 1.0, 0.89, True),    # 89%: misses
+        ((1023, 1023, 1023), 1.0, 0.86, True),    # 86%: odd passes at 85
+        ((64, 64, 64), 0.010, 0.005, True),       # cuBLAS under the launch bound: not scored
+        ((1024, 1024, 1024), 0.5, 0.6, False),    # fast but wrong: a miss
+    ]), "r.json")
+    assert [r["label"] for r in rows] == ["warptile_64x128@3+reduce"] * 5
+    lines, ok = t.judge(rows)
+    text = "\n".join(lines)
+    assert not ok
+    verdict = {l.split()[0]: l for l in lines[1:6]}
+    assert verdict["4096"].endswith("PASS") and verdict["2048"].endswith("MISS")
+    assert verdict["1023"].endswith("PASS") and "launch overhead dominates" in verdict["64"]
+    assert "MISS (wrong result)" in verdict["1024"]
+    assert " square: 1 pass, 2 miss, 1 launch-bound" in text and "odd: 1 pass, 0 miss" in text
+    assert 0.005 < LAUNCH_BOUND_MS and "Test GPU (r.json, 2026-11-25" in text
+    assert t.judge(rows[:1] + rows[2:4])[1]  # without the misses every scored shape passes
+
+
+def test_reports_are_judged_without_a_gpu_later_files_winning(tmp_path):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(_report([((297, 329, 46641), 1.0, 0.70, True)])))
+    new.write_text(json.dumps(_report([((297, 329, 46641), 1.0, 0.86, True), ((2048, 2048, 2048), 1.0, 0.95, True)])))
+    run = lambda *files: subprocess.run([sys.executable, str(SCRIPT), "--from", *map(str, files)],  # noqa: E731
+                                        capture_output=True, text=True, timeout=120)
+    p = run(old)
+    assert p.returncode == 1 and "70.0  MISS" in p.stdout
+    out = tmp_path / "rows.json"
+    p = subprocess.run([sys.executable, str(SCRIPT), "--from", str(old), str(new), "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "86.0  PASS" in p.stdout and "70.0" not in p.stdout, p.stdout
+    assert {r["shape"] for r in json.loads(out.read_text())} == {"297x329x46641", "2048"}
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path):
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    for args in (["--from", str(tmp_path / "missing.json")], ["--from", str(junk)], ["--from", str(empty)],
+                 ["--named", "tiny"], ["--fresh", "-1"], ["--named", "none", "--fresh", "0"]):
+        p = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2, (args, p.stdout, p.stderr)
+        errs = [l for l in p.stderr.splitlines() if l.startswith("issue13_targets:")]
+        assert len(errs) == 1 and "Traceback" not in p.stderr, (args, p.stderr)
