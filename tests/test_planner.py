@@ -243,16 +243,28 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
         group = [c for c in listed[1:] if not c.pad and c.reduce == reduce]
         assert len(group) + (listed[0].reduce == reduce) <= cap
         assert all(key(c) <= limit for c in group)
-        # each kernel's best first (in rank order), then the kernels' further launches (in rank order)
-        seen = {listed[0].rung.name} if not listed[0].pad and listed[0].reduce == reduce else set()
+        # the SHORTLIST_LEAD closest first whatever their kernel (in rank order), then each other
+        # kernel's best (in rank order), then the kernels' further launches (in rank order)
+        mine = listed[0].rung.name if not listed[0].pad and listed[0].reduce == reduce else None
+        close = [c for c in ranked[1:] if not c.pad and c.reduce == reduce and key(c) and key(c) <= limit]
+        lead, count = [], {mine: 1}
+        for c in close[:planner.SHORTLIST_LEAD]:
+            if count.get(c.rung.name, 0) < planner.SHORTLIST_PER_KERNEL:
+                count[c.rung.name] = count.get(c.rung.name, 0) + 1
+                lead.append(c.label)
+        lead = lead[:len(group)]
+        assert [c.label for c in group[:len(lead)]] == lead
+        seen = {mine} - {None} | {c.rung.name for c in group[:len(lead)]}
         firsts = []
-        for c in group:
+        for c in group[len(lead):]:
             if c.rung.name not in seen:
                 seen.add(c.rung.name)
                 firsts.append(c)
         in_rank = lambda cs: [c.label for c in ranked if c.label in {g.label for g in cs}]  # noqa: E731
-        assert [c.label for c in group] == in_rank(firsts) + in_rank([c for c in group if c not in firsts])
-        if len(firsts) < len(group):  # a second launch of a kernel only once every kernel near has one
+        assert [c.label for c in group[len(lead):]] == in_rank(firsts) + in_rank(
+            [c for c in group[len(lead):] if c not in firsts])
+        if len(lead) + len(firsts) < len(group):  # past the lead, a second launch of a kernel only
+            # once every kernel near has one
             near = {c.rung.name for c in ranked if not c.pad and c.reduce == reduce and key(c) and key(c) <= limit}
             assert near <= seen
         # nothing left out that is estimated closer than a launch on the list (in rank order), but
@@ -657,3 +669,20 @@ def test_a_roomy_launch_says_how_many_blocks_share_an_sm():
                 assert ceil_div(c.longest, room) == ceil_div(c.longest, minb)
             seen[roomy] += 1
     assert seen[True] and seen[False]
+
+
+def test_page_08_and_the_readme_state_the_shortlists_rules_as_the_planner_has_them():
+    """The shortlist's margins are written out in words on page 08 and in the README; they are
+    the planner's constants, so a change to one must change the other."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    page = "".join("".join(c["source"]) for c in json.loads(
+        (root / "notebooks" / "08_beyond_tiling.ipynb").read_text())["cells"]).replace("\n", " ")
+    readme = (root / "README.md").read_text()
+    within = f"within {planner.SHORTLIST_WITHIN:.0%} of it"
+    for text in (page, readme):
+        assert within in text and f"the {planner.SHORTLIST_LEAD} closest" in text
+    assert f"at most {planner.SHORTLIST_TOP}:" in page and f"up to {planner.SHORTLIST_REDUCE} more" in page
+    assert f"its {planner.SHORTLIST_PADDED} best padded launches" in page

@@ -575,8 +575,10 @@ SHORTLIST_PADDED = 2
 #: ... and at most this many split-K launches with a separate reduction within the same margin;
 SHORTLIST_REDUCE = 8
 #: ... of each kernel at most this many launches without padding (its split counts are close
-#: neighbours, which crowd out the other kernels) and one padded launch.
+#: neighbours, which crowd out the other kernels) and one padded launch;
 SHORTLIST_PER_KERNEL = 3
+#: ... the best this many of a group first whatever their kernels, then each kernel's best.
+SHORTLIST_LEAD = 3
 
 
 def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = (),
@@ -600,9 +602,11 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     their estimates. Of each kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and
     one padded launch: a kernel's split counts differ by little, and a list of one kernel's would
     measure nothing else (1501x1499x1503, session 12: two padded launches of warptile_64x128 left
-    out warptile_128x128's, 9% faster). Within a group, every kernel's best launch comes before
-    any kernel's second (3506x1802x282, session 14: three launches each of two kernels left out
-    warptile_64x128, the fastest there in session 13)."""
+    out warptile_128x128's, 9% faster). Within a group, the :data:`SHORTLIST_LEAD` best come
+    first, then every kernel's best launch before any kernel's second (3506x1802x282, session 14:
+    three launches each of two kernels left out warptile_64x128, the fastest there in session 13;
+    1722x154x3887, session 16: the kernels' bests, estimated 10-17% above the choice, had left out
+    the third best, 2% above it and the fastest there in session 15)."""
     ranked = plan(M, N, K, rows, sms, tuned)
     if not ranked:
         return []
@@ -611,10 +615,10 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     limit = (1 + within) * key(first) if key(first) else None
     close = [c for c in ranked[1:] if not c.pad and key(c) and limit and key(c) <= limit]
 
-    def few_each(cands, n, cap, seen):  # the first n of cands, at most cap of each kernel:
-        out = []                         # each kernel's best first, then its other launches
-        for most in dict.fromkeys((1, cap)):
-            for c in cands:
+    def few_each(cands, n, cap, seen):  # the first n of cands, at most cap of each kernel: the
+        out = []                         # SHORTLIST_LEAD best, each kernel's best, then the others
+        for lead, most in ((SHORTLIST_LEAD, cap), (None, 1), (None, cap)):
+            for c in cands[:lead]:
                 if len(out) < n and c not in out and seen.get(c.rung.name, 0) < most:
                     seen[c.rung.name] = seen.get(c.rung.name, 0) + 1
                     out.append(c)
