@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer.gpu.recorded import LAUNCH_BOUND_MS, launch_bound  # noqa: E402
+from explainer.gpu.sweep import parse_size  # noqa: E402
 
 SQUARE_RANGE = (1024, 8192)
 TARGET, TARGET_ODD = 90.0, 85.0
@@ -55,14 +56,6 @@ FRESH = {
     "deep K": ((100, 600), (100, 600), (10000, 60000)),
     "odd": ((500, 3000), (500, 3000), (500, 3000)),  # each made odd
 }
-
-
-def parse_shape(text: str) -> tuple[int, int, int]:
-    parts = text.lower().split("x")
-    if len(parts) not in (1, 3) or not all(p.isdigit() and int(p) >= 1 for p in parts):
-        raise ValueError(f"not a shape: {text!r} (N or MxNxK, positive integers)")
-    v = [int(p) for p in parts]
-    return (v[0], v[0], v[0]) if len(v) == 1 else (v[0], v[1], v[2])
 
 
 def shape_text(M: int, N: int, K: int) -> str:
@@ -225,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             if not todo:
                 raise ValueError("no shapes to measure (--named none and --fresh 0)")
             for s in todo:
-                parse_shape(s)
+                parse_size(s)
             for i, rep in enumerate(measure(todo, a.chunk, [])):
                 rows.update({r["shape"]: r for r in rows_of(rep, f"run {i + 1}")})
     except (ValueError, RuntimeError) as e:

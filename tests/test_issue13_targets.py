@@ -44,7 +44,7 @@ def test_fresh_shapes_are_drawn_from_the_seed_inside_their_family():
     for fam, shapes in a.items():
         assert len(shapes) == 3 == len(set(shapes))
         for s in shapes:
-            M, N, K = t.parse_shape(s)
+            M, N, K = t.parse_size(s)
             assert t.family(M, N, K) == fam, (fam, s)
             ranges = t.FRESH[fam] or (t.SQUARE_RANGE,) * 3
             for v, (lo, hi) in zip((M, N, K), ranges):

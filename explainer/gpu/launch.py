@@ -256,7 +256,7 @@ class LaunchConfig:
     def on_device(self, sms: int) -> str:
         """The instantiation that runs this launch on a device of ``sms`` SMs: ``expression``, but
         kernel 14's roomy one (GUARD 4 for GUARD 2: registers for a block per SM fewer, no spills)
-        where the busiest SM's blocks take as many rounds either way (``ladder.Rung.roomy``)."""
+        where the busiest SM's blocks take as many rounds either way (``ladder.Rung.runs_roomy``)."""
         r = ladder.BY_NAME.get(self.kernel)
         if r is None or self.pad or not r.runs_roomy(self.M, self.N, self.K, sms, self.splits, self.tail):
             return self.expression

@@ -386,7 +386,7 @@ def device_info(rt: _Runtime) -> DeviceInfo:
     return DeviceInfo(
         name=rt.name,
         compute_capability=f"{p.get('major')}.{p.get('minor')}",
-        sm_count=int(p.get("multiProcessorCount") or 0),
+        sm_count=rt.sm_count,
         l2_bytes=int(p.get("l2CacheSize") or 0),
         memory_bytes=int(p.get("totalGlobalMem") or 0),
         limits=limits,
