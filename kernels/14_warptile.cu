@@ -24,7 +24,7 @@
 //   kernel does, on every SM, splitk_reduce.cu). Split tail: a last, partial round's tiles only.
 //   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop
 //   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
-//   element by element; an edge block copies the same way from rows and columns clamped into
+//   element by element (the split entry points: both A and B, whichever is unaligned); an edge block copies the same way from rows and columns clamped into
 //   A and B; stores only inside C, on unaligned rows and at the edges a row segment at a time
 //   through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2, 4: others; 3: below.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
@@ -137,9 +137,16 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // whole sectors), the thread's 4 * A4 (4 * B4) elements kept in ra (rb): one column of the
     // tile, every THREADS / BK-th row of As (THREADS / BN-th of Bs). Its last, partial phase
     // (tail) reads padding zeros past K.
+    // The split entry points (SPLIT) copy both matrices element by element wherever rows may be
+    // unaligned (GUARD 2, 4), whichever of them is: decided at compile time, the loop holds one
+    // copy with no branch in it, and the scheduler mixes its loads into the multiply-adds. Decided
+    // at run time (the whole-K entry point: lda, ldb), each copy is a branch that splits the
+    // unrolled loop. Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 17):
+    // split launches +3 to +24% at 8 of 9 shapes (-0 to -4% at the ninth), whole-K ones -19 to +9%.
     static_assert(THREADS % BK == 0 && THREADS % BN == 0, "element copy: a column per thread");
-    const bool a_elems = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && (lda & 3) != 0;
-    const bool b_elems = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && (ldb & 3) != 0;
+    constexpr bool ANY_ROWS = EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY;
+    const bool a_elems = ANY_ROWS && (SPLIT || (lda & 3) != 0);
+    const bool b_elems = ANY_ROWS && (SPLIT || (ldb & 3) != 0);
     const int ea_m = tid / BK, ea_k = tid % BK;  // A element j: tile row ea_m + j * (THREADS / BK), column ea_k
     const int eb_k = tid / BN, eb_n = tid % BN;  // B element j: tile row eb_k + j * (THREADS / BN), column eb_n
 

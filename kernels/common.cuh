@@ -149,7 +149,8 @@ __device__ __forceinline__ void mma_m16n8k8(float d[4], const unsigned a[4], con
 //                  the matrix (the values copied past C's edge feed only outputs that are never
 //                  stored); stores checked as EDGE_GUARDED.
 //   EDGE_CLAMPED_ANY the same on any rows: element copies (as EDGE_INTERIOR's) from a clamped
-//                  row of A or column of B where that matrix's rows are not aligned.
+//                  row of A or column of B where that matrix's rows are not aligned (kernel
+//                  14's split entry points: both matrices, whichever is unaligned).
 enum { EDGE_FAST = 0, EDGE_GUARDED = 1, EDGE_INTERIOR = 2, EDGE_CLAMPED = 3, EDGE_CLAMPED_ANY = 4 };
 
 // 16-byte accesses (one LDG.128 / LDS.128 / STG.128): the address must be a multiple of 16 bytes,

@@ -190,7 +190,7 @@ def test_split_k_with_a_separate_reduction_trace_matches_the_model(r):
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-reduce", r.name, M, N, K), splits=S, reduce=True)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.reduce and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K, reduce=True)
+        want = ladder.predict_trace(r, M, N, K, reduce=True, split=True)
         assert (want.c == ladder.NEVER).all()
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{S} Bs slots")
@@ -273,11 +273,12 @@ def test_split_tail_trace_matches_the_model(r):
     """With the split tail the blocks are no longer laid out by tile (a 1D grid); the trace is
     still recorded by tile of C, each phase once and each output by the thread the model names."""
     for M, N, K, R, S in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 3, 4), (2 * r.BM, 2 * r.BN, 6 * r.BK, 1, 3),
-                          (2 * r.BM + 4, r.BN + 4, 7 * r.BK + 4, 2, 3)]:  # the last: aligned rows, edges
+                          (2 * r.BM + 4, r.BN + 4, 7 * r.BK + 4, 2, 3),  # aligned rows, edges
+                          (2 * r.BM + 1, r.BN + 4, 7 * r.BK + 2, 2, 3)]:  # only A's rows unaligned
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-tail", r.name, M, N, K), splits=S, tail=R)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.grid == (tr.config.tiles - R + R * S, 1, 1) and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K)
+        want = ladder.predict_trace(r, M, N, K, split=True)
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} Bs slots")
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{R}x{S} outputs")
@@ -288,11 +289,13 @@ def test_split_k_trace_matches_the_model(r):
     """Each phase recorded once, by the block of its slice; each output stored by the thread
     the model names (in the block that adds the slices)."""
     for M, N, K, S in [(35, 79, 19, min(3, r.phases(19))), (2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 4),
-                       (2 * r.BM, 2 * r.BN, 6 * r.BK, 6), (2 * r.BM + 4, r.BN + 4, 7 * r.BK + 4, 4)]:
+                       (2 * r.BM, 2 * r.BN, 6 * r.BK, 6), (2 * r.BM + 4, r.BN + 4, 7 * r.BK + 4, 4),
+                       (2 * r.BM + 1, r.BN + 4, 7 * r.BK + 2, 4)]:  # the last: only A's rows unaligned
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-split", r.name, M, N, K), splits=S)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.grid[2] == S and tr.all_written and tr.rel_error < 1e-5
-        want = ladder.predict_trace(r, M, N, K)  # S = 1: the whole-K entry point, the same slots
+        # the whole-K entry point's slots, but for B's element copies (predict_trace's split)
+        want = ladder.predict_trace(r, M, N, K, split=True)
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K}/{S} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K}/{S} Bs slots")
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{S} outputs")
@@ -316,7 +319,7 @@ def test_roomy_and_tight_instantiations_agree(r, monkeypatch):
             assert res.all_written and res.rel_error < 1e-5, (r.name, S, roomy, res)
         tr = gpu.trace(r.name, M, N, K, seed=_seed("roomy-trace", r.name, roomy), splits=3)
         assert isinstance(tr, gpu.KernelTrace), tr
-        want = ladder.predict_trace(r, M, N, K)
+        want = ladder.predict_trace(r, M, N, K, split=True)
         np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} roomy={roomy} As slots")
         np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} roomy={roomy} Bs slots")
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} roomy={roomy} outputs")

@@ -341,6 +341,29 @@ def test_padded_launch_labels_and_geometry():
             gpu.launch_config(*args, pad=True)
 
 
+def test_split_entry_points_copy_b_by_element_on_unaligned_rows():
+    """Kernel 14's split entry points copy B element by element wherever K or N is not a multiple
+    of 4 (``predict_trace(split=True)``): where only K is unaligned, the edge blocks' B slots past
+    column N hold column N - 1 (elements) instead of the last granule's columns; everything else,
+    and every slot where N is unaligned or both are aligned, is the whole-K entry point's."""
+    for name in ("warptile", "warptile_64x128", "warptile_128x32_bk16"):
+        r = ladder.rung(name)
+        M, N, K = 2 * r.BM + 1, r.BN + 6, 7 * r.BK + 2  # K unaligned, N a multiple of 2 only
+        for n_, changed in ((N + 2, True), (N, False), (N + 1, False)):  # N + 2: a multiple of 4
+            k_ = K if n_ != N + 1 else K + 2  # (N + 1, K + 2): both odd / aligned K: nothing changes
+            whole, split = ladder.predict_trace(r, M, n_, k_), ladder.predict_trace(r, M, n_, k_, split=True)
+            assert (whole.a == split.a).all() and (whole.c == split.c).all()
+            gx, _ = r.grid(M, n_)
+            assert (whole.b[:, :gx - 1] == split.b[:, :gx - 1]).all()  # inside C's columns: the same
+            differ = whole.b != split.b
+            assert differ.any() == (changed and k_ % 4 != 0), (name, n_, k_)
+            if differ.any():  # only slots past N, which split fills from column N - 1
+                cols = split.b[differ] % n_
+                assert (cols == n_ - 1).all()
+        padded = ladder.predict_trace(r, M, N + 2, K, pad=True)  # a padded launch reads granules
+        assert (padded.b == ladder.predict_trace(r, M, N + 2, K, pad=True, split=True).b).all()
+
+
 def test_padded_launch_model_reads_the_same_elements():
     """The model of a padded launch (``predict_trace(pad=True)``): the same owners of C and, in
     the blocks inside C, the same slots as without padding (the copies change where rows lie in

@@ -478,14 +478,16 @@ class LadderTrace:
     c: np.ndarray  # (gy, gx, threads, outputs_per_thread)
 
 
-def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bool = False) -> LadderTrace:
+def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bool = False,
+                  split: bool = False) -> LadderTrace:
     """What every slot held in every phase and which outputs every thread stored, for the
     launch of ``r`` on C = A (M x K) @ B (K x N), whole or split (split-K and the split tail
     record each phase once, by the block of its slice, in the same layout); ``reduce``: split-K
     whose slices a separate kernel adds (kernels/splitk_reduce.cu): the same slots, and no
     thread of the launch stores an output of C; ``pad``: kernel 14 reading copies of A and / or B
     whose rows are padded to 4 floats (``+pad``): the same elements, but B's granules clamp into
-    its padded rows."""
+    its padded rows; ``split``: one of kernel 14's split entry points (split-K, the split tail),
+    which on unaligned rows copies B element by element even where N is a multiple of 4."""
     gx, gy = r.grid(M, N)
     P = r.phases(K)
     by = np.arange(gy)[:, None, None, None]
@@ -498,9 +500,11 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
     # columns where B's rows are 16-byte aligned (N a multiple of 4: granules), else its last
     # column (element copies); only outputs outside C read them; whole or split, on any rows.
     # B's padded copy (N not a multiple of 4) has rows of ldb = N rounded up to 4 floats, zeros
-    # past N: its granules clamp to ldb - 4 .. ldb - 1.
+    # past N: its granules clamp to ldb - 4 .. ldb - 1. The split entry points copy B element by
+    # element wherever K or N is not a multiple of 4 (unpadded), so clamp its columns one by one.
     ldb = padded_shape(M, N, K)[1] if pad else N
     clamp = r.splits_k
+    b_elems = ldb % 4 != 0 or (split and not pad and K % 4 != 0)
     m, k = slot_coords_a(r)
     row = by * r.BM + m
     if clamp:
@@ -513,7 +517,7 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
     k, n = slot_coords_b(r)
     row = t * r.BK + k - lead
     col = bx * r.BN + n
-    if clamp and ldb % 4 == 0:  # the granule of 4 columns moved back to ldb - 4 .. ldb - 1
+    if clamp and not b_elems:  # the granule of 4 columns moved back to ldb - 4 .. ldb - 1
         col = np.minimum(col - col % 4, ldb - 4) + col % 4
     elif clamp:  # an element moved back to column N - 1
         col = np.minimum(col, N - 1)

@@ -1,0 +1,12 @@
+"""Scratch: compile one kernel's module from a kernels tree (TREE NAME; "new": kernels/) into
+CuPy's on-disk cache, so that parallel runs (xargs -P) warm it before src_cmp.py."""
+import pathlib
+import sys
+from explainer import gpu
+from explainer.gpu.launch import KERNELS
+tree, name = sys.argv[1], sys.argv[2]
+if tree != "new":
+    gpu.runtime.KERNELS_DIR = pathlib.Path(tree).resolve()
+rt = gpu.runtime._runtime()
+rt.module(KERNELS[name], False)
+print("compiled", tree, name, flush=True)
