@@ -97,7 +97,7 @@ __device__ __forceinline__ float* warptile_smem()
 // the split-K workspace, laid out like C): EDGE, but for a padded launch's interior blocks whose
 // C rows are not aligned (GUARD 3: the fast copies, EDGE_INTERIOR's scalar stores).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int EDGE, int STORE, bool SPLIT, class Tile>
+          int PAD, int EDGE, int STORE, bool SPLIT, class Tile, int ELEMS>
 __device__ __forceinline__ void
 warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
               int* tiles_done, const Tile tile)
@@ -137,16 +137,15 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // whole sectors), the thread's 4 * A4 (4 * B4) elements kept in ra (rb): one column of the
     // tile, every THREADS / BK-th row of As (THREADS / BN-th of Bs). Its last, partial phase
     // (tail) reads padding zeros past K.
-    // The split entry points (SPLIT) copy both matrices element by element wherever rows may be
-    // unaligned (GUARD 2, 4), whichever of them is: decided at compile time, the loop holds one
-    // copy with no branch in it, and the scheduler mixes its loads into the multiply-adds. Decided
-    // at run time (the whole-K entry point: lda, ldb), each copy is a branch that splits the
-    // unrolled loop. Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 17):
-    // split launches +3 to +24% at 8 of 9 shapes (-0 to -4% at the ninth), whole-K ones -19 to +9%.
+    // Which matrices it copies element by element: ELEMS (bit 0 A, bit 1 B) where rows may be
+    // unaligned (GUARD 2, 4), fixed at compile time (warptile_run picks the body), so that the
+    // loop holds one copy per matrix and no branch, and the scheduler mixes the loads into the
+    // multiply-adds; ELEMS -1: decided at run time from lda and ldb, a branch per copy that splits
+    // the unrolled loop. Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 17).
     static_assert(THREADS % BK == 0 && THREADS % BN == 0, "element copy: a column per thread");
     constexpr bool ANY_ROWS = EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY;
-    const bool a_elems = ANY_ROWS && (SPLIT || (lda & 3) != 0);
-    const bool b_elems = ANY_ROWS && (SPLIT || (ldb & 3) != 0);
+    const bool a_elems = ANY_ROWS && (ELEMS < 0 ? (lda & 3) != 0 : (ELEMS & 1) != 0);
+    const bool b_elems = ANY_ROWS && (ELEMS < 0 ? (ldb & 3) != 0 : (ELEMS & 2) != 0);
     const int ea_m = tid / BK, ea_k = tid % BK;  // A element j: tile row ea_m + j * (THREADS / BK), column ea_k
     const int eb_k = tid / BN, eb_n = tid % BN;  // B element j: tile row eb_k + j * (THREADS / BN), column eb_n
 
@@ -443,8 +442,17 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 #else
 #define WARPTILE_INSIDE EDGE_INTERIOR
 #endif
+template <int V> struct IntConst { static constexpr int value = V; };
+// Where rows may be unaligned (GUARD 2, 4), which matrices the bodies copy element by element
+// (their ELEMS): the split entry points (SPLIT) copy both, whichever is unaligned (one body);
+// the whole-K entry point of a configuration that shares its SM (MINB >= 2, DISPATCH) picks
+// one of three bodies by lda and ldb (A, B, both); that of a configuration alone on its SM
+// (MINB 1: warptile, warptile_128x256, 128 outputs a thread) decides in the loop, at run time.
+// Measured on the H100 (session 17): split launches +3 to +24% at 8 of 9 shapes with both
+// copies fixed (-0 to -4% at the ninth); whole-K, the three bodies +1 to +9% for MINB >= 2, but
+// -15 to -20% for the MINB 1 configurations, which keep the run-time choice.
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int GUARD, bool SPLIT, class Tile>
+          int PAD, int GUARD, bool SPLIT, bool DISPATCH, class Tile>
 __device__ __forceinline__ void
 warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
              int* tiles_done, const Tile tile)
@@ -455,15 +463,29 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
     constexpr int EDGES = GUARD == 1 || GUARD == 3 ? EDGE_CLAMPED : EDGE_CLAMPED_ANY;
 #ifdef EXPLAINER_NO_INTERIOR
     constexpr int ALL = GUARD ? EDGE_GUARDED : EDGE_FAST;
-    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile>(
+    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile, -1>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
 #else
-    if (GUARD == 0 || interior_block<BM, BN>(tile, M, N))
-        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile>(
-            A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
-    else
-        warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST,
-                      GUARD ? EDGES : EDGE_FAST, SPLIT, Tile>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
+    const bool inside = GUARD == 0 || interior_block<BM, BN>(tile, M, N);
+    auto run = [&](auto elems) {
+        constexpr int E = decltype(elems)::value;
+        if (inside)
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E>(
+                A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
+        else
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST,
+                          GUARD ? EDGES : EDGE_FAST, SPLIT, Tile, E>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
+    };
+    constexpr bool ANY = GUARD == 2 || GUARD == 4;
+    if constexpr (!ANY || (!SPLIT && !DISPATCH)) {
+        run(IntConst<-1>{});
+    } else if constexpr (SPLIT) {
+        run(IntConst<3>{});
+    } else {  // A's rows aligned too: B's body (a GUARD 2 launch has at least one unaligned)
+        if ((ldb & 3) == 0) run(IntConst<1>{});
+        else if ((lda & 3) == 0) run(IntConst<2>{});
+        else run(IntConst<3>{});
+    }
 #endif
 }
 
@@ -482,7 +504,7 @@ template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, in
 __global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb)
 {
-    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false, (MINB > 1)>(
         A, B, C, M, N, K, lda, ldb, nullptr, nullptr, GridTile{});
 }
 
@@ -496,7 +518,7 @@ __global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb,
                      float* W, int* tiles_done)
 {
-    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true, (MINB > 1)>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, GridTile{});
 }
 
@@ -515,6 +537,6 @@ __global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_splittail_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb,
                         float* W, int* tiles_done, int whole, int splits, int gx)
 {
-    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true, (MINB > 1)>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, SplitTail{whole, splits, gx});
 }

@@ -25,12 +25,29 @@ def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
     for c in planner.plan(M, N, K, ROWS, SMS):
         r = c.rung
         assert c.grid == (ceil_div(N, r.BN), ceil_div(M, r.BM)) and c.blocks == c.grid[0] * c.grid[1] * c.splits
-        assert c.splits in planner.split_choices(r, M, N, K, SMS, planner.REDUCE_SPLITS if c.reduce else planner.PLAN_SPLITS)
+        reduce_splits = planner.REDUCE_SPLITS + planner.filling_splits(r, M, N, SMS, planner.residency(r, ROWS))
+        assert c.splits in planner.split_choices(r, M, N, K, SMS, reduce_splits if c.reduce else planner.PLAN_SPLITS)
         assert not c.reduce or (c.splits > 1 and not c.tail and "added by a second kernel" in c.why())
         assert c.longest == ceil_div(c.blocks, SMS) and c.busy_sms == min(c.blocks, SMS)
         assert c.guarded == (M % r.BM != 0 or N % r.BN != 0 or K % r.BK != 0)
         assert 0 < c.busy_fraction <= 1
         assert f"{c.blocks:,} blocks on {SMS} SMs" in c.why()
+
+
+def test_split_counts_that_fill_the_sms():
+    """Past MAX_SPLITS the +reduce launches also try the split count that fills every SM's block
+    slots once (S = SMs x blocks per SM // tiles), between REDUCE_SPLITS' steps of 8: 3 tiles of
+    128 x 256 on 132 SMs, one block each, S = 44 (132 blocks; S = 40 leaves 12 SMs idle)."""
+    r = ladder.rung("warptile_128x256")
+    assert planner.filling_splits(r, 355, 245, 132, 1) == (44,) and 44 not in planner.REDUCE_SPLITS
+    assert planner.filling_splits(r, 355, 245, 132, 2) == (88,)
+    assert planner.filling_splits(r, 1000, 1000, 132, 1) == ()  # 32 tiles: S <= 32, already planned
+    assert planner.filling_splits(r, 100, 100, 120, 1) == (120,) and planner.filling_splits(r, 100, 100, 132, 1) == ()  # <= 128
+    cands = planner.plan(355, 245, 48669, ROWS, 132)
+    fill = [c for c in cands if c.rung.name == r.name and c.splits == 44 and c.reduce]
+    forty = [c for c in cands if c.rung.name == r.name and c.splits == 40 and c.reduce]
+    assert fill and forty and fill[0].busy_sms == 132 and forty[0].busy_sms == 120
+    assert fill[0].predicted_ms < forty[0].predicted_ms  # the same round, shorter slices
 
 
 def test_calibration_uses_a_run_with_every_sm_busy():

@@ -111,6 +111,23 @@ PLAN_SPLITS = tuple(range(2, MAX_SPLITS + 1))
 #: to :data:`MAX_SPLITS_REDUCE`; a tuning table measures them at :data:`SPLITS` and a few beyond.
 REDUCE_SPLITS = PLAN_SPLITS + tuple(range(40, 65, 8)) + tuple(range(80, MAX_SPLITS_REDUCE + 1, 16))
 TUNE_REDUCE_SPLITS = SPLITS + (48, 64, 96, MAX_SPLITS_REDUCE)
+#: ... and, past :data:`MAX_SPLITS`, the split counts whose blocks fill the SMs' slots in this many
+#: whole rounds or fewer (:func:`filling_splits`). 1: at 297 x 329 x 46641, warptile_64x128@70+reduce
+#: (2 rounds) ran 9% slower than @26 (one partial round) on the H100, where the model ranked it 2%
+#: faster (session 17's notes: the slices' fix-up traffic grows with S).
+FILL_ROUNDS = 1
+
+
+def filling_splits(r: Rung, M: int, N: int, sms: int, res: int = 1) -> tuple[int, ...]:
+    """The split counts past :data:`MAX_SPLITS` (up to :data:`MAX_SPLITS_REDUCE`) that fill ``sms``
+    SMs of ``res`` blocks each to the last slot, or nearly, in 1 .. :data:`FILL_ROUNDS` rounds:
+    S = w * sms * res // tiles. Between the steps of :data:`REDUCE_SPLITS` (40, 48, ..) a shape of
+    few tiles leaves SMs idle: 355 x 245 x 48669 in 3 tiles of 128 x 256 runs 120 blocks at S = 40
+    on 132 SMs, 132 at S = 44 (cuBLAS's split there, session 14's notes)."""
+    gx, gy = r.grid(M, N)
+    tiles = gx * gy
+    out = {w * sms * res // tiles for w in range(1, FILL_ROUNDS + 1)}
+    return tuple(sorted(S for S in out if MAX_SPLITS < S <= MAX_SPLITS_REDUCE))
 
 
 def _planned_split(r: Rung, M: int, N: int, S: int, sms: int) -> bool:
@@ -515,7 +532,8 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     cands += [candidate(r, M, N, K, sms, cal.get(r.name), here, S, R, res[r.name])
               for r in RUNGS + CONFIGS for R, S in tail_choices(r, M, N, K, sms, res[r.name])]
     cands += [candidate(r, M, N, K, sms, cal.get(r.name), here, S, res=res[r.name], reduce=True)
-              for r in RUNGS + CONFIGS for S in split_choices(r, M, N, K, sms, REDUCE_SPLITS)
+              for r in RUNGS + CONFIGS
+              for S in split_choices(r, M, N, K, sms, REDUCE_SPLITS + filling_splits(r, M, N, sms, res[r.name]))
               if S > 1 and _planned_split(r, M, N, S, sms)]
     near = nearest_tuned(M, N, K, tuned, shapes=index.shapes)
     if near:
