@@ -13,6 +13,12 @@ even, so a shape with an odd M, N or K is one no tile divides: it is judged at 8
 (launch overhead dominates), not scored. Fresh shapes are drawn log-uniformly inside each family's
 ranges (``FRESH``), so that the check is not only of shapes the planner was tuned on.
 
+A shape whose planned launch ran at under 60% or over 125% of cuBLAS (``RECHECK``) is measured
+once more, in a run of its own, and judged by that second run, the first one's percentage shown
+next to it: on the H100 a run now and then holds one such outlier for either side (session 17:
+3506x1802x282's padded launch at 0.716 ms, 0.115 in the runs before and after the change; cuBLAS
+at 6157x79x1620 0.121 ms against 0.070). ``--recheck 0`` turns this off.
+
 Prints one line per shape and a summary per family; ``--out FILE`` writes the merged report.
 Exit 0 when every scored shape meets its target, 1 when one misses, 2 on bad input.
 """
@@ -34,6 +40,8 @@ from explainer.gpu.sweep import parse_size  # noqa: E402
 
 SQUARE_RANGE = (1024, 8192)
 TARGET, TARGET_ODD = 90.0, 85.0
+#: Percentages of cuBLAS outside this range are measured again (see the module's doc).
+RECHECK = (60.0, 125.0)
 
 #: The shapes earlier sessions measured, by family (benchmarks/results/splitk_2026-11-23.md).
 NAMED = {
@@ -149,6 +157,8 @@ def judge(rows: list[dict]) -> tuple[list[str], bool]:
         counts = per.setdefault(fam, [0, 0, 0])
         counts[0 if verdict == "PASS" else 1 if verdict.startswith("MISS") else 2] += 1
         ok &= not verdict.startswith("MISS")
+        if "first_pct" in r:
+            verdict += f" (measured again: {r['first_pct']:.1f}% in the first run)"
         lines.append(f"{r['shape']:>18} {fam:>9} {want:>5.0f}% {r['label']:>34} {r['ms']:>8.4f} "
                      f"{r['cublas_ms']:>8.4f} {r['pct']:>6.1f}  {verdict}")
     lines.append("")
@@ -174,6 +184,28 @@ def measure(shapes: list[str], chunk: int, extra: list[str]) -> list[dict]:
     return reports
 
 
+def outliers(rows: dict[str, dict], low: float = RECHECK[0], high: float = RECHECK[1]) -> list[str]:
+    """The scored shapes (cuBLAS over the launch bound) whose percentage lies outside [low, high]."""
+    return [s for s, r in rows.items() if not launch_bound(r["cublas_ms"]) and not low <= r["pct"] <= high]
+
+
+def recheck(rows: dict[str, dict], measure_fn, chunk: int) -> list[str]:
+    """Measures the outliers again (``measure_fn(shapes, chunk)`` -> reports) and puts the second
+    run's rows in place of the first's, each with the first's percentage (``first_pct``). Returns
+    the shapes measured again."""
+    again = outliers(rows)
+    if not again:
+        return []
+    print(f"measuring again (outside {RECHECK[0]:.0f}-{RECHECK[1]:.0f}% of cuBLAS): {' '.join(again)}",
+          file=sys.stderr, flush=True)
+    for rep in measure_fn(again, chunk):
+        for r in rows_of(rep, "measured again"):
+            if r["shape"] in rows:
+                r["first_pct"] = rows[r["shape"]]["pct"]
+                rows[r["shape"]] = r
+    return again
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--from", dest="files", nargs="+", metavar="FILE",
@@ -184,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=None, help="seed of the fresh shapes (default: from the clock)")
     ap.add_argument("--chunk", type=int, default=8, help="shapes per bench run (default 8)")
     ap.add_argument("--out", help="write the merged rows (JSON) here")
+    ap.add_argument("--recheck", type=int, choices=(0, 1), default=1,
+                    help=f"measure again shapes outside {RECHECK[0]:.0f}-{RECHECK[1]:.0f}%% of cuBLAS (default 1)")
     try:
         a = ap.parse_args(argv)
     except SystemExit as e:
@@ -221,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
                 parse_size(s)
             for i, rep in enumerate(measure(todo, a.chunk, [])):
                 rows.update({r["shape"]: r for r in rows_of(rep, f"run {i + 1}")})
+            if a.recheck:
+                recheck(rows, lambda shapes, chunk: measure(shapes, chunk, []), a.chunk)
     except (ValueError, RuntimeError) as e:
         print(f"issue13_targets: {e}", file=sys.stderr)
         return 2

@@ -260,8 +260,11 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // Where rows may be unaligned (the element copies: many dependent address computations) and a
     // thread's k-step has at least 64 multiply-adds, the next phase's copy is issued after the
     // first k-step, so that the warps, all released by the same barrier, do not all wait on it
-    // before their first multiply-add (benchmarks/results/splitk_2026-11-23.md, session 14).
-    constexpr bool LATE_FETCH = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && WMITER * TM * WNITER * TN >= 64;
+    // before their first multiply-add (benchmarks/results/splitk_2026-11-23.md, session 14); not
+    // with 128 or more (warptile, warptile_128x256: one block per SM), whose bodies ran 4-6%
+    // faster with the copy at the top of the phase once it held no branch (session 17).
+    constexpr int OUTS = WMITER * TM * WNITER * TN;
+    constexpr bool LATE_FETCH = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && OUTS >= 64 && OUTS < 128;
     for (int t = t_begin; t < t_end; ++t) {  // @step:phase
         if (!LATE_FETCH && t + 1 < t_end) fetch(t + 1, false);
         const float* as = As[t & 1];
@@ -444,15 +447,15 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 #endif
 template <int V> struct IntConst { static constexpr int value = V; };
 // Where rows may be unaligned (GUARD 2, 4), which matrices the bodies copy element by element
-// (their ELEMS): the split entry points (SPLIT) copy both, whichever is unaligned (one body);
-// the whole-K entry point of a configuration that shares its SM (MINB >= 2, DISPATCH) picks
-// one of three bodies by lda and ldb (A, B, both); that of a configuration alone on its SM
-// (MINB 1: warptile, warptile_128x256, 128 outputs a thread) decides in the loop, at run time.
-// Measured on the H100 (session 17): split launches +3 to +24% at 8 of 9 shapes with both
-// copies fixed (-0 to -4% at the ninth); whole-K, the three bodies +1 to +9% for MINB >= 2, but
-// -15 to -20% for the MINB 1 configurations, which keep the run-time choice.
+// (their ELEMS), fixed at compile time: the split entry points (SPLIT) copy both, whichever is
+// unaligned (one body); the whole-K entry point picks one of three bodies by lda and ldb (A, B,
+// both), so that an aligned matrix keeps its 16-byte copies. Measured on the H100 against the
+// run-time choice (session 17): split launches +3 to +24% at 8 of 9 shapes (-0 to -4% at the
+// ninth); whole-K +6 to +21% for the configurations that share their SM (64x128: -2 to +7%,
+// 128x64_bk16: -2 to -5%) and, with their copy at the top of the phase (LATE_FETCH), +4 to +6%
+// for the two alone on theirs (warptile, warptile_128x256).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int GUARD, bool SPLIT, bool DISPATCH, class Tile>
+          int PAD, int GUARD, bool SPLIT, class Tile>
 __device__ __forceinline__ void
 warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
              int* tiles_done, const Tile tile)
@@ -477,7 +480,7 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
                           GUARD ? EDGES : EDGE_FAST, SPLIT, Tile, E>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
     };
     constexpr bool ANY = GUARD == 2 || GUARD == 4;
-    if constexpr (!ANY || (!SPLIT && !DISPATCH)) {
+    if constexpr (!ANY) {
         run(IntConst<-1>{});
     } else if constexpr (SPLIT) {
         run(IntConst<3>{});
@@ -504,7 +507,7 @@ template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, in
 __global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb)
 {
-    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false, (MINB > 1)>(
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
         A, B, C, M, N, K, lda, ldb, nullptr, nullptr, GridTile{});
 }
 
@@ -518,7 +521,7 @@ __global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_splitk_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb,
                      float* W, int* tiles_done)
 {
-    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true, (MINB > 1)>(
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, GridTile{});
 }
 
@@ -537,6 +540,6 @@ __global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_splittail_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb,
                         float* W, int* tiles_done, int whole, int splits, int gx)
 {
-    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true, (MINB > 1)>(
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, true>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, SplitTail{whole, splits, gx});
 }

@@ -98,6 +98,33 @@ def test_reports_are_judged_without_a_gpu_later_files_winning(tmp_path):
     assert {r["shape"] for r in json.loads(out.read_text())} == {"297x329x46641", "2048"}
 
 
+def test_outliers_are_measured_again_and_judged_by_the_second_run():
+    """A run's percentage outside RECHECK (a padded launch 6x slower than before and after, cuBLAS
+    70% slower at one shape, session 17) is measured again and judged by that run, the first
+    run's figure shown; shapes inside the range, and launch-bound ones, are not."""
+    rows = {r["shape"]: r for r in t.rows_of(_report([
+        ((3506, 1802, 282), 0.716, 0.1033, True),   # 14.4%: measured again
+        ((6157, 79, 1620), 0.0763, 0.1213, True),   # 159%: measured again
+        ((2048, 2048, 2048), 1.05, 1.0, True),      # 95%: kept
+        ((64, 64, 64), 0.02, 0.005, True),          # launch-bound: not scored, kept
+    ]), "run 1")}
+    assert sorted(t.outliers(rows)) == ["3506x1802x282", "6157x79x1620"]
+    asked = []
+
+    def fake_measure(shapes, chunk):
+        asked.append((list(shapes), chunk))
+        return [_report([((3506, 1802, 282), 0.1150, 0.1033, True), ((6157, 79, 1620), 0.0763, 0.0700, True)])]
+
+    assert sorted(t.recheck(rows, fake_measure, 8)) == ["3506x1802x282", "6157x79x1620"]
+    assert asked == [(["3506x1802x282", "6157x79x1620"], 8)]
+    assert rows["3506x1802x282"]["first_pct"] == pytest.approx(14.43, abs=0.01)
+    assert rows["3506x1802x282"]["pct"] == pytest.approx(89.83, abs=0.01) and rows["2048"]["pct"] == pytest.approx(95.24, abs=0.01)
+    assert "first_pct" not in rows["2048"] and t.recheck(rows, fake_measure, 8) == []  # nothing left outside
+    lines, _ = t.judge(list(rows.values()))
+    line = next(l for l in lines if l.split()[0] == "3506x1802x282")
+    assert "89.8  MISS (measured again: 14.4% in the first run)" in line
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     junk = tmp_path / "junk.json"
     junk.write_text("{not json")
