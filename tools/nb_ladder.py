@@ -121,6 +121,15 @@ start on 16-byte boundaries. The copies read and write those matrices once more:
 the model charges {planner.pad_ms(4189, 4189, 4189):.2f} ms for them, little against a product of several ms; at
 1023³ {planner.pad_ms(1023, 1023, 1023):.3f} ms, against a product of under 0.1 ms: there they can cost more than they save.
 
+*Where* the kernel chooses between the two copies matters as much as the copies. Asked inside the
+unrolled k loop ("are A's rows aligned? B's?"), each copy is a branch that cuts the loop into pieces,
+and the compiler can no longer slide the next phase's loads in between this phase's multiply-adds.
+So kernel 14 decides once, before the loop: each combination (A, B, or both copied element by
+element) is a body of its own, compiled separately, and the block picks the body by `lda` and
+`ldb`; the split-K entry points have one body, which copies both matrices element by element
+whichever is unaligned. For the same reason the edge tests are made once per block (inside C or at
+its edge), not per element.
+
 Rows that are not aligned cost at the other end too: a thread's {RW.p["TN"]} outputs in a row of C can no
 longer leave as one float4. Stored one by one, one store instruction of a warp of kernel 14 writes 4
 bytes in every {4 * RW.p["TN"]} of {WD["WSUBM"] // RW.p["TM"]} rows: {ladder.warp_store_sectors(RW, False)} sectors of 32 bytes for 128 bytes of C.
