@@ -441,6 +441,10 @@ def test_tune_measures_what_the_planner_weighs():
     # split-K also with a separate reduction, further up in slices; never a split tail with it
     assert {"warptile@16+reduce", "warptile_64x64@64+reduce"} <= set(small) and "warptile@64" not in small
     assert not any(lab.endswith("+reduce") for lab in got)
+    # and the split count that fills every SM once (planner.filling_splits), which the planner weighs too
+    deep = launches((355, 245, 48669), SMS, ROWS, ["warptile_128x256"])
+    fill = planner.filling_splits(ladder.BY_NAME["warptile_128x256"], 355, 245, SMS, 1)
+    assert fill and {f"warptile_128x256@{S}+reduce" for S in fill} <= set(deep) and len(deep) == len(set(deep))
     some = launches((3000, 3000, 3000), SMS, ROWS, ["warptile_128x64"])  # tune --kernels: those only
     assert some and all(lab.partition("@")[0] == "warptile_128x64" for lab in some)
     assert set(some) == {lab for lab in got if lab.partition("@")[0] == "warptile_128x64"}
