@@ -484,7 +484,7 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
         run(IntConst<-1>{});
     } else if constexpr (SPLIT) {
         run(IntConst<3>{});
-    } else {  // A's rows aligned too: B's body (a GUARD 2 launch has at least one unaligned)
+    } else {  // B's rows aligned: A's body (also where both are, which no GUARD 2 launch has)
         if ((ldb & 3) == 0) run(IntConst<1>{});
         else if ((lda & 3) == 0) run(IntConst<2>{});
         else run(IntConst<3>{});
