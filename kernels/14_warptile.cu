@@ -24,8 +24,8 @@
 //   kernel does, on every SM, splitk_reduce.cu). Split tail: a last, partial round's tiles only.
 //   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop
 //   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
-//   element by element (the split entry points: both A and B, whichever is unaligned); an edge block copies the same way from rows and columns clamped into
-//   A and B; stores only inside C, on unaligned rows and at the edges a row segment at a time
+//   element by element (the split entry points: both A and B, whichever is unaligned); an
+//   edge block copies the same way from rows and columns clamped into A and B; stores only inside C, on unaligned rows and at the edges a row segment at a time
 //   through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2, 4: others; 3: below.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
@@ -137,15 +137,16 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // whole sectors), the thread's 4 * A4 (4 * B4) elements kept in ra (rb): one column of the
     // tile, every THREADS / BK-th row of As (THREADS / BN-th of Bs). Its last, partial phase
     // (tail) reads padding zeros past K.
-    // Which matrices it copies element by element: ELEMS (bit 0 A, bit 1 B) where rows may be
-    // unaligned (GUARD 2, 4), fixed at compile time (warptile_run picks the body), so that the
-    // loop holds one copy per matrix and no branch, and the scheduler mixes the loads into the
-    // multiply-adds; ELEMS -1: decided at run time from lda and ldb, a branch per copy that splits
-    // the unrolled loop. Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 17).
+    // Which matrices it copies element by element: ELEMS (bit 0 A, bit 1 B) in the bodies where
+    // rows may be unaligned (EDGE_INTERIOR, EDGE_CLAMPED_ANY; 0 elsewhere), fixed at compile time
+    // (warptile_run picks the body by lda and ldb), so that the loop holds one copy per matrix and
+    // no branch, and the scheduler mixes the loads into the multiply-adds (decided in the loop, a
+    // branch per copy split the unrolled loop: benchmarks/results/splitk_2026-11-23.md, session 17).
     static_assert(THREADS % BK == 0 && THREADS % BN == 0, "element copy: a column per thread");
     constexpr bool ANY_ROWS = EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY;
-    const bool a_elems = ANY_ROWS && (ELEMS < 0 ? (lda & 3) != 0 : (ELEMS & 1) != 0);
-    const bool b_elems = ANY_ROWS && (ELEMS < 0 ? (ldb & 3) != 0 : (ELEMS & 2) != 0);
+    static_assert(ELEMS >= 0 && ELEMS <= 3 && (ANY_ROWS || ELEMS == 0), "ELEMS: bit 0 A, bit 1 B, any rows only");
+    constexpr bool a_elems = (ELEMS & 1) != 0;
+    constexpr bool b_elems = (ELEMS & 2) != 0;
     const int ea_m = tid / BK, ea_k = tid % BK;  // A element j: tile row ea_m + j * (THREADS / BK), column ea_k
     const int eb_k = tid / BN, eb_n = tid % BN;  // B element j: tile row eb_k + j * (THREADS / BN), column eb_n
 
@@ -466,14 +467,15 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
     constexpr int EDGES = GUARD == 1 || GUARD == 3 ? EDGE_CLAMPED : EDGE_CLAMPED_ANY;
 #ifdef EXPLAINER_NO_INTERIOR
     constexpr int ALL = GUARD ? EDGE_GUARDED : EDGE_FAST;
-    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile, -1>(
+    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile, 0>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
 #else
     const bool inside = GUARD == 0 || interior_block<BM, BN>(tile, M, N);
     auto run = [&](auto elems) {
         constexpr int E = decltype(elems)::value;
+        constexpr int E_INSIDE = INSIDE == EDGE_INTERIOR ? E : 0;  // (EXPLAINER_NO_INTERIOR_UNALIGNED: guarded)
         if (inside)
-            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E>(
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E_INSIDE>(
                 A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
         else
             warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST,
@@ -481,7 +483,7 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
     };
     constexpr bool ANY = GUARD == 2 || GUARD == 4;
     if constexpr (!ANY) {
-        run(IntConst<-1>{});
+        run(IntConst<0>{});
     } else if constexpr (SPLIT) {
         run(IntConst<3>{});
     } else {  // B's rows aligned: A's body (also where both are, which no GUARD 2 launch has)
