@@ -130,6 +130,13 @@ def filling_splits(r: Rung, M: int, N: int, sms: int, res: int = 1) -> tuple[int
     return tuple(sorted(S for S in out if MAX_SPLITS < S <= MAX_SPLITS_REDUCE))
 
 
+def reduce_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, grid=REDUCE_SPLITS) -> tuple[int, ...]:
+    """The split counts weighed for ``r``'s launches with a separate reduction: ``grid``
+    (:data:`REDUCE_SPLITS`; ``tune`` passes :data:`TUNE_REDUCE_SPLITS`) and :func:`filling_splits`,
+    each once, in order (for :func:`split_choices`)."""
+    return tuple(sorted(set(grid) | set(filling_splits(r, M, N, sms, res))))
+
+
 def _planned_split(r: Rung, M: int, N: int, S: int, sms: int) -> bool:
     """Whether :func:`plan` keeps split count ``S`` for ``r``: 1 and any S of the tuning grid; another
     only where the busiest SM gets at least 2 blocks, or the configuration is made for one block
@@ -533,7 +540,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
               for r in RUNGS + CONFIGS for R, S in tail_choices(r, M, N, K, sms, res[r.name])]
     cands += [candidate(r, M, N, K, sms, cal.get(r.name), here, S, res=res[r.name], reduce=True)
               for r in RUNGS + CONFIGS
-              for S in split_choices(r, M, N, K, sms, REDUCE_SPLITS + filling_splits(r, M, N, sms, res[r.name]))
+              for S in split_choices(r, M, N, K, sms, reduce_splits(r, M, N, sms, res[r.name]))
               if S > 1 and _planned_split(r, M, N, S, sms)]
     near = nearest_tuned(M, N, K, tuned, shapes=index.shapes)
     if near:
