@@ -4,6 +4,7 @@ that the planner did not calibrate on."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -459,6 +460,9 @@ def test_tune_command_without_a_gpu_says_so_in_one_line():
     bad = subprocess.run([sys.executable, "-m", "explainer", "tune", "--kernels", "warptile", "nope"],
                          capture_output=True, text=True, timeout=120, env={**os.environ, "EXPLAINER_NO_GPU": "1"})
     assert bad.returncode == 2 and "unknown kernel 'nope'" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    both = subprocess.run([sys.executable, "-m", "explainer", "tune", "--padded-only", "--unpadded-only"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "EXPLAINER_NO_GPU": "1"})
+    assert both.returncode == 2 and "leave nothing" in both.stderr and len(both.stderr.strip().splitlines()) == 1
 
 
 def test_pad_ms_counts_the_copies_a_padded_launch_makes():
@@ -594,6 +598,8 @@ def test_tune_measures_padded_launches_where_rows_are_unaligned():
     only = launches((1023, 1023, 1023), SMS, ROWS, padded_only=True)  # tune --padded-only
     assert only == [lab for lab in odd if lab.endswith("+pad")] and launches((1020, 1020, 1020), SMS, ROWS, padded_only=True) == []
     assert not any("+pad" in lab for lab in launches((1020, 1020, 1020), SMS, ROWS))
+    plain = launches((1023, 1023, 1023), SMS, ROWS, unpadded_only=True)  # tune --unpadded-only
+    assert plain == [lab for lab in odd if not lab.endswith("+pad")] and len(plain) < len(odd)
 
 
 def test_padded_launches_are_scaled_from_the_tables_padded_rows_where_it_has_them():
@@ -707,3 +713,83 @@ def test_page_08_and_the_readme_state_the_shortlists_rules_as_the_planner_has_th
         assert within in text and f"the {planner.SHORTLIST_LEAD} closest" in text
     assert f"at most {planner.SHORTLIST_TOP}:" in page and f"up to {planner.SHORTLIST_REDUCE} more" in page
     assert f"its {planner.SHORTLIST_PADDED} best padded launches" in page
+
+
+def _table(rows, cublas, command, date="2026-01-01T00:00:00+00:00", name="Fake GPU"):
+    return {"schema": recorded.SCHEMA, "device": {"name": name}, "date": date, "settings": {}, "command": command,
+            "cublas": cublas, "cublas_tf32": [], "results": rows, "errors": []}
+
+
+def test_merge_tables_replaces_the_measured_kernels_padding_and_shapes_and_keeps_the_rest():
+    def r(kernel, M, ms, **kw):
+        return {"kernel": kernel, "M": M, "N": 7, "K": 9, "median_ms": ms, "passed": True, **kw}
+
+    def c(M, ms):
+        return {"kernel": "cublas", "M": M, "N": 7, "K": 9, "median_ms": ms}
+
+    base = _table([r("warptile", 3, 1.0), r("warptile", 3, 1.1, splits=2, reduce=True), r("warptile", 3, 1.2, pad=True),
+                   r("warptile", 5, 1.3), r("double_buffered", 3, 1.4)], [c(3, 0.5), c(5, 0.6)], "tune A")
+    base["source"] = "fake-gpu_2026-01-01.json"
+    new = _table([r("warptile", 3, 2.0), r("warptile", 3, 2.1, splits=4)], [c(3, 0.7)], "tune B",
+                 date="2026-02-01T00:00:00+00:00")
+    out = recorded.merge_tables(base, new)
+    got = {(x["kernel"], x["M"], x.get("splits", 1), x.get("pad", False)): x["median_ms"] for x in out["results"]}
+    # warptile's unpadded rows at 3x7x9 all replaced (the @2+reduce row too); its padded row, its row at
+    # another shape and another kernel's row at that shape kept
+    assert got == {("warptile", 3, 1, False): 2.0, ("warptile", 3, 4, False): 2.1, ("warptile", 3, 1, True): 1.2,
+                   ("warptile", 5, 1, False): 1.3, ("double_buffered", 3, 1, False): 1.4}
+    assert sorted((x["M"], x["median_ms"]) for x in out["cublas"]) == [(3, 0.7), (5, 0.6)]
+    assert out["command"] == "tune A + tune B" and out["date"] == new["date"] and "source" not in out
+    padded = recorded.merge_tables(base, _table([r("warptile", 3, 3.0, pad=True)], [], "tune C"))
+    assert sorted(x["median_ms"] for x in padded["results"]) == [1.0, 1.1, 1.3, 1.4, 3.0]  # only the +pad row
+    assert len(padded["cublas"]) == 2
+
+
+def test_tune_joins_its_rows_into_the_devices_table(tmp_path, monkeypatch):
+    """tune --kernels X: the file it writes is the device's newest table with X's rows at the
+    measured shapes replaced, every other row kept; --new-table writes this run's rows alone."""
+    import argparse
+    from explainer import gpu
+    from explainer.app import tune
+
+    dev = gpu.DeviceInfo("Fake GPU", "9.0", 132, 0, 0, {}, {})
+    old = {"kernel": "double_buffered", "M": 127, "N": 127, "K": 255, "median_ms": 9.0, "passed": True}
+    stale = {"kernel": "warptile", "M": 127, "N": 127, "K": 255, "median_ms": 8.0, "passed": True}
+    (tmp_path / "fake-gpu_2026-01-01.json").write_text(json.dumps(
+        _table([old, stale], [{"kernel": "cublas", "M": 127, "N": 127, "K": 255, "median_ms": 1.0}], "tune old")))
+    monkeypatch.setattr(recorded, "TUNED_DIR", tmp_path)
+    monkeypatch.setattr(gpu, "status", lambda: gpu.GpuStatus(True, "Fake GPU"))
+    monkeypatch.setattr(gpu, "device_info", lambda: dev)
+
+    def fake_benchmark(kernels, sizes, **kw):
+        from explainer.gpu.launch import parse_launch
+
+        M, N, K = map(int, sizes[0].split("x"))
+        rows = []
+        for lab in kernels:
+            name, S, tail, pad, reduce = parse_launch(lab)
+            rows.append({"kernel": name, "splits": S, "tail": tail, "pad": pad, "reduce": reduce,
+                         "M": M, "N": N, "K": K, "median_ms": 0.5, "passed": True})
+        return gpu.BenchReport({"name": "Fake GPU"}, "2026-02-01T00:00:00+00:00", {},
+                               cublas=[{"kernel": "cublas", "M": M, "N": N, "K": K, "median_ms": 0.4}], results=rows)
+
+    monkeypatch.setattr(gpu, "benchmark", fake_benchmark)
+    ap = argparse.ArgumentParser()
+    tune.add_arguments(ap)
+    out = tmp_path / "out"
+    assert tune.run(ap.parse_args(["--m", "128", "--n", "128", "--k", "256", "--families", "odd",
+                                   "--kernels", "warptile", "--out", str(out)])) == 0
+    (written,) = out.glob("*.json")
+    data = json.loads(written.read_text())
+    rows = data["results"]
+    assert old in rows and stale not in rows  # the other kernel's row kept, warptile's replaced
+    assert {r["kernel"] for r in rows} == {"double_buffered", "warptile"} and len(rows) > 2
+    assert all(r["median_ms"] == 0.5 for r in rows if r["kernel"] == "warptile")
+    assert data["cublas"] == [{"kernel": "cublas", "M": 127, "N": 127, "K": 255, "median_ms": 0.4}]
+    assert data["command"].startswith("tune old + tiled-explainer tune") and "--kernels warptile" in data["command"]
+    assert data["label"] == "recorded on Fake GPU on 2026-02-01"
+    fresh = tmp_path / "fresh"
+    assert tune.run(ap.parse_args(["--m", "128", "--n", "128", "--k", "256", "--families", "odd",
+                                   "--kernels", "warptile", "--out", str(fresh), "--new-table"])) == 0
+    (alone,) = fresh.glob("*.json")
+    assert old not in json.loads(alone.read_text())["results"]

@@ -12,8 +12,10 @@ warp-tiled kernel also at every split-K count and split tail the planner conside
 (split-K also with a separate reduction, ``+reduce``, up to 128 slices),
 and at the odd shapes every launch of kernel 14 at the padded shape as a padded launch (``+pad``;
 ``--padded-only``: those alone).
-``--kernels`` measures only the named kernels (a configuration added to the ladder's table, say;
-its rows then join the device's table, replacing none of the others').
+``--kernels`` measures only the named kernels (a configuration added to the ladder's table, say, or
+one changed). The rows join the device's newest table (``recorded.merge_tables``): its rows of the
+kernels, padding and shapes measured replace the table's, every other row is kept, and the command
+lines are joined; ``--new-table`` writes this run's rows alone.
 
 Every kernel is checked against numpy float64 and timed next to cuBLAS, as by ``bench``; the
 table (device, versions, date inside) goes to ``explainer/data/tuned/`` unless ``--out`` says
@@ -32,7 +34,8 @@ DEFAULT_K = (256, 1024, 4096, 8192, 16384)
 FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
 
 
-def launches(shape, sms: int, rows=(), kernels=None, padded_only: bool = False) -> list[str]:
+def launches(shape, sms: int, rows=(), kernels=None, padded_only: bool = False,
+             unpadded_only: bool = False) -> list[str]:
     """What ``tune`` measures at one shape, as ``bench --kernels`` labels: every kernel (or those
     named in ``kernels``), the warp-tiled ones also at each split-K count of the tuning grid the
     planner considers there (``planner.split_choices``) and with each split tail it considers
@@ -40,14 +43,14 @@ def launches(shape, sms: int, rows=(), kernels=None, padded_only: bool = False) 
     are not 16-byte aligned (K or N not a multiple of 4), the same launches of the padded shape
     again as padded launches (``+pad``: the copies and the kernel, as the planner would run them),
     so that the planner compares padding with none measured at one tuned shape (``padded_only``:
-    those alone)."""
+    those alone; ``unpadded_only``: none of them)."""
     from ..model import ladder, planner
     from ..model.launch import padded_shape
 
     padded = tuple(padded_shape(*shape))
     warp = [r.name for r in ladder.BY_NAME.values() if r.splits_k and (kernels is None or r.name in kernels)]
     out = ([lab + "+pad" for lab in launches(padded, sms, rows, warp)]  # kernel 14's: only it takes +pad
-           if padded != tuple(shape) and warp else [])
+           if padded != tuple(shape) and warp and not unpadded_only else [])
     plain = []
     for r in ladder.BY_NAME.values():
         if kernels is not None and r.name not in kernels:
@@ -74,9 +77,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--padded-only", action="store_true",
                         help="measure only the padded launches (+pad) of the unaligned shapes (after a change to "
                              "how a padded launch copies; the rows join the table in place of its padded rows)")
+    parser.add_argument("--unpadded-only", action="store_true",
+                        help="leave out the padded launches (after a change to the element copies of unaligned "
+                             "rows; the table keeps its padded rows)")
     parser.add_argument("--repeats", type=int, default=10, help="timed launches per kernel and shape (default 10)")
     parser.add_argument("--out", default=None, metavar="FOLDER", help="where to write the table "
                         "(default explainer/data/tuned/)")
+    parser.add_argument("--new-table", dest="merge", action="store_false",
+                        help="write this run's rows alone (default: joined into the device's newest table, "
+                             "in place of its rows of the same kernels, padding and shapes)")
 
 
 def grid_shapes(ms, ns, ks, families=tuple(FAMILIES)) -> list[tuple[int, int, int]]:
@@ -98,6 +107,9 @@ def run(args) -> int:
         print(f"{PROG}: unknown kernel {unknown[0]!r}; tune measures the ladder's: {', '.join(ladder.BY_NAME)}",
               file=sys.stderr)
         return 2
+    if args.padded_only and args.unpadded_only:
+        print(f"{PROG}: --padded-only and --unpadded-only leave nothing to measure; give one", file=sys.stderr)
+        return 2
     st = gpu.status()
     if not st.available:
         print(f"{PROG}: {st.reason}", file=sys.stderr)
@@ -112,7 +124,7 @@ def run(args) -> int:
     sms = dev.sm_count if isinstance(dev, gpu.DeviceInfo) else 132
     own = recorded.load_recorded(device=dev.name) if isinstance(dev, gpu.DeviceInfo) else None
     rows = recorded.recorded_rows(own or {}, split_k=True)  # this device's blocks per SM, if recorded
-    per_shape = {s: launches(s, sms, rows, args.kernels, args.padded_only) for s in shapes}
+    per_shape = {s: launches(s, sms, rows, args.kernels, args.padded_only, args.unpadded_only) for s in shapes}
     per_shape = {s: v for s, v in per_shape.items() if v}
     shapes = list(per_shape)
     total = sum(len(v) for v in per_shape.values())
@@ -127,7 +139,19 @@ def run(args) -> int:
         [f"--m {' '.join(map(str, args.m))}", f"--n {' '.join(map(str, args.n))}",
          f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}", f"--families {' '.join(families)}"]
         + ([f"--kernels {' '.join(args.kernels)}"] if args.kernels else [])
-        + (["--padded-only"] if args.padded_only else []))
+        + (["--padded-only"] if args.padded_only else []) + (["--unpadded-only"] if args.unpadded_only else []))
+    base = recorded.load_tuned(dev.name) if args.merge and isinstance(dev, gpu.DeviceInfo) else None
+    if base:
+        print(f"# joined into {base['source']} ({len(base.get('results', []))} rows): its rows of the kernels, "
+              "padding and shapes measured here are replaced (--new-table: this run's rows alone)", flush=True)
+
+    def save(report, done):
+        table = recorded.compact(report.to_dict())
+        table["command"] = command + done
+        if base:
+            table = recorded.merge_tables(base, table)
+        return recorded.save_report(table, args.out or recorded.TUNED_DIR, indent=None, command=table.pop("command"))
+
     report = path = None
     for i, (s, kernels) in enumerate(per_shape.items()):
         part = gpu.benchmark(kernels=kernels, sizes=["x".join(map(str, s))], tiles=[16], repeats=args.repeats,
@@ -140,8 +164,7 @@ def run(args) -> int:
             # written as it goes: a run cut short still leaves the table of the shapes it measured
             # (the command line inside says how many of the grid's shapes it holds)
             done = "" if i + 1 == len(shapes) else f" (cut short: {i + 1} of {len(shapes)} shapes)"
-            path = recorded.save_report(recorded.compact(report.to_dict()), args.out or recorded.TUNED_DIR,
-                                        indent=None, command=command + done)
+            path = save(report, done)
             print(f"  {i + 1} of {len(shapes)} shapes measured", flush=True)
     data = report.to_dict()
     wins = {}

@@ -144,6 +144,29 @@ def compact(report_dict: dict, keys=TUNED_KEYS) -> dict:
             "results": [row(r) for r in report_dict.get("results", [])]}
 
 
+def merge_tables(base: dict, new: dict) -> dict:
+    """A tuning table with ``new``'s rows joined into ``base`` (both ``compact`` reports): every
+    row of ``base`` whose kernel, padding (``+pad`` or not) and shape ``new`` measured is replaced
+    by ``new``'s (split counts, tails and ``+reduce`` alike: a kernel changed is measured again at
+    a shape in every launch ``tune`` makes there), and so is the cuBLAS row of each shape ``new``
+    measured; all other rows are kept. Device, versions and date are ``new``'s; the command line
+    is ``base``'s, then `` + `` and ``new``'s."""
+    def key(r):
+        return r["kernel"], bool(r.get("pad", False)), r["M"], r["N"], r["K"]
+
+    measured = {key(r) for r in new.get("results", [])} | {key(e) for e in new.get("errors", []) if "kernel" in e}
+    shapes = {(r["M"], r["N"], r["K"]) for r in new.get("cublas", [])}
+    keep = [r for r in base.get("results", []) if key(r) not in measured]
+    cublas = [r for r in base.get("cublas", []) if (r["M"], r["N"], r["K"]) not in shapes]
+    errors = [e for e in base.get("errors", []) if "kernel" not in e or key(e) not in measured]
+    merged = {k: v for k, v in base.items() if k not in ("source", "schema", "generated", "label")}
+    merged.update({k: v for k, v in new.items() if k not in ("results", "cublas", "errors", "command", "source")})
+    merged.update(results=keep + list(new.get("results", [])), cublas=cublas + list(new.get("cublas", [])),
+                  errors=errors + list(new.get("errors", [])),
+                  command=" + ".join(c for c in (base.get("command", ""), new.get("command", "")) if c))
+    return merged
+
+
 def save_report(report_dict: dict, path: str | Path | None = None, command: str = "",
                 indent: int | None = 1) -> Path:
     """Write a report (``BenchReport.to_dict()``) as a recorded-timings file and return its
