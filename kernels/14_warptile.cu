@@ -22,11 +22,11 @@
 //   phases [z*P/S, (z+1)*P/S) into its own slice of a workspace; the last of the S to arrive (an
 //   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C ("+reduce": a second
 //   kernel does, on every SM, splitk_reduce.cu). Split tail: a last, partial round's tiles only.
-//   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop
-//   never checks K; a block inside C runs the fast body, or on unaligned rows one that copies
-//   element by element (the split entry points: both A and B, whichever is unaligned); an
-//   edge block copies the same way from rows and columns clamped into A and B; stores only inside C, on unaligned rows and at the edges a row segment at a time
-//   through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2, 4: others; 3: below.
+//   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop never checks K; a block
+//   inside C runs the fast body, or on unaligned rows one that copies element by element, by pairs where rows are
+//   even (the split entry points: both A and B, whichever is unaligned); an edge block copies the same way from rows
+//   and columns clamped into A and B; stores only inside C, on unaligned rows and at the edges a row segment at a time
+//   through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2, 4: others; 5, 6: even; 3: below.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
 // whole + (tiles - whole) * S blocks), static shared
@@ -34,7 +34,8 @@
 // of A (B) to the next in memory, K (N) unless the launch is padded ("+pad", the planner's: A or B
 // first copied, kernels/pad_rows.cu, into rows of a multiple of 4 floats, A's each starting with K's
 // lead mod 4 zeros so that its granules stay aligned); C is always stored in place, N floats a row.
-// "Rows aligned" (GUARD 1): lda, ldb and N multiples of 4; GUARD 3: lda, ldb only (padded, C's not).
+// "Rows aligned" (GUARD 1): lda, ldb and N multiples of 4; GUARD 3: lda, ldb only (padded, C's not);
+// "rows even" (GUARD 5, roomy 6): lda and ldb even, not both multiples of 4.
 // Run it:  tiled-explainer bench --kernels warptile --sizes 1024 4096
 // The trace records by tile of C (explainer.model.ladder.predict_trace's layout), which the split
 // tail's 1D grid does not spell as blockIdx: every entry point names its tile (GridTile, SplitTail below).
@@ -142,13 +143,19 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // (warptile_run picks the body by lda and ldb), so that the loop holds one copy per matrix and
     // no branch, and the scheduler mixes the loads into the multiply-adds (decided in the loop, a
     // branch per copy split the unrolled loop: benchmarks/results/splitk_2026-11-23.md, session 17).
-    static_assert(THREADS % BK == 0 && THREADS % BN == 0, "element copy: a column per thread");
+    // Where lda and ldb are both even (ELEMS bit 2, GUARD 5 and 6) every row starts 8-byte aligned
+    // and so does every even column: the same copy by pairs of elements (CW = 2, 8-byte loads; B's
+    // pairs stored as one 8-byte store), half the instructions (+4 to +13% where rows are even,
+    // session 18).
     constexpr bool ANY_ROWS = EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY;
-    static_assert(ELEMS >= 0 && ELEMS <= 3 && (ANY_ROWS || ELEMS == 0), "ELEMS: bit 0 A, bit 1 B, any rows only");
+    static_assert(ELEMS >= 0 && ELEMS <= 7 && (ANY_ROWS || ELEMS == 0) && (ELEMS < 4 || ELEMS > 4),
+                  "ELEMS: bit 0 A, bit 1 B, bit 2 by pairs; any rows only");
     constexpr bool a_elems = (ELEMS & 1) != 0;
     constexpr bool b_elems = (ELEMS & 2) != 0;
-    const int ea_m = tid / BK, ea_k = tid % BK;  // A element j: tile row ea_m + j * (THREADS / BK), column ea_k
-    const int eb_k = tid / BN, eb_n = tid % BN;  // B element j: tile row eb_k + j * (THREADS / BN), column eb_n
+    constexpr int CW = (ELEMS & 4) ? 2 : 1;  // elements per copy
+    static_assert(THREADS % (BK / CW) == 0 && THREADS % (BN / CW) == 0, "element copy: CW columns per thread");
+    const int ea_m = tid / (BK / CW), ea_k = (tid % (BK / CW)) * CW;  // A copy j: tile row ea_m + j * (CW * THREADS / BK), columns ea_k ..
+    const int eb_k = tid / (BN / CW), eb_n = (tid % (BN / CW)) * CW;  // B copy j: tile row eb_k + j * (CW * THREADS / BN), columns eb_n ..
 
     // K's partial phase comes first (the residue first, as in CUTLASS): phase t covers columns
     // [t * BK - lead, (t + 1) * BK - lead) of A (rows of B), lead = phases * BK - K, so that the
@@ -165,7 +172,17 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     auto fetch = [&](int t, bool first) {
         const int k0 = t * BK - lead;
         const bool head = first && k0 < 0;  // phase 0 of a K with a lead
-        if (a_elems && CLAMP) {
+        if (a_elems && CW == 2) {  // (a pair lies wholly before column 0 or inside: lead, k0 even)
+            const bool inside = !head || k0 + ea_k >= 0;
+#pragma unroll
+            for (int j = 0; j < 2 * A4; ++j) {
+                const int r = CLAMP ? min(row0 + ea_m + j * (2 * THREADS / BK), M - 1) : row0 + ea_m + j * (2 * THREADS / BK);
+                const float2 v = inside ? *reinterpret_cast<const float2*>(A + (long long)r * lda + k0 + ea_k)
+                                        : make_float2(0.0f, 0.0f);
+                elem(ra[j / 2], (j % 2) * 2) = v.x;  // @step:load_a
+                elem(ra[j / 2], (j % 2) * 2 + 1) = v.y;
+            }
+        } else if (a_elems && CLAMP) {
             const bool inside = !head || k0 + ea_k >= 0;
 #pragma unroll
             for (int j = 0; j < 4 * A4; ++j) {
@@ -187,7 +204,17 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
                 else ra[q] = load4_at<COPY>(A, r, k0 + kq, M, K, lda);  // @step:load_a
             }
         }
-        if (b_elems) {
+        if (b_elems && CW == 2) {
+            const float* pb = B + (long long)(k0 + eb_k) * ldb + (CLAMP ? min(col0 + eb_n, N - 2) : col0 + eb_n);
+#pragma unroll
+            for (int j = 0; j < 2 * B4; ++j) {
+                const int k = eb_k + j * (2 * THREADS / BN);
+                const float2 v = (!head || k0 + k >= 0) ? *reinterpret_cast<const float2*>(pb + (long long)j * (2 * THREADS / BN) * ldb)
+                                                        : make_float2(0.0f, 0.0f);
+                elem(rb[j / 2], (j % 2) * 2) = v.x;  // @step:load_b
+                elem(rb[j / 2], (j % 2) * 2 + 1) = v.y;
+            }
+        } else if (b_elems) {
             const float* pb = B + (k0 + eb_k) * ldb + (CLAMP ? min(col0 + eb_n, N - 1) : col0 + eb_n);
 #pragma unroll
             for (int j = 0; j < 4 * B4; ++j) {
@@ -211,11 +238,14 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         (void)k0;
         if (a_elems) {
 #pragma unroll
-            for (int j = 0; j < 4 * A4; ++j) {
-                const int m = ea_m + j * (THREADS / BK);
-                as[ea_k * LDA + m] = elem(ra[j / 4], j % 4);  // @step:load_a
-                TRACE_SLOT_A(phases, t, BK * LDA, ea_k * LDA + m,
-                             src_or_pad(CLAMP ? min(row0 + m, M - 1) : row0 + m, k0 + ea_k, M, K));
+            for (int j = 0; j < 4 * A4 / CW; ++j) {
+                const int m = ea_m + j * (CW * THREADS / BK);
+#pragma unroll
+                for (int c = 0; c < CW; ++c) {
+                    as[(ea_k + c) * LDA + m] = elem(ra[(j * CW + c) / 4], (j * CW + c) % 4);  // @step:load_a
+                    TRACE_SLOT_A(phases, t, BK * LDA, (ea_k + c) * LDA + m,
+                                 src_or_pad(CLAMP ? min(row0 + m, M - 1) : row0 + m, k0 + ea_k + c, M, K));
+                }
             }
         } else {
 #pragma unroll
@@ -233,11 +263,17 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         }
         if (b_elems) {
 #pragma unroll
-            for (int j = 0; j < 4 * B4; ++j) {
-                const int k = eb_k + j * (THREADS / BN);
-                bs[k * BN + eb_n] = elem(rb[j / 4], j % 4);  // @step:load_b
-                TRACE_SLOT_B(phases, t, BK * BN, k * BN + eb_n,
-                             src_or_pad(k0 + k, CLAMP ? min(col0 + eb_n, N - 1) : col0 + eb_n, K, N));
+            for (int j = 0; j < 4 * B4 / CW; ++j) {
+                const int k = eb_k + j * (CW * THREADS / BN);
+                if constexpr (CW == 2)
+                    *reinterpret_cast<float2*>(&bs[k * BN + eb_n]) =
+                        make_float2(elem(rb[(2 * j) / 4], (2 * j) % 4), elem(rb[(2 * j + 1) / 4], (2 * j + 1) % 4));  // @step:load_b
+                else
+                    bs[k * BN + eb_n] = elem(rb[j / 4], j % 4);  // @step:load_b
+#pragma unroll
+                for (int c = 0; c < CW; ++c)
+                    TRACE_SLOT_B(phases, t, BK * BN, k * BN + eb_n + c,
+                                 src_or_pad(k0 + k, (CLAMP ? min(col0 + eb_n, N - CW) : col0 + eb_n) + c, K, N));
             }
         } else {
 #pragma unroll
@@ -447,7 +483,7 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 #define WARPTILE_INSIDE EDGE_INTERIOR
 #endif
 template <int V> struct IntConst { static constexpr int value = V; };
-// Where rows may be unaligned (GUARD 2, 4), which matrices the bodies copy element by element
+// Where rows may be unaligned (GUARD 2, 4; by pairs 5, 6), which matrices the bodies copy element by element
 // (their ELEMS), fixed at compile time: the split entry points (SPLIT) copy both, whichever is
 // unaligned (one body); the whole-K entry point picks one of three bodies by lda and ldb (A, B,
 // both), so that an aligned matrix keeps its 16-byte copies. Measured on the H100 against the
@@ -461,8 +497,11 @@ __device__ __forceinline__ void
 warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
              int* tiles_done, const Tile tile)
 {
-    static_assert(GUARD >= 0 && GUARD <= 4, "GUARD: 0 fast, 1 aligned rows, 2 (4) any rows, 3 aligned A and B rows");
-    constexpr int INSIDE = GUARD == 2 || GUARD == 4 ? WARPTILE_INSIDE : EDGE_FAST;
+    static_assert(GUARD >= 0 && GUARD <= 6,
+                  "GUARD: 0 fast, 1 aligned rows, 2 (4) any rows, 3 aligned A and B rows, 5 (6) even rows");
+    constexpr bool ANY = GUARD == 2 || GUARD == 4 || GUARD == 5 || GUARD == 6;
+    constexpr int PAIRS = GUARD == 5 || GUARD == 6 ? 4 : 0;  // ELEMS bit 2: copies by pairs
+    constexpr int INSIDE = ANY ? WARPTILE_INSIDE : EDGE_FAST;
     constexpr int INSIDE_STORE = GUARD == 3 ? EDGE_INTERIOR : INSIDE;
     constexpr int EDGES = GUARD == 1 || GUARD == 3 ? EDGE_CLAMPED : EDGE_CLAMPED_ANY;
 #ifdef EXPLAINER_NO_INTERIOR
@@ -472,7 +511,7 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
 #else
     const bool inside = GUARD == 0 || interior_block<BM, BN>(tile, M, N);
     auto run = [&](auto elems) {
-        constexpr int E = decltype(elems)::value;
+        constexpr int E = decltype(elems)::value | (decltype(elems)::value ? PAIRS : 0);
         constexpr int E_INSIDE = INSIDE == EDGE_INTERIOR ? E : 0;  // (EXPLAINER_NO_INTERIOR_UNALIGNED: guarded)
         if (inside)
             warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E_INSIDE>(
@@ -481,7 +520,6 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
             warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST,
                           GUARD ? EDGES : EDGE_FAST, SPLIT, Tile, E>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
     };
-    constexpr bool ANY = GUARD == 2 || GUARD == 4;
     if constexpr (!ANY) {
         run(IntConst<0>{});
     } else if constexpr (SPLIT) {
@@ -495,14 +533,14 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
 }
 
 // Blocks per SM the registers must leave room for: MINB, one fewer in the roomy instantiation
-// (GUARD 4, the body of GUARD 2). GUARD 2's element copies spilled their addresses to local memory
+// (GUARD 4, the body of GUARD 2; GUARD 6, that of 5). GUARD 2's element copies spilled their addresses to local memory
 // at MINB's share (ptxas: 40-64 bytes for warptile_64x128 and warptile_128x64 at 128 registers;
 // ncu at 297x329x46641: 6 local loads per phase in the loop). The launch takes GUARD 4 where its
 // busiest SM's blocks run in as many rounds either way (explainer/model/ladder.py Rung.runs_roomy).
-// Spills are allowed only there (GUARD 2 with MINB >= 2) and in the split-tail entry points, whose
+// Spills are allowed only there (GUARD 2 and 5 with MINB >= 2) and in the split-tail entry points, whose
 // whole tiles fill every slot of MINB (tests/test_kernels_compile.py may_spill checks the timed builds).
 template <int MINB, int GUARD>
-constexpr int warptile_min_blocks() { return GUARD == 4 && MINB > 1 ? MINB - 1 : MINB; }
+constexpr int warptile_min_blocks() { return (GUARD == 4 || GUARD == 6) && MINB > 1 ? MINB - 1 : MINB; }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>

@@ -30,9 +30,12 @@ def _seed(*parts) -> int:
 
 def _shapes(r):
     """Odd shapes (guarded), whole block tiles (fast), whole in M, N but not in K, and edges on
-    aligned rows (kernel 14's clamped copies; the smallest N it allows)."""
+    aligned rows (kernel 14's clamped copies; the smallest N it allows); kernel 14 also on even
+    rows (GUARD 5: copies by pairs), A's, B's and both unaligned."""
+    even = [(r.BM + 3, 2 * r.BN - 2, 4 * r.BK + 2), (r.BM + 3, 2 * r.BN - 4, 4 * r.BK + 2),
+            (r.BM + 3, 2 * r.BN - 2, 4 * r.BK + 4)] if r.splits_k else []
     return ODD + [(2 * r.BM, 3 * r.BN, 5 * r.BK), (r.BM, r.BN, 3 * r.BK + 1),
-                  (r.BM + 1, 2 * r.BN - 1, 4 * r.BK), (r.BM + 4, 2 * r.BN - 4, 4 * r.BK + 4), (3, 4, 8)]
+                  (r.BM + 1, 2 * r.BN - 1, 4 * r.BK), (r.BM + 4, 2 * r.BN - 4, 4 * r.BK + 4), (3, 4, 8)] + even
 
 
 @pytest.mark.parametrize("r", RUNGS, ids=ids)
@@ -71,8 +74,10 @@ def test_exact_on_small_integers(r):
 
 @pytest.mark.parametrize("r", RUNGS, ids=ids)
 def test_trace_matches_the_model(r):
+    even = [(2 * r.BM + 1, r.BN + 6, 3 * r.BK + 2), (2 * r.BM + 1, r.BN + 6, 3 * r.BK + 4),
+            (2 * r.BM + 1, r.BN + 4, 3 * r.BK + 2)] if r.splits_k else []  # pairs (GUARD 5): both, B, A
     for M, N, K in [(35, 79, 19), (2 * r.BM + 1, r.BN + 3, 3 * r.BK + 2),
-                    (2 * r.BM, 2 * r.BN, 4 * r.BK), (2 * r.BM + 4, r.BN + 4, 3 * r.BK + 4)]:
+                    (2 * r.BM, 2 * r.BN, 4 * r.BK), (2 * r.BM + 4, r.BN + 4, 3 * r.BK + 4)] + even:
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace", r.name, M, N, K))
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.all_written and tr.rel_error < 1e-5  # the trace build computes C too
@@ -124,7 +129,7 @@ def test_split_k_matches_numpy(r):
     """Odd shapes (guarded) and whole tiles (fast), S up to the number of phases; C and the
     workspace poisoned with NaN before each launch."""
     for M, N, K in [(35, 79, 19), (1000, 300, 77), (2 * r.BM, 3 * r.BN, 40 * r.BK),
-                    (r.BM + 1, 2 * r.BN - 1, 9 * r.BK + 3)]:
+                    (r.BM + 1, 2 * r.BN - 1, 9 * r.BK + 3), (r.BM + 1, 2 * r.BN - 2, 9 * r.BK + 2)]:  # the last: pairs
         for S in sorted({2, 3, 5, 7, r.phases(K)}):
             if S > r.phases(K):
                 continue
@@ -186,7 +191,8 @@ def test_split_k_with_a_separate_reduction_matches_numpy_and_is_deterministic(r)
 def test_split_k_with_a_separate_reduction_trace_matches_the_model(r):
     """``+reduce``: each phase recorded once by the block of its slice, as without it, and no
     output of C stored by any thread of the launch (the reduction kernel stores them)."""
-    for M, N, K, S in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 4), (2 * r.BM, 2 * r.BN, 6 * r.BK, 6)]:
+    for M, N, K, S in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 4), (2 * r.BM, 2 * r.BN, 6 * r.BK, 6),
+                       (2 * r.BM + 1, r.BN + 6, 7 * r.BK + 4, 4)]:  # the last: B's rows even (pairs)
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-reduce", r.name, M, N, K), splits=S, reduce=True)
         assert isinstance(tr, gpu.KernelTrace), tr
         assert tr.config.reduce and tr.all_written and tr.rel_error < 1e-5
@@ -307,19 +313,21 @@ def test_roomy_and_tight_instantiations_agree(r, monkeypatch):
     of few blocks runs here) and GUARD 2 (MINB; ladder.Rung.roomy switched off) both correct
     against float64 with C poisoned, whole and split, their traces equal to the model."""
     rt = gpu.runtime._runtime()
-    M, N, K = 2 * r.BM + 3, r.BN + 5, 7 * r.BK + 1
-    for roomy in (True, False):
-        if not roomy:
-            monkeypatch.setattr(ladder.Rung, "roomy", lambda self, blocks, sms: False)
-        for S in (1, 3):
-            cfg = gpu.launch_config(r.name, M, N, K, splits=S)
-            assert cfg.on_device(rt.sm_count).endswith(", 4>" if roomy else ", 2>")
-            res = gpu.check(r.name, M, N, K, seed=_seed("roomy", r.name, S, roomy), splits=S)
-            assert isinstance(res, gpu.CheckResult), res
-            assert res.all_written and res.rel_error < 1e-5, (r.name, S, roomy, res)
-        tr = gpu.trace(r.name, M, N, K, seed=_seed("roomy-trace", r.name, roomy), splits=3)
-        assert isinstance(tr, gpu.KernelTrace), tr
-        want = ladder.predict_trace(r, M, N, K, split=True)
-        np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} roomy={roomy} As slots")
-        np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} roomy={roomy} Bs slots")
-        np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} roomy={roomy} outputs")
+    for M, N, K, guards in ((2 * r.BM + 3, r.BN + 5, 7 * r.BK + 1, (", 4>", ", 2>")),
+                            (2 * r.BM + 3, r.BN + 6, 7 * r.BK + 2, (", 6>", ", 5>"))):  # even rows: pairs
+        monkeypatch.undo()
+        for roomy in (True, False):
+            if not roomy:
+                monkeypatch.setattr(ladder.Rung, "roomy", lambda self, blocks, sms: False)
+            for S in (1, 3):
+                cfg = gpu.launch_config(r.name, M, N, K, splits=S)
+                assert cfg.on_device(rt.sm_count).endswith(guards[0] if roomy else guards[1])
+                res = gpu.check(r.name, M, N, K, seed=_seed("roomy", r.name, M, S, roomy), splits=S)
+                assert isinstance(res, gpu.CheckResult), res
+                assert res.all_written and res.rel_error < 1e-5, (r.name, M, N, K, S, roomy, res)
+            tr = gpu.trace(r.name, M, N, K, seed=_seed("roomy-trace", r.name, M, roomy), splits=3)
+            assert isinstance(tr, gpu.KernelTrace), tr
+            want = ladder.predict_trace(r, M, N, K, split=True)
+            np.testing.assert_array_equal(tr.a, want.a, err_msg=f"{r.name} {M}x{N}x{K} roomy={roomy} As slots")
+            np.testing.assert_array_equal(tr.b, want.b, err_msg=f"{r.name} {M}x{N}x{K} roomy={roomy} Bs slots")
+            np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K} roomy={roomy} outputs")

@@ -51,20 +51,21 @@ def spill_stores(ptxas_report: str) -> dict[str, int]:
 
 def may_spill(entry: str) -> bool:
     """Where a timed build may spill registers to local memory (kernels/14_warptile.cu's manual):
-    kernel 14's split-tail entry points, and its GUARD 2 element-copy bodies of configurations
-    made for several blocks per SM (``__launch_bounds__`` MINB >= 2), whose roomy twin, GUARD 4,
-    is what a launch runs where that costs no round (``ladder.Rung.runs_roomy``). Everything else,
-    GUARD 4 included, spills nothing."""
+    kernel 14's split-tail entry points, and its GUARD 2 (by pairs: 5) element-copy bodies of
+    configurations made for several blocks per SM (``__launch_bounds__`` MINB >= 2), whose roomy
+    twin, GUARD 4 (6), is what a launch runs where that costs no round (``ladder.Rung.runs_roomy``).
+    Everything else, GUARD 4 and 6 included, spills nothing."""
     if not entry.startswith("_Z") or "warptile_" not in entry:
         return False
     *_, minb, guard = (int(v) for v in re.findall(r"Li(\d+)E", entry))
-    return "splittail" in entry or (guard == 2 and minb >= 2)
+    return "splittail" in entry or (guard in (2, 5) and minb >= 2)
 
 
 def test_spill_rule_reads_the_template_arguments():
     """The rule above on names as nvcc mangles them (GUARD last, MINB before it)."""
     tight = "_Z13warptile_gemmILi64ELi128ELi8ELi32ELi64ELi2ELi4ELi4ELi128ELi4ELi4ELi2EEvPKfS1_Pfiiiii"
     assert may_spill(tight) and not may_spill(tight.replace("Li4ELi2EEv", "Li4ELi4EEv"))  # GUARD 4
+    assert may_spill(tight.replace("Li4ELi2EEv", "Li4ELi5EEv")) and not may_spill(tight.replace("Li4ELi2EEv", "Li4ELi6EEv"))
     assert not may_spill(tight.replace("Li4ELi4ELi2EEv", "Li4ELi1ELi2EEv"))  # MINB 1
     assert not may_spill(tight.replace("Li4ELi2EEv", "Li4ELi0EEv"))  # the fast path
     assert may_spill(tight.replace("_Z13warptile_gemm", "_Z23warptile_splittail_gemm").replace("Li2EEv", "Li0EEv"))

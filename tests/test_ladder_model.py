@@ -229,7 +229,8 @@ def test_split_k_is_refused_in_one_line():
         gpu.launch_config("tiled", 128, 128, 128, 16, splits=2)
     cfg = gpu.launch_config("warptile_64x64", 100, 70, 800, splits=4)
     assert cfg.grid == (2, 2, 4) and cfg.workspace_floats == 4 * 100 * 70
-    assert cfg.expression.startswith("warptile_splitk_gemm<") and cfg.expression.endswith(", 2>")  # N = 70
+    assert cfg.expression.startswith("warptile_splitk_gemm<") and cfg.expression.endswith(", 5>")  # N = 70: even
+    assert gpu.launch_config("warptile_64x64", 100, 71, 800, splits=4).expression.endswith(", 2>")  # N = 71
     assert gpu.launch_config("warptile_64x64", 100, 72, 800, splits=4).expression.endswith(", 1>")
 
 
@@ -343,25 +344,52 @@ def test_padded_launch_labels_and_geometry():
 
 def test_split_entry_points_copy_b_by_element_on_unaligned_rows():
     """Kernel 14's split entry points copy B element by element wherever K or N is not a multiple
-    of 4 (``predict_trace(split=True)``): where only K is unaligned, the edge blocks' B slots past
-    column N hold column N - 1 (elements) instead of the last granule's columns; everything else,
-    and every slot where N is unaligned or both are aligned, is the whole-K entry point's."""
+    of 4 (``predict_trace(split=True)``), by pairs where K and N are even (GUARD 5): where only K
+    is unaligned, the edge blocks' B slots past column N hold column N - 1 (elements) or the pair
+    N - 2, N - 1 instead of the last granule's columns; everything else, and every slot where N
+    is unaligned too, is the whole-K entry point's."""
     for name in ("warptile", "warptile_64x128", "warptile_128x32_bk16"):
         r = ladder.rung(name)
-        M, N, K = 2 * r.BM + 1, r.BN + 6, 7 * r.BK + 2  # K unaligned, N a multiple of 2 only
-        for n_, changed in ((N + 2, True), (N, False), (N + 1, False)):  # N + 2: a multiple of 4
-            k_ = K if n_ != N + 1 else K + 2  # (N + 1, K + 2): both odd / aligned K: nothing changes
-            whole, split = ladder.predict_trace(r, M, n_, k_), ladder.predict_trace(r, M, n_, k_, split=True)
+        M, N = 2 * r.BM + 1, r.BN + 4  # N a multiple of 4
+        for K, width in ((7 * r.BK + 1, 1), (7 * r.BK + 2, 2)):  # K odd: elements; K even: pairs
+            whole, split = ladder.predict_trace(r, M, N, K), ladder.predict_trace(r, M, N, K, split=True)
             assert (whole.a == split.a).all() and (whole.c == split.c).all()
-            gx, _ = r.grid(M, n_)
+            gx, _ = r.grid(M, N)
             assert (whole.b[:, :gx - 1] == split.b[:, :gx - 1]).all()  # inside C's columns: the same
             differ = whole.b != split.b
-            assert differ.any() == (changed and k_ % 4 != 0), (name, n_, k_)
-            if differ.any():  # only slots past N, which split fills from column N - 1
-                cols = split.b[differ] % n_
-                assert (cols == n_ - 1).all()
-        padded = ladder.predict_trace(r, M, N + 2, K, pad=True)  # a padded launch reads granules
-        assert (padded.b == ladder.predict_trace(r, M, N + 2, K, pad=True, split=True).b).all()
+            assert differ.any(), (name, K)
+            cols = set((split.b[differ] % N).tolist())  # only slots past N, filled from N - width ..
+            assert cols <= set(range(N - width, N)) and len(cols) == width, (name, K, cols)
+            for n_ in (N + 2, N + 1):  # N unaligned too (even, odd): whole and split copy B alike
+                assert (ladder.predict_trace(r, M, n_, K).b == ladder.predict_trace(r, M, n_, K, split=True).b).all()
+            assert (ladder.predict_trace(r, M, N, K + width).b  # aligned K: nothing changes
+                    == ladder.predict_trace(r, M, N, K + width, split=True).b).all() or (K + width) % 4 != 0
+        padded = ladder.predict_trace(r, M, N + 2, 7 * r.BK + 2, pad=True)  # a padded launch reads granules
+        assert (padded.b == ladder.predict_trace(r, M, N + 2, 7 * r.BK + 2, pad=True, split=True).b).all()
+
+
+def test_even_rows_copy_by_pairs():
+    """Where K and N are even but not both multiples of 4, kernel 14 runs GUARD 5 (its roomy twin
+    6), whose bodies copy pairs of elements; the model's edge blocks then hold B's last pair of
+    columns (N - 2, N - 1) past N, where odd rows (GUARD 2) hold column N - 1."""
+    r = ladder.rung("warptile_64x128")
+    assert gpu.launch_config(r.name, 131, 134, 66).expression.endswith(", 5>")
+    assert gpu.launch_config(r.name, 131, 134, 66, splits=2).expression.endswith(", 5>")
+    assert gpu.launch_config(r.name, 131, 135, 66).expression.endswith(", 2>")
+    assert gpu.launch_config(r.name, 131, 136, 68).expression.endswith(", 1>")
+    assert gpu.launch_config(r.name, 131, 134, 66).on_device(132).endswith(", 6>")  # 6 blocks: roomy
+    assert gpu.launch_config(r.name, 131, 135, 66).on_device(132).endswith(", 4>")
+    assert {", 5>", ", 6>"} <= {e[e.rindex(","):] for e in r.expressions}
+    M, N, K = 2 * r.BM + 1, r.BN + 6, 7 * r.BK + 2
+    _, n = ladder.slot_coords_b(r)
+    for n_, k_, want in ((N, K, lambda col: n_ - 2 + col % 2), (N + 1, K + 1, lambda col: n_ - 1 + 0 * col)):
+        tr = ladder.predict_trace(r, M, n_, k_)
+        gx, _ = r.grid(M, n_)
+        col = np.broadcast_to((gx - 1) * r.BN + n, tr.b[0, gx - 1].shape)  # each slot's column of C
+        edge = tr.b[:, gx - 1]  # (rows of tiles, phases, slots)
+        past = (col >= n_) & (edge >= 0)
+        assert past.any()
+        np.testing.assert_array_equal(edge[past] % n_, want(np.broadcast_to(col, edge.shape)[past]))
 
 
 def test_padded_launch_model_reads_the_same_elements():

@@ -130,6 +130,13 @@ element) is a body of its own, compiled separately, and the block picks the body
 whichever is unaligned. For the same reason the edge tests are made once per block (inside C or at
 its edge), not per element.
 
+Between 4-byte and 16-byte copies there is a third: where K and N are even (but not both multiples
+of 4), every row of A and B starts on an 8-byte boundary, and so does every even column. There
+kernel 14 copies **pairs** of elements (8-byte loads, and B's pairs written to shared memory as one
+8-byte store): half the instructions of the element copy. Which copy a launch gets is decided by
+its shape before anything runs: K = {W.BK * 100 + 2} and N = 1002 take pairs, K = {W.BK * 100 + 1} or N = 1001
+single elements.
+
 Rows that are not aligned cost at the other end too: a thread's {RW.p["TN"]} outputs in a row of C can no
 longer leave as one float4. Stored one by one, one store instruction of a warp of kernel 14 writes 4
 bytes in every {4 * RW.p["TN"]} of {WD["WSUBM"] // RW.p["TM"]} rows: {ladder.warp_store_sectors(RW, False)} sectors of 32 bytes for 128 bytes of C.
@@ -144,8 +151,8 @@ before column 0 (at K = 1100 and BK = {W.BK}: {W.phases(1100)} phases, lead = {W
 before the loop checks K and the loop's copies never do. And a block at C's edge copies as an inner
 one does (float4s on aligned rows, elements on the others), from rows of A and columns of B
 **clamped** into the matrix: A's last row stands in for the rows past M, and only outputs outside
-C read it, which are never stored. Each kernel is built twice for such sizes (aligned rows or
-not), so that a launch carries only the two copy loops its blocks run.
+C read it, which are never stored. Each kernel is built three times for such sizes (aligned rows,
+even rows or neither), so that a launch carries only the copy loops its blocks run.
 
 For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the
 model (blocks on the busiest SM × the kernel's SM time per block, measured once with every SM

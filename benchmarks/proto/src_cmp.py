@@ -29,11 +29,16 @@ def _bool_guard(self, guard, split=False, tail=False, aligned=True):  # a tree f
     return e[:e.rindex(", ")] + (", true>" if guard else ", false>") if self.splits_k else e
 
 
+def _no_even(self, *args, even=False, **kw):  # a tree from before GUARD 5 (pairs): GUARD 2 on even rows
+    return _expression(self, *args, **kw)
+
+
 for d, tree in TREES.items():
     rt.modules.clear()
     gpu.runtime.KERNELS_DIR = tree
-    old = "int MINB, bool GUARD>" in (tree / "14_warptile.cu").read_text()
-    ladder.Rung.expression = _bool_guard if old else _expression
+    src = (tree / "14_warptile.cu").read_text()
+    old = "int MINB, bool GUARD>" in src
+    ladder.Rung.expression = _bool_guard if old else _expression if "GUARD <= 6" in src else _no_even
     builds[d] = {}
     for sh, *labels in lines:
         M, N, K = (int(x) for x in sh.split("x"))

@@ -255,12 +255,12 @@ class LaunchConfig:
 
     def on_device(self, sms: int) -> str:
         """The instantiation that runs this launch on a device of ``sms`` SMs: ``expression``, but
-        kernel 14's roomy one (GUARD 4 for GUARD 2: registers for a block per SM fewer, no spills)
+        kernel 14's roomy one (GUARD 4 for GUARD 2, 6 for 5: registers for a block per SM fewer, no spills)
         where the busiest SM's blocks take as many rounds either way (``ladder.Rung.runs_roomy``)."""
         r = ladder.BY_NAME.get(self.kernel)
         if r is None or self.pad or not r.runs_roomy(self.M, self.N, self.K, sms, self.splits, self.tail):
             return self.expression
-        return r.expression(True, self.splits > 1, False, False, True, roomy=True)
+        return r.expression(True, self.splits > 1, False, False, True, roomy=True, even=self.K % 2 == 0 and self.N % 2 == 0)
 
     @property
     def workspace_floats(self) -> int:
@@ -364,7 +364,8 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1, ta
         kernel=spec.name, M=M, N=N, K=K, tile=None, grid=grid,
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
         phases=r.phases(K), file=spec.file,
-        expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0, K % 4 == 0 and N % 4 == 0), splits=splits,
+        expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0, K % 4 == 0 and N % 4 == 0,
+                                even=K % 2 == 0 and N % 2 == 0), splits=splits,
         tail=tail, tile_grid=(gx, gy) if tail else None, ld=(K, N) if r.splits_k else None,
     )
 

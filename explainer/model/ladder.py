@@ -168,7 +168,7 @@ class Rung:
         return self.layout == "warp"
 
     def expression(self, guard: bool, split: bool = False, tail: bool = False, aligned: bool = True,
-                   c_aligned: bool = True, roomy: bool = False) -> str:
+                   c_aligned: bool = True, roomy: bool = False, even: bool = False) -> str:
         """The template instantiation a launch names: ``split`` the split-K entry point, with
         ``tail`` the split tail's (only the tiles of the last, partial round split). Kernel 14's
         guarded instantiations come in three (its ``int GUARD``: 1 where the rows of A, B and C
@@ -176,7 +176,8 @@ class Rung:
         and B are, read from padded copies, and C's are not, ``c_aligned`` false: N not a multiple
         of 4), the other rungs' one (``bool GUARD``). ``roomy`` (kernel 14, rows not aligned, no
         tail): GUARD 4, the instantiation of GUARD 2 that leaves room for one block per SM fewer
-        (see :meth:`roomy`)."""
+        (see :meth:`roomy`). ``even`` (rows not aligned, but K and N even: every row starts 8-byte
+        aligned): GUARD 5 (roomy: 6), GUARD 2's bodies copying pairs of elements."""
         if (split or tail) and not self.splits_k:
             raise ValueError(f"{self.name} has no split-K entry point")
         args = ", ".join(str(v) for _, v in self.params)
@@ -189,7 +190,8 @@ class Rung:
             if roomy and not (guard and not aligned and not tail and self.min_blocks > 1):
                 raise ValueError(f"{self.name}: only a guarded launch on unaligned rows, without a split tail, "
                                  "of a configuration with MINB >= 2 has a roomy instantiation")
-            return f"{symbol}<{args}, {(4 if roomy else (1 if c_aligned else 3) if aligned else 2) if guard else 0}>"
+            unaligned = (6 if roomy else 5) if even else (4 if roomy else 2)
+            return f"{symbol}<{args}, {((1 if c_aligned else 3) if aligned else unaligned) if guard else 0}>"
         return f"{symbol}<{args}, {'true' if guard else 'false'}>"
 
     @property
@@ -198,8 +200,10 @@ class Rung:
             return [self.expression(False), self.expression(True)]
         out = [self.expression(g, s, t, a, c) for s, t in ((False, False), (True, False), (True, True))
                for g, a, c in ((False, True, True), (True, True, True), (True, False, True), (True, True, False))]
+        out += [self.expression(True, s, t, False, True, even=True) for s, t in ((False, False), (True, False), (True, True))]
         if self.min_blocks > 1:
-            out += [self.expression(True, s, False, False, True, roomy=True) for s in (False, True)]
+            out += [self.expression(True, s, False, False, True, roomy=True, even=e) for e in (False, True)
+                    for s in (False, True)]
         return list(dict.fromkeys(out))
 
     @property
@@ -487,7 +491,8 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
     thread of the launch stores an output of C; ``pad``: kernel 14 reading copies of A and / or B
     whose rows are padded to 4 floats (``+pad``): the same elements, but B's granules clamp into
     its padded rows; ``split``: one of kernel 14's split entry points (split-K, the split tail),
-    which on unaligned rows copies B element by element even where N is a multiple of 4."""
+    which on unaligned rows copies B element by element (by pairs where K and N are even, GUARD 5)
+    even where N is a multiple of 4."""
     gx, gy = r.grid(M, N)
     P = r.phases(K)
     by = np.arange(gy)[:, None, None, None]
@@ -505,6 +510,9 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
     ldb = padded_shape(M, N, K)[1] if pad else N
     clamp = r.splits_k
     b_elems = ldb % 4 != 0 or (split and not pad and K % 4 != 0)
+    # where K and N are even (unpadded) the element copies go by pairs (GUARD 5): a pair of B's
+    # columns clamps to N - 2, N - 1
+    width = 2 if not pad and K % 2 == 0 and N % 2 == 0 else 1
     m, k = slot_coords_a(r)
     row = by * r.BM + m
     if clamp:
@@ -519,8 +527,8 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
     col = bx * r.BN + n
     if clamp and not b_elems:  # the granule of 4 columns moved back to ldb - 4 .. ldb - 1
         col = np.minimum(col - col % 4, ldb - 4) + col % 4
-    elif clamp:  # an element moved back to column N - 1
-        col = np.minimum(col, N - 1)
+    elif clamp:  # an element (a pair) moved back to column N - 1 (N - 2 .. N - 1)
+        col = np.minimum(col - col % width, N - width) + col % width
     b = np.where((row >= 0) & (row < K) & (col < N), row * N + col, PAD)
     b = np.broadcast_to(b, (gy, gx, P, r.slots_b))
 
