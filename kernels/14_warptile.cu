@@ -295,13 +295,16 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     const int am = wrow * WM + trow * TM;  // this thread's first row inside the block tile
     const int bn = wcol * WN + tcol * TN;  // and its first column
     // Where rows may be unaligned (the element copies: many dependent address computations) and a
-    // thread's k-step has at least 64 multiply-adds, the next phase's copy is issued after the
-    // first k-step, so that the warps, all released by the same barrier, do not all wait on it
-    // before their first multiply-add (benchmarks/results/splitk_2026-11-23.md, session 14); not
-    // with 128 or more (warptile, warptile_128x256: one block per SM), whose bodies ran 4-6%
-    // faster with the copy at the top of the phase once it held no branch (session 17).
+    // thread's k-step has 64-127 multiply-adds, the next phase's copy is issued after the first
+    // k-step, so that the warps, all released by the same barrier, do not all wait on it before
+    // their first multiply-add (benchmarks/results/splitk_2026-11-23.md, session 14) -- but only
+    // with BK >= 16: since the bodies are chosen before the loop (session 17), BK = 8 leaves the
+    // loads too few k-steps to arrive (ncu at 4096x511x1024: 0.30 long-scoreboard stalls per
+    // issue, 0.01 on aligned rows), and copies at the top of the phase ran 128x128 +47%, 128x64 +14%, 64x128 -3 to
+    // +19% (session 18); 128x64_bk16 keeps it (-11% without). Not with 128 outputs or more
+    // (warptile, warptile_128x256), whose bodies ran 4-6% faster with the copy at the top (session 17).
     constexpr int OUTS = WMITER * TM * WNITER * TN;
-    constexpr bool LATE_FETCH = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && OUTS >= 64 && OUTS < 128;
+    constexpr bool LATE_FETCH = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && OUTS >= 64 && OUTS < 128 && BK >= 16;
     for (int t = t_begin; t < t_end; ++t) {  // @step:phase
         if (!LATE_FETCH && t + 1 < t_end) fetch(t + 1, false);
         const float* as = As[t & 1];
