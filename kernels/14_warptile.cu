@@ -304,7 +304,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // +19% (session 18); 128x64_bk16 keeps it (-11% without). Not with 128 outputs or more
     // (warptile, warptile_128x256), whose bodies ran 4-6% faster with the copy at the top (session 17).
     constexpr int OUTS = WMITER * TM * WNITER * TN;
-    constexpr bool LATE_FETCH = (EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY) && OUTS >= 64 && OUTS < 128 && BK >= 16;
+    constexpr bool LATE_FETCH = ANY_ROWS && OUTS >= 64 && OUTS < 128 && BK >= 16;
     for (int t = t_begin; t < t_end; ++t) {  // @step:phase
         if (!LATE_FETCH && t + 1 < t_end) fetch(t + 1, false);
         const float* as = As[t & 1];

@@ -260,7 +260,8 @@ class LaunchConfig:
         r = ladder.BY_NAME.get(self.kernel)
         if r is None or self.pad or not r.runs_roomy(self.M, self.N, self.K, sms, self.splits, self.tail):
             return self.expression
-        return r.expression(True, self.splits > 1, False, False, True, roomy=True, even=self.K % 2 == 0 and self.N % 2 == 0)
+        return r.expression(True, self.splits > 1, False, False, True, roomy=True,
+                            even=ladder.copy_width(self.K, self.N) == 2)
 
     @property
     def workspace_floats(self) -> int:
@@ -364,8 +365,8 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1, ta
         kernel=spec.name, M=M, N=N, K=K, tile=None, grid=grid,
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
         phases=r.phases(K), file=spec.file,
-        expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0, K % 4 == 0 and N % 4 == 0,
-                                even=K % 2 == 0 and N % 2 == 0), splits=splits,
+        expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0, ladder.copy_width(K, N) == 4,
+                                even=ladder.copy_width(K, N) == 2), splits=splits,
         tail=tail, tile_grid=(gx, gy) if tail else None, ld=(K, N) if r.splits_k else None,
     )
 

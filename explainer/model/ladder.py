@@ -482,6 +482,13 @@ class LadderTrace:
     c: np.ndarray  # (gy, gx, threads, outputs_per_thread)
 
 
+def copy_width(K: int, N: int) -> int:
+    """How many consecutive floats kernel 14 copies at a time from rows of A (K floats long) and
+    B (N floats): 4 where K and N are multiples of 4 (16-byte granules), 2 where both are even
+    (pairs: GUARD 5, 6), else 1 (elements: GUARD 2, 4)."""
+    return 4 if K % 4 == 0 and N % 4 == 0 else 2 if K % 2 == 0 and N % 2 == 0 else 1
+
+
 def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bool = False,
                   split: bool = False) -> LadderTrace:
     """What every slot held in every phase and which outputs every thread stored, for the
@@ -512,7 +519,7 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
     b_elems = ldb % 4 != 0 or (split and not pad and K % 4 != 0)
     # where K and N are even (unpadded) the element copies go by pairs (GUARD 5): a pair of B's
     # columns clamps to N - 2, N - 1
-    width = 2 if not pad and K % 2 == 0 and N % 2 == 0 else 1
+    width = copy_width(K, N)  # (where B is copied element by element: 1 or 2)
     m, k = slot_coords_a(r)
     row = by * r.BM + m
     if clamp:
