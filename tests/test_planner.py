@@ -408,26 +408,30 @@ def test_every_split_count_is_planned_and_estimated_from_the_nearest_measured_on
 
 
 def test_tuning_grid_has_every_kind_of_shape_the_planner_tells_apart():
-    """Whole tiles, unaligned rows (minus 1) and aligned rows that no tile divides (minus 4): the
-    planner's nearest tuned shape can then be of the very kind of any shape (planner.shape_kind),
-    so that a shape with aligned rows is not estimated from the scalar-load path."""
+    """Whole tiles, unaligned rows (minus 1), aligned rows that no tile divides (minus 4) and even
+    rows (minus 2: kernel 14 copies pairs): the planner's nearest tuned shape can then be of the
+    very kind of any shape (planner.shape_kind), so that a shape with aligned or even rows is not
+    estimated from the scalar-load path."""
     from explainer.app import tune
 
     shapes = tune.grid_shapes(tune.DEFAULT_M, tune.DEFAULT_N, tune.DEFAULT_K)
     per = len(tune.DEFAULT_M) * len(tune.DEFAULT_N) * len(tune.DEFAULT_K)
-    assert len(shapes) == len(set(shapes)) == 3 * per
+    assert len(shapes) == len(set(shapes)) == 4 * per
     kinds = [planner.shape_kind(*s) for s in shapes]
-    assert kinds[:per] == [(True, True)] * per
-    assert kinds[per:2 * per] == [(False, False)] * per
-    assert kinds[2 * per:] == [(True, False)] * per
+    assert kinds[:per] == [(4, True)] * per
+    assert kinds[per:2 * per] == [(1, False)] * per
+    assert kinds[2 * per:3 * per] == [(4, False)] * per
+    assert kinds[3 * per:] == [(2, False)] * per
     assert tune.grid_shapes([1, 4], [8], [2], ["odd"]) == [(3, 7, 1)]  # nothing below 1
-    # the shipped table holds all three kinds, so a shape of each kind finds a neighbour of its kind
+    assert planner.shape_kind(1000, 1002, 3000) == (2, False) and planner.shape_kind(1000, 1002, 3001) == (1, False)
+    # the shipped table holds every kind, so a shape of each kind finds a neighbour of its kind
     from explainer.gpu import recorded
 
     tuned = recorded.load_tuned(DATA["device"]["name"])
     if tuned:
         rows = recorded.recorded_rows(tuned, split_k=True)
-        for shape in ((1000, 1000, 8000), (100, 5000, 700), (3001, 2999, 3003), (2048, 2048, 2048)):
+        for shape in ((1000, 1000, 8000), (100, 5000, 700), (3001, 2999, 3003), (2048, 2048, 2048),
+                      (2046, 2046, 2046), (1802, 3506, 282)):
             near = planner.nearest_tuned(*shape, rows)
             assert planner.shape_kind(*near) == planner.shape_kind(*shape), (shape, near)
 
@@ -579,17 +583,20 @@ def test_planner_regret_benchmark_plans_left_out_shapes():
     from pathlib import Path
 
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "planner_regret.py"
+    shapes = {(r["M"], r["N"], r["K"]) for r in recorded.load_tuned(DATA["device"]["name"])["results"]
+              if r.get("median_ms") and r.get("passed", True) and not r["kernel"].startswith("cublas")}
     out = subprocess.run([sys.executable, str(script), "--every", "90", "--triplets"], capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert "6 shapes, siblings left out" in lines[0] and lines[1].startswith("all")
+    planned = len(range(0, len(shapes), 90))
+    assert f"{planned} shapes, siblings left out" in lines[0] and lines[1].startswith("all")
     n = int(lines[1].split()[1])
     unmeasured = int(next(l for l in lines if l.startswith("chosen launch not measured")).split()[-1])
-    assert n + unmeasured == 6 and "geometric mean" in lines[1]
+    assert n + unmeasured == planned and "geometric mean" in lines[1]
     pad = subprocess.run([sys.executable, str(script), "--every", "45", "--offset", "1", "--triplets", "--pad"],
                          capture_output=True, text=True, timeout=300)  # padded launches planned and counted too
-    assert pad.returncode == 0 and "12 shapes, siblings left out" in pad.stdout, pad.stderr
+    assert pad.returncode == 0 and f"{len(range(1, len(shapes), 45))} shapes, siblings left out" in pad.stdout, pad.stderr
     bad = subprocess.run([sys.executable, str(script), "--every", "0"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 

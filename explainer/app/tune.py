@@ -1,13 +1,14 @@
 """``tiled-explainer tune``: measure the ladder's kernels and configurations on a grid of shapes
 on this GPU, and write the device's tuning table that the planner prefers.
 
-    tiled-explainer tune [--m 256 512 ...] [--n ...] [--k ...] [--families whole odd aligned]
+    tiled-explainer tune [--m 256 512 ...] [--n ...] [--k ...] [--families whole odd aligned even]
                          [--kernels NAME ...] [--out FOLDER]
 
 The grid is every M x N x K of the lists ("whole": tiles divide them), the same minus 1 in each
 dimension ("odd": no tile divides them and rows are not 16-byte aligned: the guarded path with
-scalar loads) and minus 4 ("aligned": no tile divides them, rows aligned: 16-byte loads, guarded
-edges), so that the planner finds a tuned shape of each kind (``planner.shape_kind``); each
+scalar loads), minus 4 ("aligned": no tile divides them, rows aligned: 16-byte loads, guarded
+edges) and minus 2 ("even": rows even but not aligned: 8-byte loads, kernel 14's pairs), so that
+the planner finds a tuned shape of each kind (``planner.shape_kind``); each
 warp-tiled kernel also at every split-K count and split tail the planner considers at that shape
 (split-K also with a separate reduction, ``+reduce``, up to 128 slices),
 and at the odd shapes every launch of kernel 14 at the padded shape as a padded launch (``+pad``;
@@ -31,7 +32,7 @@ PROG = "tiled-explainer tune"
 DEFAULT_M = DEFAULT_N = (128, 256, 512, 1024, 2048, 4096)
 DEFAULT_K = (256, 1024, 4096, 8192, 16384)
 #: The grid's families: how much is taken off each size of the lists.
-FAMILIES = {"whole": 0, "odd": 1, "aligned": 4}
+FAMILIES = {"whole": 0, "odd": 1, "aligned": 4, "even": 2}
 
 
 def launches(shape, sms: int, rows=(), kernels=None, padded_only: bool = False,
@@ -69,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             help=f"{name.upper()} values of the grid (default {' '.join(map(str, default))})")
     parser.add_argument("--families", nargs="+", choices=FAMILIES, default=list(FAMILIES),
                         help="which grids: whole (the lists), odd (minus 1: unaligned rows), aligned (minus 4: "
-                             "aligned rows, no tile divides); default all")
+                             "aligned rows, no tile divides), even (minus 2: rows even, copied by pairs); "
+                             "default all")
     parser.add_argument("--no-odd", dest="odd", action="store_false",
                         help="leave out the odd grid (as --families without odd)")
     parser.add_argument("--kernels", nargs="+", default=None, metavar="NAME",

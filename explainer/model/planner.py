@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .launch import ceil_div, padded_shape
-from .ladder import BY_NAME, CONFIGS, RUNGS, Rung, label_of
+from .ladder import BY_NAME, CONFIGS, RUNGS, Rung, copy_width, label_of
 
 
 #: Split counts a tuning table measures (``tiled-explainer tune``; kernel 14 takes any S up to the
@@ -429,12 +429,13 @@ def pad_ms(M: int, N: int, K: int) -> float:
 WHOLE_TILE = (128, 128, 32)
 
 
-def shape_kind(M: int, N: int, K: int) -> tuple[bool, bool]:
-    """(rows of A and B 16-byte aligned: K and N multiples of 4; whole tiles: M, N multiples of 128
-    and K of 32): what decides between the kernels' fast path, the guarded path with 16-byte loads,
-    and the guarded path with scalar loads."""
+def shape_kind(M: int, N: int, K: int) -> tuple[int, bool]:
+    """(how kernel 14 copies rows of A and B, :func:`ladder.copy_width`: 4 floats where K and N are
+    multiples of 4, 2 where both are even, else 1; whole tiles: M, N multiples of 128 and K of 32):
+    what decides between the kernels' fast path, the guarded path with 16-byte loads, the one with
+    8-byte loads and the one with scalar loads."""
     bm, bn, bk = WHOLE_TILE
-    return K % 4 == 0 and N % 4 == 0, M % bm == 0 and N % bn == 0 and K % bk == 0
+    return copy_width(K, N), M % bm == 0 and N % bn == 0 and K % bk == 0
 
 
 def nearest_tuned(M: int, N: int, K: int, tuned: list[dict], rung: Rung | None = None,
@@ -455,8 +456,10 @@ def nearest_tuned(M: int, N: int, K: int, tuned: list[dict], rung: Rung | None =
 
     tile = np.array((rung.BM, rung.BN, rung.BK) if rung else WHOLE_TILE)
 
-    def kinds(a):  # (rows aligned, whole) per shape of a (n x 3): shape_kind's, or Rung.fast's
-        return np.stack([(a[:, 1] % 4 == 0) & (a[:, 2] % 4 == 0), (a % tile == 0).all(axis=1)], axis=1)
+    def kinds(a):  # (copy width, whole) per shape of a (n x 3): shape_kind's, or Rung.fast's
+        even = (a[:, 1] % 2 == 0) & (a[:, 2] % 2 == 0)
+        width = np.where(even & (a[:, 1] % 4 == 0) & (a[:, 2] % 4 == 0), 4, np.where(even, 2, 1))
+        return np.stack([width, (a % tile == 0).all(axis=1)], axis=1)
 
     dist = (np.abs(np.log2(arr) - np.log2(here)).sum(axis=1)
             + KIND_STEP * (kinds(arr) != kinds(here[None, :])).sum(axis=1))
@@ -575,7 +578,8 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
                                       predicted_ms=c.predicted_ms + cost if c.predicted_ms else None)
                   for c in plan(M, N4, K4, rows, sms, given, pad=False) if c.rung.splits_k]
         gain, rank = MIN_PAD_GAIN, (lambda c: c.estimate_ms or c.predicted_ms)  # noqa: E731
-        same_rows = near and (near[1] % 4 == 0, near[2] % 4 == 0) == (N % 4 == 0, K % 4 == 0)
+        same_rows = near and (near[1] % 4 == 0, near[2] % 4 == 0) == (N % 4 == 0, K % 4 == 0) \
+            and copy_width(near[2], near[1]) == copy_width(K, N)
         if same_rows and any(r.get("pad") for r in tuned if (r["M"], r["N"], r["K"]) == near):
             # The tuning table measured padded launches at the nearest shape, whose unaligned
             # matrices are this shape's (the same copies, the same element-by-element paths): each
