@@ -1,6 +1,6 @@
 """How much the launch planner loses off its tuning grid (issue 13), on the CPU, from a device's
 shipped tuning table alone: each tuned shape is left out in turn (with ``--triplets``, also its
-siblings of the other two families: the shape minus 1 and minus 4, so that the nearest tuned
+siblings of the other families: the shape minus 1, 2 and 4, so that the nearest tuned
 shapes lie a grid step away, as for a shape between grid points), planned from what is left, and
 the chosen launch's measured time there is compared with the fastest launch measured there.
 
