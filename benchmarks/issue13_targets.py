@@ -123,7 +123,8 @@ def fresh_shapes(per_family: int, seed: int) -> dict[str, list[str]]:
 
 def rows_of(report: dict, source: str) -> list[dict]:
     """One row per shape of a `bench --kernels planned --json` report: the planned launch's
-    time, cuBLAS's in the same run, and the launch's label from the report's plans."""
+    time, cuBLAS's in the same run, and the launch's label from the report's plans (with its reason:
+    the times of the planner's shortlist measured there, kept in ``--out``'s rows)."""
     cublas = {(r["M"], r["N"], r["K"]): r["median_ms"] for r in report.get("cublas", []) if r.get("median_ms")}
     plans = report.get("plans", {})
     out = []
@@ -134,7 +135,7 @@ def rows_of(report: dict, source: str) -> list[dict]:
             continue
         plan = plans.get(shape_text(*key)) or plans.get(f"{key[0]}x{key[1]}x{key[2]}") or {}
         out.append({"shape": shape_text(*key), "M": key[0], "N": key[1], "K": key[2],
-                    "label": plan.get("label", r["kernel"]), "ms": r["median_ms"], "cublas_ms": cub,
+                    "label": plan.get("label", r["kernel"]), "why": plan.get("why", ""), "ms": r["median_ms"], "cublas_ms": cub,
                     "pct": 100.0 * cub / r["median_ms"], "passed": r.get("passed", True), "source": source,
                     "device": report.get("device", {}).get("name", "?"), "date": report.get("date", "?")})
     return out

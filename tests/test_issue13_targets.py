@@ -58,7 +58,7 @@ def _report(rows, date="2026-11-25T00:00:00+00:00"):
         res.append({"kernel": "warptile_64x128", "M": M, "N": N, "K": K, "median_ms": ms, "cublas_ms": cms,
                     "passed": ok})
         cub.append({"kernel": "cublas", "M": M, "N": N, "K": K, "median_ms": cms})
-        plans[t.shape_text(M, N, K)] = {"label": "warptile_64x128@3+reduce"}
+        plans[t.shape_text(M, N, K)] = {"label": "warptile_64x128@3+reduce", "why": f"measured at {M}x{N}x{K}"}
     return {"device": {"name": "Test GPU"}, "date": date, "results": res, "cublas": cub, "plans": plans}
 
 
@@ -71,6 +71,7 @@ def test_judge_scores_each_shape_against_its_own_target():
         ((1024, 1024, 1024), 0.5, 0.6, False),    # fast but wrong: a miss
     ]), "r.json")
     assert [r["label"] for r in rows] == ["warptile_64x128@3+reduce"] * 5
+    assert rows[1]["why"] == "measured at 2048x2048x2048"  # the shortlist's times stay with the row
     lines, ok = t.judge(rows)
     text = "\n".join(lines)
     assert not ok
