@@ -98,7 +98,7 @@ __device__ __forceinline__ float* warptile_smem()
 // the split-K workspace, laid out like C): EDGE, but for a padded launch's interior blocks whose
 // C rows are not aligned (GUARD 3: the fast copies, EDGE_INTERIOR's scalar stores).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int EDGE, int STORE, bool SPLIT, class Tile, int ELEMS>
+          int PAD, int EDGE, int STORE, bool SPLIT, class Tile, int ELEMS, int MAXREGS = 255>
 __device__ __forceinline__ void
 warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
               int* tiles_done, const Tile tile)
@@ -305,6 +305,17 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // (warptile, warptile_128x256), whose bodies ran 4-6% faster with the copy at the top (session 17).
     constexpr int OUTS = WMITER * TM * WNITER * TN;
     constexpr bool LATE_FETCH = ANY_ROWS && OUTS >= 64 && OUTS < 128 && BK >= 16;
+    // The order of a k-step's multiply-adds: row by row, and where a thread holds 8 x 8 outputs
+    // (128x128, 128x64, 64x128, 128x64_bk16) in a launch that does not split K, odd rows right to
+    // left (a serpentine: each row starts with the column the previous one ended on). Every output
+    // still sums its products in the same k order (the same bits); only the compiler's schedule and
+    // registers change. H100, session 19: +1.4 to +4.4% at 9 of 9 whole-K launches (4096^3 128x128
+    // 86.7 -> 90.5% of cuBLAS, 2207x833x687 84.2 -> 86.2); 16 x 8 outputs (warptile, 128x256) -3 to
+    // +2%. Not in the split bodies, and at 128 registers a thread (MAXREGS: the entry point's
+    // launch bounds) only in the fast body: there the element and clamped copies spilled 60-288
+    // bytes with it, and split launches of 128x64 and 64x128 that spilled ran 8-9% slower.
+    constexpr bool SERPENTINE = WMITER * TM == 8 && WNITER * TN == 8 && !SPLIT
+                                && ((EDGE == EDGE_FAST && STORE == EDGE_FAST) || MAXREGS > 128);
     for (int t = t_begin; t < t_end; ++t) {  // @step:phase
         if (!LATE_FETCH && t + 1 < t_end) fetch(t + 1, false);
         const float* as = As[t & 1];
@@ -332,7 +343,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
 #pragma unroll
             for (int i = 0; i < WMITER * TM; ++i) {
 #pragma unroll
-                for (int j = 0; j < WNITER * TN; ++j) {
+                for (int jj = 0; jj < WNITER * TN; ++jj) {
+                    const int j = SERPENTINE && (i & 1) ? WNITER * TN - 1 - jj : jj;  // odd rows right to left
                     acc[i][j] += regM[i] * regN[j];  // @step:compute
                 }
             }
@@ -495,7 +507,7 @@ template <int V> struct IntConst { static constexpr int value = V; };
 // 128x64_bk16: -2 to -5%) and, with their copy at the top of the phase (LATE_FETCH), +4 to +6%
 // for the two alone on theirs (warptile, warptile_128x256).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int GUARD, bool SPLIT, class Tile>
+          int PAD, int GUARD, bool SPLIT, class Tile, int MAXREGS = 255>
 __device__ __forceinline__ void
 warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
              int* tiles_done, const Tile tile)
@@ -509,7 +521,7 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
     constexpr int EDGES = GUARD == 1 || GUARD == 3 ? EDGE_CLAMPED : EDGE_CLAMPED_ANY;
 #ifdef EXPLAINER_NO_INTERIOR
     constexpr int ALL = GUARD ? EDGE_GUARDED : EDGE_FAST;
-    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile, 0>(
+    warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile, 0, MAXREGS>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
 #else
     const bool inside = GUARD == 0 || interior_block<BM, BN>(tile, M, N);
@@ -517,11 +529,11 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
         constexpr int E = decltype(elems)::value | (decltype(elems)::value ? PAIRS : 0);
         constexpr int E_INSIDE = INSIDE == EDGE_INTERIOR ? E : 0;  // (EXPLAINER_NO_INTERIOR_UNALIGNED: guarded)
         if (inside)
-            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E_INSIDE>(
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E_INSIDE, MAXREGS>(
                 A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
         else
             warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST,
-                          GUARD ? EDGES : EDGE_FAST, SPLIT, Tile, E>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
+                          GUARD ? EDGES : EDGE_FAST, SPLIT, Tile, E, MAXREGS>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
     };
     if constexpr (!ANY) {
         run(IntConst<0>{});
@@ -543,14 +555,15 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
 // Spills are allowed only there (GUARD 2 and 5 with MINB >= 2) and in the split-tail entry points, whose
 // whole tiles fill every slot of MINB (tests/test_kernels_compile.py may_spill checks the timed builds).
 template <int MINB, int GUARD>
-constexpr int warptile_min_blocks() { return (GUARD == 4 || GUARD == 6) && MINB > 1 ? MINB - 1 : MINB; }
+__host__ __device__ constexpr int warptile_min_blocks() { return (GUARD == 4 || GUARD == 6) && MINB > 1 ? MINB - 1 : MINB; }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>
 __global__ void __launch_bounds__(THREADS, warptile_min_blocks<MINB, GUARD>())
 warptile_gemm(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb)
 {
-    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false>(
+    constexpr int regs = 65536 / (THREADS * warptile_min_blocks<MINB, GUARD>());  // the registers a thread may use
+    warptile_run<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD, false, GridTile, regs < 255 ? regs : 255>(
         A, B, C, M, N, K, lda, ldb, nullptr, nullptr, GridTile{});
 }
 
