@@ -3,12 +3,12 @@
 #   tiled-explainer tune --families $FAMILY --unpadded-only --k K... (every kernel-14 configuration)
 # joined into the shipped H100 table, written to $OUT/tuned/; then (PADCMP="SHAPE ...") every
 # kernel-14 configuration's whole launch, plain and +pad, at those shapes.
-# Usage: FAMILY=even PADCMP="5995x7579x181" bash benchmarks/proto/s19_tune.sh K [K ...]
+# Usage: FAMILY=even [KERNELS="a b"] PADCMP="5995x7579x181" bash benchmarks/proto/s19_tune.sh K [K ...] (the grid's K, before the offset)
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
 export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,serial,driver_version --format=csv,noheader
 t0=$(date +%s)
-KERNELS=$(python3 -c "from explainer.model import ladder; print(' '.join(r.name for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k))")
+KERNELS=${KERNELS:-$(python3 -c "from explainer.model import ladder; print(' '.join(r.name for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k))")}
 echo $KERNELS | tr ' ' '\n' | xargs -P 16 -L 1 python3 benchmarks/proto/precompile.py 2>&1 | tail -1
 echo "precompile $(( $(date +%s) - t0 )) s"
 if [ -n "$PADCMP" ]; then
