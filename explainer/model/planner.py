@@ -442,8 +442,9 @@ def nearest_tuned(M: int, N: int, K: int, tuned: list[dict], rung: Rung | None =
                   shapes=None) -> tuple[int, int, int] | None:
     """The shape of a tuning table (``tiled-explainer tune``) nearest to ``M x N x K``, in log2
     steps of M, N and K together, plus :data:`KIND_STEP` for each way its kind differs
-    (:func:`shape_kind`), among those where ladder kernels were measured (or among ``shapes``);
-    of equally near ones the smallest. With ``rung``: by that kernel's own kind, whether its
+    (:func:`shape_kind`: how rows are copied, 4, 2 or 1 floats at a time, and whole tiles), among
+    those where ladder kernels were measured (or among ``shapes``); of equally near ones the
+    smallest. With ``rung``: by that kernel's own kind, whether its
     block tile divides the shape (:meth:`Rung.fast`, the fast instantiation), in place of
     :func:`shape_kind`'s 128-wide test, so that a 64-row tile at M = 64 is scaled from a shape
     its tile divides too."""
@@ -516,7 +517,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
     model alone (rungs with no calibration last).
 
     Where K or N is not a multiple of 4 (rows of A or B not 16-byte aligned: kernel 14 copies
-    them element by element) and ``pad``, every candidate of the padded shape (K, N rounded up
+    them by pairs where both are even, else element by element) and ``pad``, every candidate of the padded shape (K, N rounded up
     to 4) is planned too as a padded launch, its estimate that shape's plus the copies
     (:func:`pad_ms`): one read and write of the matrices pays for itself only where the product
     takes long enough. They are kept where the best of them saves at least
