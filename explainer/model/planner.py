@@ -438,6 +438,10 @@ def shape_kind(M: int, N: int, K: int) -> tuple[int, bool]:
     return copy_width(K, N), M % bm == 0 and N % bn == 0 and K % bk == 0
 
 
+#: :func:`ladder.copy_width` by K mod 4 and N mod 4 (all it depends on), for many shapes at once.
+_WIDTH_BY_RESIDUE = np.array([[copy_width(k, n) for n in range(4)] for k in range(4)])
+
+
 def nearest_tuned(M: int, N: int, K: int, tuned: list[dict], rung: Rung | None = None,
                   shapes=None) -> tuple[int, int, int] | None:
     """The shape of a tuning table (``tiled-explainer tune``) nearest to ``M x N x K``, in log2
@@ -458,9 +462,7 @@ def nearest_tuned(M: int, N: int, K: int, tuned: list[dict], rung: Rung | None =
     tile = np.array((rung.BM, rung.BN, rung.BK) if rung else WHOLE_TILE)
 
     def kinds(a):  # (copy width, whole) per shape of a (n x 3): shape_kind's, or Rung.fast's
-        even = (a[:, 1] % 2 == 0) & (a[:, 2] % 2 == 0)
-        width = np.where(even & (a[:, 1] % 4 == 0) & (a[:, 2] % 4 == 0), 4, np.where(even, 2, 1))
-        return np.stack([width, (a % tile == 0).all(axis=1)], axis=1)
+        return np.stack([_WIDTH_BY_RESIDUE[a[:, 2] % 4, a[:, 1] % 4], (a % tile == 0).all(axis=1)], axis=1)
 
     dist = (np.abs(np.log2(arr) - np.log2(here)).sum(axis=1)
             + KIND_STEP * (kinds(arr) != kinds(here[None, :])).sum(axis=1))
