@@ -153,7 +153,11 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     constexpr bool a_elems = (ELEMS & 1) != 0;
     constexpr bool b_elems = (ELEMS & 2) != 0;
     constexpr int CW = (ELEMS & 4) ? 2 : 1;  // elements per copy
-    static_assert(THREADS % (BK / CW) == 0 && THREADS % (BN / CW) == 0, "element copy: CW columns per thread");
+    static_assert(THREADS % (BK / CW) == 0, "element copy: CW columns of A per thread");
+    // B_COLUMN: a thread's copies of B share a column (THREADS a multiple of BN / CW); else (48- and
+    // 96-row tiles: 96 and 192 threads for 128 columns) copy j is copy e = tid + j * THREADS of the
+    // tile, row e / (BN / CW), found anew for each j, and it sits at e * CW in Bs.
+    constexpr bool B_COLUMN = THREADS % (BN / CW) == 0;
     const int ea_m = tid / (BK / CW), ea_k = (tid % (BK / CW)) * CW;  // A copy j: tile row ea_m + j * (CW * THREADS / BK), columns ea_k ..
     const int eb_k = tid / (BN / CW), eb_n = (tid % (BN / CW)) * CW;  // B copy j: tile row eb_k + j * (CW * THREADS / BN), columns eb_n ..
 
@@ -204,7 +208,21 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
                 else ra[q] = load4_at<COPY>(A, r, k0 + kq, M, K, lda);  // @step:load_a
             }
         }
-        if (b_elems && CW == 2) {
+        if (b_elems && !B_COLUMN) {
+#pragma unroll
+            for (int j = 0; j < 4 * B4 / CW; ++j) {
+                const int e = tid + j * THREADS, k = e / (BN / CW), n = (e % (BN / CW)) * CW;
+                const float* pb = B + (long long)(k0 + k) * ldb + (CLAMP ? min(col0 + n, N - CW) : col0 + n);
+                const bool inside = !head || k0 + k >= 0;
+                if constexpr (CW == 2) {
+                    const float2 v = inside ? *reinterpret_cast<const float2*>(pb) : make_float2(0.0f, 0.0f);
+                    elem(rb[(2 * j) / 4], (2 * j) % 4) = v.x;  // @step:load_b
+                    elem(rb[(2 * j + 1) / 4], (2 * j + 1) % 4) = v.y;
+                } else {
+                    elem(rb[j / 4], j % 4) = inside ? *pb : 0.0f;  // @step:load_b
+                }
+            }
+        } else if (b_elems && CW == 2) {
             const float* pb = B + (long long)(k0 + eb_k) * ldb + (CLAMP ? min(col0 + eb_n, N - 2) : col0 + eb_n);
 #pragma unroll
             for (int j = 0; j < 2 * B4; ++j) {
@@ -261,7 +279,22 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
                                  src_or_pad(CLAMP ? min(row0 + m, M - 1) : row0 + m, k0 + kq + c, M, K));
             }
         }
-        if (b_elems) {
+        if (b_elems && !B_COLUMN) {
+#pragma unroll
+            for (int j = 0; j < 4 * B4 / CW; ++j) {
+                const int e = tid + j * THREADS, k = e / (BN / CW), n = (e % (BN / CW)) * CW;
+                (void)k, (void)n;  // (the trace build's)
+                if constexpr (CW == 2)
+                    *reinterpret_cast<float2*>(&bs[e * 2]) =
+                        make_float2(elem(rb[(2 * j) / 4], (2 * j) % 4), elem(rb[(2 * j + 1) / 4], (2 * j + 1) % 4));  // @step:load_b
+                else
+                    bs[e] = elem(rb[j / 4], j % 4);  // @step:load_b
+#pragma unroll
+                for (int c = 0; c < CW; ++c)
+                    TRACE_SLOT_B(phases, t, BK * BN, e * CW + c,
+                                 src_or_pad(k0 + k, (CLAMP ? min(col0 + n, N - CW) : col0 + n) + c, K, N));
+            }
+        } else if (b_elems) {
 #pragma unroll
             for (int j = 0; j < 4 * B4 / CW; ++j) {
                 const int k = eb_k + j * (CW * THREADS / BN);
@@ -417,8 +450,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         // it. (G = 8, 4 where loads are checked: more rows at once spill registers in the
         // configurations with 4 blocks per SM, whose registers are capped at 128.)
         constexpr int SEGS = WMITER * TM * WNITER, GMAX = STORE == EDGE_FAST ? 8 : 4;
-        constexpr int G = SEGS < GMAX ? SEGS : GMAX;
-        static_assert(SEGS % G == 0, "whole groups of rows");
+        constexpr int G = [] { int g = SEGS < GMAX ? SEGS : GMAX; while (SEGS % g) --g; return g; }();  // (12 rows: 6)
 #pragma unroll
         for (int g0 = 0; g0 < SEGS; g0 += G) {
             float sum[G][TN] = {};
@@ -552,8 +584,9 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
 // at MINB's share (ptxas: 40-64 bytes for warptile_64x128 and warptile_128x64 at 128 registers;
 // ncu at 297x329x46641: 6 local loads per phase in the loop). The launch takes GUARD 4 where its
 // busiest SM's blocks run in as many rounds either way (explainer/model/ladder.py Rung.runs_roomy).
-// Spills are allowed only there (GUARD 2 and 5 with MINB >= 2) and in the split-tail entry points, whose
-// whole tiles fill every slot of MINB (tests/test_kernels_compile.py may_spill checks the timed builds).
+// Spills are allowed only there (GUARD 2 and 5 with MINB >= 2), in the split-tail entry points, whose
+// whole tiles fill every slot of MINB, and up to 8 bytes in a padded launch's whole-K entry (GUARD 3: 48x128
+// keeps one register in local memory across its K loop) (tests/test_kernels_compile.py may_spill checks the timed builds).
 template <int MINB, int GUARD>
 __host__ __device__ constexpr int warptile_min_blocks() { return (GUARD == 4 || GUARD == 6) && MINB > 1 ? MINB - 1 : MINB; }
 

@@ -25,14 +25,19 @@ SMS = DATA["device"]["sm_count"]
 def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
     for c in planner.plan(M, N, K, ROWS, SMS):
         r = c.rung
-        assert c.grid == (ceil_div(N, r.BN), ceil_div(M, r.BM)) and c.blocks == c.grid[0] * c.grid[1] * c.splits
+        tiles = c.grid[0] * c.grid[1]  # a split tail splits only its last c.tail tiles
+        assert c.grid == (ceil_div(N, r.BN), ceil_div(M, r.BM))
+        assert c.blocks == (tiles - c.tail + c.tail * c.splits if c.tail else tiles * c.splits)
         reduce_splits = planner.REDUCE_SPLITS + planner.filling_splits(r, M, N, SMS, planner.residency(r, ROWS))
         assert c.splits in planner.split_choices(r, M, N, K, SMS, reduce_splits if c.reduce else planner.PLAN_SPLITS)
         assert not c.reduce or (c.splits > 1 and not c.tail and "added by a second kernel" in c.why())
         assert c.longest == ceil_div(c.blocks, SMS) and c.busy_sms == min(c.blocks, SMS)
         assert c.guarded == (M % r.BM != 0 or N % r.BN != 0 or K % r.BK != 0)
         assert 0 < c.busy_fraction <= 1
-        assert f"{c.blocks:,} blocks on {SMS} SMs" in c.why()
+        if c.tail:  # the whole tiles, then the tail's slices
+            assert f"{c.tiles - c.tail} whole" in c.why() and f"{c.tail * c.splits:,} blocks of 1/{c.splits}" in c.why()
+        else:
+            assert f"{c.blocks:,} blocks on {SMS} SMs" in c.why()
 
 
 def test_split_counts_that_fill_the_sms():
@@ -138,8 +143,10 @@ def test_split_tail_is_planned_where_the_last_round_of_tiles_is_partial():
         assert "split tail" in c.why() and f"{288 - R:,} whole" in c.why()
         cfg = gpu.launch_config(*parse_label(c.label)[:1], 3000, 3000, 3000, splits=c.splits, tail=c.tail)
         assert cfg.grid[0] == c.blocks and parse_label(c.label) == ("warptile", c.splits, c.tail)
-    # none where the tiles do not fill one round, or where the rest cannot be split within one
-    assert not [c for c in planner.plan(1024, 1024, 1024, ROWS, SMS) if c.tail]
+    # none where the tiles do not fill one round (one per SM), or where the rest cannot be split within one
+    small = planner.plan(1024, 1024, 1024, ROWS, SMS)
+    assert not [c for c in small if c.tail and c.tiles <= SMS]
+    assert all(c.tiles - c.tail >= SMS for c in small if c.tail)  # (48 x 128: 176 tiles, 132 whole)
     assert not [c for c in planner.plan(4096, 4096, 4096, ROWS, SMS) if c.rung is w and c.tail]  # 512 % 132 = 116
 
 

@@ -360,6 +360,19 @@ CONFIGS: tuple[Rung, ...] = (
        "warp tiling, 128 x 64, BK 16",
        "128 x 64 tiles with 16-deep phases: twice the multiply-adds per copy of the BK 8 "
        "configuration, where rows not 16-byte aligned make every copy element by element"),
+    _r("warptile_96x128", "14_warptile.cu", "warptile_gemm",
+       [("BM", 96), ("BN", 128), ("BK", 24), ("WM", 32), ("WN", 64), ("WNITER", 2),
+        ("TM", 8), ("TN", 4), ("THREADS", 192), ("PAD", 4), ("MINB", 2)],
+       "warp tiling, 96 x 128, BK 24",
+       "6 warps of 32 x 64 over 96 rows, 8 x 8 outputs a thread: for C with 65-96 or 129-192 rows, "
+       "which 128-row tiles leave a quarter to a half empty (24-deep phases: the copies divide evenly "
+       "among 192 threads)"),
+    _r("warptile_48x128", "14_warptile.cu", "warptile_gemm",
+       [("BM", 48), ("BN", 128), ("BK", 32), ("WM", 48), ("WN", 32), ("WNITER", 1),
+        ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 3)],
+       "warp tiling, 48 x 128, BK 32",
+       "4 warps of 48 x 32 side by side, 12 x 4 outputs a thread: for C with 33-48 or 129-144 rows "
+       "(skinny M, deep K with a small C), where 32- and 64-row tiles leave rows empty"),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
