@@ -1,6 +1,6 @@
 #!/bin/bash
-# One device call (carry .whl): warm CuPy's cache for kernel 14's timed modules, then
-#   tiled-explainer tune --families $FAMILY --unpadded-only --k K... (every kernel-14 configuration)
+# One device call (TUNE_FLAGS: default --unpadded-only; add --new-table for a file small enough to come back) (carry .whl): warm CuPy's cache for kernel 14's timed modules, then
+#   tiled-explainer tune --families $FAMILY ${TUNE_FLAGS---unpadded-only} --k K... (every kernel-14 configuration)
 # joined into the shipped H100 table, written to $OUT/tuned/; then (PADCMP="SHAPE ...") every
 # kernel-14 configuration's whole launch, plain and +pad, at those shapes.
 # Usage: FAMILY=even [KERNELS="a b"] PADCMP="5995x7579x181" bash benchmarks/proto/s19_tune.sh K [K ...] (the grid's K, before the offset)
@@ -16,5 +16,5 @@ if [ -n "$PADCMP" ]; then
   python3 -m explainer bench --kernels $KERNELS $PADDED --sizes $PADCMP --repeats 10 2>&1 | grep -v "^#" | tail -60
   echo "padcmp $(( $(date +%s) - t0 )) s"
 fi
-timeout ${TUNE_S:-480} python3 -m explainer tune --families ${FAMILY:-even} --unpadded-only --k "$@" --kernels $KERNELS --out $OUT/tuned
+timeout ${TUNE_S:-480} python3 -m explainer tune --families ${FAMILY:-even} ${TUNE_FLAGS---unpadded-only} --k "$@" --kernels $KERNELS --out $OUT/tuned
 echo "tune rc=$? $(( $(date +%s) - t0 )) s"
