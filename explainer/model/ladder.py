@@ -360,6 +360,13 @@ CONFIGS: tuple[Rung, ...] = (
        "warp tiling, 128 x 64, BK 16",
        "128 x 64 tiles with 16-deep phases: twice the multiply-adds per copy of the BK 8 "
        "configuration, where rows not 16-byte aligned make every copy element by element"),
+    _r("warptile_64x64_t64", "14_warptile.cu", "warptile_gemm",
+       [("BM", 64), ("BN", 64), ("BK", 8), ("WM", 32), ("WN", 64), ("WNITER", 2),
+        ("TM", 8), ("TN", 4), ("THREADS", 64), ("PAD", 4), ("MINB", 6)],
+       "warp tiling, 64 x 64, 2 warps",
+       "64 x 64 tiles of 2 warps of 32 x 64, 8 x 8 outputs a thread (64x128's warp tile), six blocks "
+       "per SM: the small tile of short K on a large C (cuBLAS runs 64 x 64 tiles at 3506x1802x282) "
+       "with four times the outputs a thread of the 4-warp 64 x 64"),
     _r("warptile_96x128", "14_warptile.cu", "warptile_gemm",
        [("BM", 96), ("BN", 128), ("BK", 24), ("WM", 32), ("WN", 64), ("WNITER", 2),
         ("TM", 8), ("TN", 4), ("THREADS", 192), ("PAD", 4), ("MINB", 2)],
