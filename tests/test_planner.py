@@ -275,10 +275,13 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
         # kernel's best (in rank order), then the kernels' further launches (in rank order)
         mine = listed[0].rung.name if not listed[0].pad and listed[0].reduce == reduce else None
         close = [c for c in ranked[1:] if not c.pad and c.reduce == reduce and key(c) and key(c) <= limit]
-        lead, count = [], {mine: 1}
+        kind = lambda c: (c.rung.name, "tail" if c.tail else "split" if c.splits > 1 else "whole")  # noqa: E731
+        lead, count, kinds = [], {mine: 1}, {kind(listed[0]): 1} if mine else {}
         for c in close[:planner.SHORTLIST_LEAD]:
-            if count.get(c.rung.name, 0) < planner.SHORTLIST_PER_KERNEL:
+            if (count.get(c.rung.name, 0) < planner.SHORTLIST_PER_KERNEL
+                    and kinds.get(kind(c), 0) < planner.SHORTLIST_PER_KIND):
                 count[c.rung.name] = count.get(c.rung.name, 0) + 1
+                kinds[kind(c)] = kinds.get(kind(c), 0) + 1
                 lead.append(c.label)
         lead = lead[:len(group)]
         assert [c.label for c in group[:len(lead)]] == lead
@@ -296,18 +299,22 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
             near = {c.rung.name for c in ranked if not c.pad and c.reduce == reduce and key(c) and key(c) <= limit}
             assert near <= seen
         # nothing left out that is estimated closer than a launch on the list (in rank order), but
-        # for a kernel that has its share on the list already
-        count = {}
+        # for a kernel that has its share on the list already, or its share of that kind
+        count, kinds = {}, {}
         for c in listed:
             if not c.pad and c.reduce == reduce:
                 count[c.rung.name] = count.get(c.rung.name, 0) + 1
+                kinds[kind(c)] = kinds.get(kind(c), 0) + 1
         rest = [c for c in ranked[1:] if not c.pad and c.reduce == reduce and c.label not in labels
-                and count.get(c.rung.name, 0) < planner.SHORTLIST_PER_KERNEL]
+                and count.get(c.rung.name, 0) < planner.SHORTLIST_PER_KERNEL
+                and kinds.get(kind(c), 0) < planner.SHORTLIST_PER_KIND]
         if len(group) + taken < cap:
             assert all(not key(c) or key(c) > limit for c in rest)
-    for reduce in (False, True):  # a few launches of each kernel, one padded launch of each
+    for reduce in (False, True):  # a few launches of each kernel (of each kind fewer), one padded launch of each
         names = [c.rung.name for c in listed if not c.pad and c.reduce == reduce]
         assert all(names.count(n) <= planner.SHORTLIST_PER_KERNEL for n in names)
+        kinds = [(c.rung.name, c.splits > 1, c.tail > 0) for c in listed if not c.pad and c.reduce == reduce]
+        assert all(kinds.count(k) <= planner.SHORTLIST_PER_KIND for k in kinds)
     pads = [c.rung.name for c in listed if c.pad]
     assert len(set(pads)) == len(pads)
     unaligned = K % 4 != 0 or N % 4 != 0

@@ -609,6 +609,10 @@ SHORTLIST_REDUCE = 8
 #: ... of each kernel at most this many launches without padding (its split counts are close
 #: neighbours, which crowd out the other kernels) and one padded launch;
 SHORTLIST_PER_KERNEL = 3
+#: ... and of those at most this many of one kind (whole, split-K, split tail): a kernel's split
+#: tails, estimated within 0.3% of each other, left out its whole launch at 3506x1802x282 (session
+#: 20: warptile_64x64_t64 0.1087 ms whole, 94% of cuBLAS, against 0.1169 for its best split tail).
+SHORTLIST_PER_KIND = 2
 #: ... the best this many of a group first whatever their kernels, then each kernel's best.
 SHORTLIST_LEAD = 3
 
@@ -647,18 +651,22 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     limit = (1 + within) * key(first) if key(first) else None
     close = [c for c in ranked[1:] if not c.pad and key(c) and limit and key(c) <= limit]
 
-    def few_each(cands, n, cap, seen):  # the first n of cands, at most cap of each kernel: the
-        out = []                         # SHORTLIST_LEAD best, each kernel's best, then the others
-        for lead, most in ((SHORTLIST_LEAD, cap), (None, 1), (None, cap)):
+    def few_each(cands, n, cap, seen, kinds=None):  # the first n of cands, at most cap of each kernel
+        out, kinds = [], dict(kinds or {})          # (and SHORTLIST_PER_KIND of one kind): the SHORTLIST_LEAD best,
+        for lead, most in ((SHORTLIST_LEAD, cap), (None, 1), (None, cap)):  # each kernel's best, the others
             for c in cands[:lead]:
-                if len(out) < n and c not in out and seen.get(c.rung.name, 0) < most:
+                kind = (c.rung.name, _kind(c.splits, c.tail))
+                if (len(out) < n and c not in out and seen.get(c.rung.name, 0) < most
+                        and kinds.get(kind, 0) < SHORTLIST_PER_KIND):
                     seen[c.rung.name] = seen.get(c.rung.name, 0) + 1
+                    kinds[kind] = kinds.get(kind, 0) + 1
                     out.append(c)
         return out
 
     mine = lambda flag: {first.rung.name: 1} if first.reduce == flag and not first.pad else {}  # noqa: E731
-    out = [first] + few_each([c for c in close if not c.reduce], top - 1, SHORTLIST_PER_KERNEL, mine(False))
-    out += few_each([c for c in close if c.reduce], reduce - int(first.reduce), SHORTLIST_PER_KERNEL, mine(True))
+    its = lambda flag: {(first.rung.name, _kind(first.splits, first.tail)): 1} if mine(flag) else {}  # noqa: E731
+    out = [first] + few_each([c for c in close if not c.reduce], top - 1, SHORTLIST_PER_KERNEL, mine(False), its(False))
+    out += few_each([c for c in close if c.reduce], reduce - int(first.reduce), SHORTLIST_PER_KERNEL, mine(True), its(True))
     _, N4, K4 = padded_shape(M, N, K)
     if padded > 0 and (N4, K4) != (N, K):
         pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad and c.label != first.label]
