@@ -154,9 +154,9 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     constexpr bool b_elems = (ELEMS & 2) != 0;
     constexpr int CW = (ELEMS & 4) ? 2 : 1;  // elements per copy
     static_assert(THREADS % (BK / CW) == 0, "element copy: CW columns of A per thread");
-    // B_COLUMN: a thread's copies of B share a column (THREADS a multiple of BN / CW); else (48- and
-    // 96-row tiles: 96 and 192 threads for 128 columns) copy j is copy e = tid + j * THREADS of the
-    // tile, row e / (BN / CW), found anew for each j, and it sits at e * CW in Bs.
+    // B_COLUMN: a thread's copies of B share a column (THREADS a multiple of BN / CW); else
+    // (96x128: 192 threads for 128 columns) copy j is copy e = tid + j * THREADS of the tile,
+    // row e / (BN / CW), found anew for each j, and it sits at e * CW in Bs.
     constexpr bool B_COLUMN = THREADS % (BN / CW) == 0;
     const int ea_m = tid / (BK / CW), ea_k = (tid % (BK / CW)) * CW;  // A copy j: tile row ea_m + j * (CW * THREADS / BK), columns ea_k ..
     const int eb_k = tid / (BN / CW), eb_n = (tid % (BN / CW)) * CW;  // B copy j: tile row eb_k + j * (CW * THREADS / BN), columns eb_n ..
