@@ -651,26 +651,31 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     limit = (1 + within) * key(first) if key(first) else None
     close = [c for c in ranked[1:] if not c.pad and key(c) and limit and key(c) <= limit]
 
-    def few_each(cands, n, cap, seen, kinds=None):  # the first n of cands, at most cap of each kernel
-        out, kinds = [], dict(kinds or {})          # (and SHORTLIST_PER_KIND of one kind): the SHORTLIST_LEAD best,
-        for lead, most in ((SHORTLIST_LEAD, cap), (None, 1), (None, cap)):  # each kernel's best, the others
+    def few_each(cands, n, cap, taken=()):  # the first n of cands, at most cap of each kernel (and
+        out, seen, kinds = [], {}, {}          # SHORTLIST_PER_KIND of one kind), counting ``taken``: the
+        kind = lambda c: (c.rung.name, _kind(c.splits, c.tail))  # noqa: E731  SHORTLIST_LEAD best, each
+
+        def count(c):                                            # kernel's best, then the others
+            seen[c.rung.name] = seen.get(c.rung.name, 0) + 1
+            kinds[kind(c)] = kinds.get(kind(c), 0) + 1
+
+        for c in taken:
+            count(c)
+        for lead, most in ((SHORTLIST_LEAD, cap), (None, 1), (None, cap)):
             for c in cands[:lead]:
-                kind = (c.rung.name, _kind(c.splits, c.tail))
                 if (len(out) < n and c not in out and seen.get(c.rung.name, 0) < most
-                        and kinds.get(kind, 0) < SHORTLIST_PER_KIND):
-                    seen[c.rung.name] = seen.get(c.rung.name, 0) + 1
-                    kinds[kind] = kinds.get(kind, 0) + 1
+                        and kinds.get(kind(c), 0) < SHORTLIST_PER_KIND):
+                    count(c)
                     out.append(c)
         return out
 
-    mine = lambda flag: {first.rung.name: 1} if first.reduce == flag and not first.pad else {}  # noqa: E731
-    its = lambda flag: {(first.rung.name, _kind(first.splits, first.tail)): 1} if mine(flag) else {}  # noqa: E731
-    out = [first] + few_each([c for c in close if not c.reduce], top - 1, SHORTLIST_PER_KERNEL, mine(False), its(False))
-    out += few_each([c for c in close if c.reduce], reduce - int(first.reduce), SHORTLIST_PER_KERNEL, mine(True), its(True))
+    mine = lambda flag: [first] if first.reduce == flag and not first.pad else []  # noqa: E731
+    out = [first] + few_each([c for c in close if not c.reduce], top - 1, SHORTLIST_PER_KERNEL, mine(False))
+    out += few_each([c for c in close if c.reduce], reduce - int(first.reduce), SHORTLIST_PER_KERNEL, mine(True))
     _, N4, K4 = padded_shape(M, N, K)
     if padded > 0 and (N4, K4) != (N, K):
         pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad and c.label != first.label]
-        out += few_each(pads, padded - int(first.pad), 1, {first.rung.name: 1} if first.pad else {})
+        out += few_each(pads, padded - int(first.pad), 1, [first] if first.pad else [])
     return out
 
 
