@@ -293,6 +293,110 @@ def test_every_timing_path_spins_a_cold_gpu_up(monkeypatch):
         assert "_ensure_warm(rt, prob)" in inspect.getsource(fn)
 
 
+def test_benchmark_checks_first_then_times_cublas_and_launches_in_interleaved_rounds(monkeypatch):
+    """A fake GPU records what ``benchmark`` does at one size: every launch (and cuBLAS) checked
+    before anything is timed, then cuBLAS and the launches timed in ROUNDS rounds whose order
+    alternates, each with its share of the repeats; a row's times are all its rounds', and its
+    cublas_ms is cuBLAS's median over its rounds."""
+    from explainer.gpu import sweep, timing
+
+    log = []
+    ms = {"cublas": [1.0, 3.0], "warptile": [2.0, 6.0], "warptile_32x128@2": [4.0, 8.0]}
+    seen = {k: 0 for k in ms}
+
+    def timed(name, repeats, budget_s):
+        i = seen[name]
+        seen[name] += 1
+        log.append(("time", name, repeats))
+        return [ms[name][i]] * repeats
+
+    def time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cublas_ms=None):
+        label = "warptile" if cfg.splits == 1 else "warptile_32x128@2"
+        return timing.Timing(cfg.kernel, cfg.M, cfg.N, cfg.K, None, tuple(timed(label, repeats, budget_s)), warmup,
+                             flush_l2, budget_s, False, cublas_ms, splits=cfg.splits)
+
+    def time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32=False, checked=None):
+        assert checked is not None  # checked before the rounds, not after each timing
+        return timing.Timing("cublas", prob.M, prob.N, prob.K, None, tuple(timed("cublas", repeats, budget_s)),
+                             warmup, flush_l2, budget_s, False, None, dict(checked))
+
+    class Prob:
+        def __init__(self, rt, M, N, K, seed):
+            self.M, self.N, self.K = M, N, K
+
+        def release(self, rt):
+            log.append(("release",))
+
+    info = types.SimpleNamespace(registers=100, static_shared_bytes=0, dynamic_shared_bytes=0, blocks_per_sm=1,
+                                 occupancy=0.25)
+    monkeypatch.setattr(sweep, "_Problem", Prob)
+    monkeypatch.setattr(sweep, "_cublas_check", lambda rt, prob, tf32=False: log.append(("check", "cublas"))
+                        or {"rel_error": 0.0, "all_written": True, "tf32": False})
+    monkeypatch.setattr(sweep, "_check_on", lambda rt, cfg, prob: log.append(("check", cfg.kernel, cfg.splits))
+                        or {"rel_error": 1e-7, "all_written": True})
+    monkeypatch.setattr(sweep, "_kernel_info", lambda rt, cfg: info)
+    monkeypatch.setattr(sweep, "_time_kernel_on", time_kernel_on)
+    monkeypatch.setattr(sweep, "_time_cublas_on", time_cublas_on)
+    monkeypatch.setattr(sweep, "device_info", lambda: None)
+    rt = types.SimpleNamespace(name="Fake", check_fits=lambda cfg: None, tf32_off=lambda: {"tf32": False})
+    rep = sweep.benchmark.__wrapped__(rt, ["warptile", "warptile_32x128@2"], ["200x300x400"], repeats=20)
+    assert rep.errors == []
+    checks = [i for i, e in enumerate(log) if e[0] == "check"]
+    times = [i for i, e in enumerate(log) if e[0] == "time"]
+    assert len(checks) == 3 and max(checks) < min(times)  # all checked, then timed
+    assert sweep.ROUNDS >= 2
+    order = [e[1] for e in log if e[0] == "time"]
+    first = ["cublas", "warptile", "warptile_32x128@2"]
+    assert order == [name for r in range(sweep.ROUNDS) for name in (first if r % 2 == 0 else first[::-1])]
+    per = -(-20 // sweep.ROUNDS)
+    assert {e[2] for e in log if e[0] == "time"} == {per}  # the repeats shared among the rounds
+    (cub,) = rep.cublas
+    assert cub["repeats"] == per * sweep.ROUNDS and cub["median_ms"] == 2.0  # median over both rounds
+    rows = {r.get("splits", 1): r for r in rep.results}
+    assert rows[1]["median_ms"] == 4.0 and rows[2]["median_ms"] == 6.0
+    assert rows[1]["cublas_ms"] == rows[2]["cublas_ms"] == 2.0
+    assert rows[1]["passed"] and rows[1]["registers"] == 100
+    assert "interleaved rounds" in rep.settings["order"]
+
+
+def test_time_kernel_checks_cublas_first_then_interleaves_it_with_the_kernel(monkeypatch):
+    """``time_kernel`` compares with cuBLAS as ``benchmark`` does: cuBLAS checked before any
+    timing, then the two timed in ROUNDS rounds of alternating order; cublas_ms is cuBLAS's
+    median over its rounds."""
+    from explainer.gpu import timing
+
+    log = []
+
+    class Prob:
+        def __init__(self, rt, M, N, K, seed):
+            self.M, self.N, self.K = M, N, K
+
+        def release(self, rt):
+            pass
+
+    def kern(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cublas_ms=None):
+        log.append("kernel")
+        return timing.Timing(cfg.kernel, cfg.M, cfg.N, cfg.K, cfg.tile, (5.0,) * repeats, warmup, flush_l2,
+                             budget_s, False, cublas_ms)
+
+    def cub(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32=False, checked=None):
+        assert checked is not None
+        log.append("cublas")
+        return timing.Timing("cublas", prob.M, prob.N, prob.K, None, (1.0 + len(log),) * repeats, warmup,
+                             flush_l2, budget_s, False, None, dict(checked))
+
+    monkeypatch.setattr(timing, "_Problem", Prob)
+    monkeypatch.setattr(timing, "_cublas_check", lambda rt, prob, tf32=False: log.append("check") or {})
+    monkeypatch.setattr(timing, "_time_kernel_on", kern)
+    monkeypatch.setattr(timing, "_time_cublas_on", cub)
+    rt = types.SimpleNamespace(check_fits=lambda cfg: None)
+    t = timing.time_kernel.__wrapped__(rt, "naive", 64, 64, 64, 16, repeats=20)
+    pairs = [("cublas", "kernel") if r % 2 == 0 else ("kernel", "cublas") for r in range(timing.ROUNDS)]
+    assert log == ["check"] + [w for p in pairs for w in p]
+    assert t.repeats == 20 and t.median_ms == 5.0
+    assert t.cublas_ms == 4.5  # cuBLAS's rounds timed 3.0 and 6.0 ms (fake): the median over both
+
+
 def test_tensor_core_rows_are_labelled_and_never_the_best_against_fp32_cublas():
     data = _fake_report()
     fp32 = data["results"][0]

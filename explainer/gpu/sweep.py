@@ -4,13 +4,14 @@ next to cuBLAS on the same inputs (``tiled-explainer bench`` saves it as a recor
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from .verify import _Problem, _check_on, passes
 from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, launch_config, parse_launch
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
-from .timing import DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, HOLD_US, IDLE_S, SPIN_UP_S, _time_cublas_on, _time_kernel_on
+from .timing import (DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, HOLD_US, IDLE_S, MIN_REPEATS, ROUNDS, SPIN_UP_S,
+                     _cublas_check, _joined, _time_cublas_on, _time_kernel_on)
 
 # --------------------------------------------------------------------------------------
 # Benchmark: many kernels, sizes and tiles in one run
@@ -64,7 +65,9 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
               repeats: int = DEFAULT_REPEATS, warmup: int = DEFAULT_WARMUP,
               budget_s: float = DEFAULT_BUDGET_S, flush_l2: bool = True, seed: int = 0,
               progress=None) -> BenchReport:
-    """Check and time every kernel x size x tile, with cuBLAS per size, in one run.
+    """Check and time every kernel x size x tile, with cuBLAS per size, in one run: per size every
+    launch is checked first, then cuBLAS and the launches are timed in :data:`ROUNDS` interleaved
+    rounds (order reversed every other round), ``repeats`` shared among the rounds.
 
     A refused or failed configuration goes to ``report.errors`` and the run goes on; after a
     launch error (the CUDA context may be broken) it stops, keeping what it measured.
@@ -83,7 +86,9 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                   "reference": "numpy float64", "timer": "CUDA events, one launch per event pair, the stream held "
                   f"{HOLD_US:g} us before each start (host time out of the span)",
                   "cublas": "cupy.matmul float32", "tf32": rt.tf32_off(),
-                  "spin_up_s": SPIN_UP_S, "spin_up_after_idle_s": IDLE_S},
+                  "spin_up_s": SPIN_UP_S, "spin_up_after_idle_s": IDLE_S,
+                  "order": f"per size every launch checked first, then cuBLAS and the launches timed in {ROUNDS} "
+                           "interleaved rounds (the order reversed every other round), the repeats shared among them"},
     )
     note = progress or (lambda kind, row: None)
 
@@ -99,10 +104,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         try:
             rt.check_fits(launch_config("naive", M, N, K, 1))
             prob = _Problem(rt, M, N, K, seed)
-            cub = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup, budget_s=budget_s,
-                                  flush_l2=flush_l2)
-            report.cublas.append(cub.to_dict())
-            note("cublas", report.cublas[-1])
+            refs = {"cublas": (False, _cublas_check(rt, prob))}
         except Exception as e:
             st = _classify(rt, e)
             fail("cublas", shape, None, st)
@@ -111,47 +113,92 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
             if st.kind == "launch_error":
                 return report
             continue
-        cub_tf32 = None
         if any(KERNELS[parse_launch(k)[0]].math == "tf32" for k in kernels):
             try:  # the tensor-core kernels' reference: cuBLAS in TF32, same inputs, same run
-                cub_tf32 = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup, budget_s=budget_s,
-                                           flush_l2=flush_l2, tf32=True)
-                report.cublas_tf32.append(cub_tf32.to_dict())
-                note("cublas", report.cublas_tf32[-1])
+                refs["cublas_tf32"] = (True, _cublas_check(rt, prob, tf32=True))
             except Exception as e:
                 fail("cublas_tf32", shape, None, _classify(rt, e))
+        # Every launch is checked before any is timed: a check's host work leaves the GPU idle,
+        # and the spin-up after it (timing._ensure_warm) would fall on the launch timed next.
+        launches = {}  # (label, tile) -> (cfg, check, kernel info)
         for label in kernels:
             kernel, splits, tail, pad, reduce = parse_launch(label)
             for tile in (tiles if KERNELS[kernel].takes_tile else (None,)):
                 try:
                     cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad, reduce)
                     rt.check_fits(cfg)
-                    chk = _check_on(rt, cfg, prob)
-                    tm = _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,
-                                         budget_s=budget_s, flush_l2=flush_l2,
-                                         cublas_ms=cub.median_ms)
-                    info = _kernel_info(rt, cfg)
+                    launches[(label, tile)] = (cfg, _check_on(rt, cfg, prob), _kernel_info(rt, cfg))
                 except Exception as e:
                     st = _classify(rt, e)
                     fail(label, shape, tile, st)
                     if st.kind == "launch_error":
                         prob.release(rt)
                         return report
+        # Then cuBLAS and the launches are timed in ROUNDS interleaved rounds, the order reversed
+        # every other round, each round a share of the repeats: whatever the GPU's clock and power
+        # did before a timing falls on cuBLAS and on the kernels alike. (Timed one after another,
+        # cuBLAS first, each kernel came right after the 1 s cuBLAS spin-up that followed its own
+        # check; at 5995x7579x181 the H100 then held its power cap and the kernels timed 13-17%
+        # slower than in the planner's interleaved rounds, cuBLAS not: session 21.)
+        timings, broken = {}, False
+        per = max(MIN_REPEATS, -(-repeats // ROUNDS))
+        order = list(refs) + list(launches)
+        for r in range(ROUNDS):
+            for key in (order if r % 2 == 0 else order[::-1]):
+                if key not in refs and key not in launches:
+                    continue  # failed in an earlier round
+                try:
+                    if key in refs:
+                        tf32, checked = refs[key]
+                        t = _time_cublas_on(rt, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
+                                            flush_l2=flush_l2, tf32=tf32, checked=checked)
+                    else:
+                        t = _time_kernel_on(rt, launches[key][0], prob, repeats=per, warmup=warmup,
+                                            budget_s=budget_s / ROUNDS, flush_l2=flush_l2)
+                except Exception as e:
+                    st = _classify(rt, e)
+                    if key in refs:
+                        refs.pop(key)
+                        fail(key, shape, None, st)
+                    else:
+                        launches.pop(key)
+                        fail(key[0], shape, key[1], st)
+                    if st.kind == "launch_error":
+                        broken = True
+                        break
                     continue
-                row = tm.to_dict()
-                row.update(rel_error=chk["rel_error"], all_written=chk["all_written"],
-                           passed=passes(chk, kernel),
-                           math=KERNELS[kernel].math,
-                           registers=info.registers,
-                           shared_bytes=info.static_shared_bytes + info.dynamic_shared_bytes,
-                           blocks_per_sm=info.blocks_per_sm, occupancy=info.occupancy)
-                if row["math"] != "fp32":  # compared with cuBLAS in the same math mode, or not at all
-                    ref = cub_tf32.median_ms if cub_tf32 is not None else None
-                    row.update(cublas_ms=ref, pct_cublas=100.0 * ref / row["median_ms"] if ref else None,
-                               reference="cublas_tf32")
-                report.results.append(row)
-                note("result", row)
+                timings.setdefault(key, []).append(t)
+            if broken:
+                break
+        cub = _joined(timings["cublas"]) if "cublas" in refs and "cublas" in timings else None
+        cub_tf32 = _joined(timings["cublas_tf32"]) if "cublas_tf32" in refs and "cublas_tf32" in timings else None
+        if cub is not None:
+            report.cublas.append(cub.to_dict())
+            note("cublas", report.cublas[-1])
+        if cub_tf32 is not None:
+            report.cublas_tf32.append(cub_tf32.to_dict())
+            note("cublas", report.cublas_tf32[-1])
+        for key, (cfg, chk, info) in launches.items():
+            if key not in timings:
+                continue
+            kernel = cfg.kernel
+            tm = replace(_joined(timings[key]), cublas_ms=cub.median_ms if cub is not None else None)
+            row = tm.to_dict()
+            row.update(rel_error=chk["rel_error"], all_written=chk["all_written"],
+                       passed=passes(chk, kernel),
+                       math=KERNELS[kernel].math,
+                       registers=info.registers,
+                       shared_bytes=info.static_shared_bytes + info.dynamic_shared_bytes,
+                       blocks_per_sm=info.blocks_per_sm, occupancy=info.occupancy)
+            if row["math"] != "fp32":  # compared with cuBLAS in the same math mode, or not at all
+                ref = cub_tf32.median_ms if cub_tf32 is not None else None
+                row.update(cublas_ms=ref, pct_cublas=100.0 * ref / row["median_ms"] if ref else None,
+                           reference="cublas_tf32")
+            report.results.append(row)
+            note("result", row)
         prob.release(rt)
+        if broken:
+            return report
     return report
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -104,6 +104,17 @@ DEFAULT_BUDGET_S = 2.0
 MIN_REPEATS = 3
 
 
+#: Rounds in which cuBLAS and the launches compared with it are timed, interleaved (the order
+#: reversed every other round, the repeats shared among them): ``benchmark``, ``time_kernel``.
+ROUNDS = 2
+
+
+def _joined(parts: list[Timing]) -> Timing:
+    """One Timing from a launch's rounds: their times together (the median over all of them)."""
+    return replace(parts[0], times_ms=tuple(t for p in parts for t in p.times_ms),
+                   cut_by_budget=any(p.cut_by_budget for p in parts))
+
+
 #: Before each start event the stream is held this long (kernels/hold.cu), so that every kernel of
 #: the timed launch (a padded launch's copies, a separate reduction) is queued before the GPU
 #: reaches it: Python's time between its enqueues stays out of the span (session 12's notes: a
@@ -182,18 +193,14 @@ def _time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cubla
                   reduce=cfg.reduce)
 
 
-def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32: bool = False):
-    """cuBLAS through cupy.matmul: FP32 (the reference of every FP32 kernel), or with ``tf32``
-    its TF32 mode (the tensor-core kernels' reference: row "cublas_tf32", math "tf32")."""
+def _cublas_check(rt, prob, tf32: bool = False) -> dict:
+    """cuBLAS's product on ``prob`` (C poisoned first) against numpy float64: the ``extra`` of
+    its Timing (rel_error, all_written, tf32; math "tf32" for the TF32 mode)."""
     info = rt.tf32_off()
     cp = rt.cp
     if tf32:
         rt.cublas_tf32(True)
     try:
-        _ensure_warm(rt, prob)
-        times, cut = _time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C),
-                                repeats=repeats, warmup=warmup, budget_s=budget_s,
-                                flush_l2=flush_l2)
         prob.C.fill(np.nan)
         cp.matmul(prob.A, prob.B, out=prob.C)
         cp.cuda.Device().synchronize()
@@ -205,6 +212,26 @@ def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32: bool
              "tf32": True if tf32 else info.get("tf32")}
     if tf32:
         extra["math"] = "tf32"
+    return extra
+
+
+def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32: bool = False, checked=None):
+    """cuBLAS through cupy.matmul: FP32 (the reference of every FP32 kernel), or with ``tf32``
+    its TF32 mode (the tensor-core kernels' reference: row "cublas_tf32", math "tf32"). Checked
+    after the timing (:func:`_cublas_check`), unless ``checked`` gives that check's result."""
+    rt.tf32_off()
+    cp = rt.cp
+    if tf32:
+        rt.cublas_tf32(True)
+    try:
+        _ensure_warm(rt, prob)
+        times, cut = _time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C),
+                                repeats=repeats, warmup=warmup, budget_s=budget_s,
+                                flush_l2=flush_l2)
+    finally:
+        if tf32:
+            rt.cublas_tf32(False)
+    extra = dict(checked) if checked is not None else _cublas_check(rt, prob, tf32)
     return Timing("cublas_tf32" if tf32 else "cublas", prob.M, prob.N, prob.K, None, tuple(times), warmup,
                   flush_l2, budget_s, cut, None, extra)
 
@@ -217,7 +244,8 @@ def time_kernel(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 1
                 pad: bool = False, reduce: bool = False) -> Timing:
     """Time ``kernel`` with CUDA events: ``warmup`` launches, then up to ``repeats`` (at least
     3, fewer than asked when they would take more than ``budget_s``). With
-    ``compare_cublas`` cuBLAS (FP32, TF32 off) is timed on the same inputs first. ``splits``:
+    ``compare_cublas`` cuBLAS (FP32, TF32 off) is timed on the same inputs too, in ``ROUNDS``
+    rounds interleaved with the kernel's (the repeats shared among them). ``splits``:
     split-K (the warp-tiled kernels); ``tail``: only the last ``tail`` tiles split; ``pad``: A
     and B copied into rows padded to 4 floats first (the copies inside the timed span);
     ``reduce``: split-K's slices added by a separate kernel (timed too)."""
@@ -225,12 +253,19 @@ def time_kernel(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 1
     rt.check_fits(cfg)
     prob = _Problem(rt, cfg.M, cfg.N, cfg.K, seed)
     try:
-        cub = None
-        if compare_cublas:
-            cub = _time_cublas_on(rt, prob, repeats=repeats, warmup=warmup,
-                                  budget_s=budget_s, flush_l2=flush_l2).median_ms
-        return _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,
-                               budget_s=budget_s, flush_l2=flush_l2, cublas_ms=cub)
+        if not compare_cublas:
+            return _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,
+                                   budget_s=budget_s, flush_l2=flush_l2)
+        checked = _cublas_check(rt, prob)  # before any timing (as benchmark does)
+        per, parts = max(MIN_REPEATS, -(-repeats // ROUNDS)), {"cublas": [], "kernel": []}
+        for r in range(ROUNDS):
+            for which in (("cublas", "kernel") if r % 2 == 0 else ("kernel", "cublas")):
+                parts[which].append(
+                    _time_cublas_on(rt, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
+                                    flush_l2=flush_l2, checked=checked) if which == "cublas" else
+                    _time_kernel_on(rt, cfg, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
+                                    flush_l2=flush_l2))
+        return replace(_joined(parts["kernel"]), cublas_ms=_joined(parts["cublas"]).median_ms)
     finally:
         prob.release(rt)
 
