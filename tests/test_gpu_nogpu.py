@@ -348,8 +348,9 @@ def test_benchmark_checks_first_then_times_cublas_and_launches_in_interleaved_ro
     order = [e[1] for e in log if e[0] == "time"]
     first = ["cublas", "warptile", "warptile_32x128@2"]
     assert order == [name for r in range(sweep.ROUNDS) for name in (first if r % 2 == 0 else first[::-1])]
-    per = -(-20 // sweep.ROUNDS)
+    per = 20 // sweep.ROUNDS
     assert {e[2] for e in log if e[0] == "time"} == {per}  # the repeats shared among the rounds
+    assert sum(timing._round_repeats(15)) == 15 and max(timing._round_repeats(15)) - min(timing._round_repeats(15)) <= 1
     (cub,) = rep.cublas
     assert cub["repeats"] == per * sweep.ROUNDS and cub["median_ms"] == 2.0  # median over both rounds
     rows = {r.get("splits", 1): r for r in rep.results}
@@ -390,6 +391,8 @@ def test_time_kernel_checks_cublas_first_then_interleaves_it_with_the_kernel(mon
     monkeypatch.setattr(timing, "_time_kernel_on", kern)
     monkeypatch.setattr(timing, "_time_cublas_on", cub)
     rt = types.SimpleNamespace(check_fits=lambda cfg: None)
+    assert timing.time_kernel.__wrapped__(rt, "naive", 64, 64, 64, 16, repeats=15).repeats == 15
+    log.clear()
     t = timing.time_kernel.__wrapped__(rt, "naive", 64, 64, 64, 16, repeats=20)
     pairs = [("cublas", "kernel") if r % 2 == 0 else ("kernel", "cublas") for r in range(timing.ROUNDS)]
     assert log == ["check"] + [w for p in pairs for w in p]

@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 from .verify import _Problem, _check_on, passes
 from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, launch_config, parse_launch
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
-from .timing import (DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, HOLD_US, IDLE_S, MIN_REPEATS, ROUNDS, SPIN_UP_S,
-                     _cublas_check, _joined, _time_cublas_on, _time_kernel_on)
+from .timing import (DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, HOLD_US, IDLE_S, ROUNDS, SPIN_UP_S,
+                     _cublas_check, _joined, _round_repeats, _time_cublas_on, _time_kernel_on)
 
 # --------------------------------------------------------------------------------------
 # Benchmark: many kernels, sizes and tiles in one run
@@ -141,9 +141,8 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         # check; at 5995x7579x181 the H100 then held its power cap and the kernels timed 13-17%
         # slower than in the planner's interleaved rounds, cuBLAS not: session 21.)
         timings, broken = {}, False
-        per = max(MIN_REPEATS, -(-repeats // ROUNDS))
         order = list(refs) + list(launches)
-        for r in range(ROUNDS):
+        for r, per in enumerate(_round_repeats(repeats)):
             for key in (order if r % 2 == 0 else order[::-1]):
                 if key not in refs and key not in launches:
                     continue  # failed in an earlier round

@@ -109,6 +109,12 @@ MIN_REPEATS = 3
 ROUNDS = 2
 
 
+def _round_repeats(repeats: int) -> list[int]:
+    """``repeats`` shared among the ROUNDS rounds, the first ones taking the remainder (15: 8 and
+    7); a round still times at least MIN_REPEATS (``_time_loop``)."""
+    return [repeats // ROUNDS + (1 if r < repeats % ROUNDS else 0) for r in range(ROUNDS)]
+
+
 def _joined(parts: list[Timing]) -> Timing:
     """One Timing from a launch's rounds: their times together (the median over all of them)."""
     return replace(parts[0], times_ms=tuple(t for p in parts for t in p.times_ms),
@@ -257,8 +263,8 @@ def time_kernel(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 1
             return _time_kernel_on(rt, cfg, prob, repeats=repeats, warmup=warmup,
                                    budget_s=budget_s, flush_l2=flush_l2)
         checked = _cublas_check(rt, prob)  # before any timing (as benchmark does)
-        per, parts = max(MIN_REPEATS, -(-repeats // ROUNDS)), {"cublas": [], "kernel": []}
-        for r in range(ROUNDS):
+        parts = {"cublas": [], "kernel": []}
+        for r, per in enumerate(_round_repeats(repeats)):
             for which in (("cublas", "kernel") if r % 2 == 0 else ("kernel", "cublas")):
                 parts[which].append(
                     _time_cublas_on(rt, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
