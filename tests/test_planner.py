@@ -56,6 +56,31 @@ def test_split_counts_that_fill_the_sms():
     assert fill[0].predicted_ms < forty[0].predicted_ms  # the same round, shorter slices
 
 
+def test_an_sm_with_too_few_blocks_to_cover_a_phases_loads_counts_them_longer():
+    """sm_load: the busiest SM's blocks in shares of a full SM. With as many blocks as it holds
+    at once (or more) that is their number; with fewer, each counts longer where the multiply-adds
+    its warps issue in a phase (warps per scheduler x BK x outputs a thread) take fewer cycles than
+    LATENCY_CYCLES, and not where they take more (BK 16 and 64 outputs: 1024 cycles for one block)."""
+    w64x128, w128x64 = ladder.rung("warptile_64x128"), ladder.rung("warptile_128x64_bk16")
+    assert planner.sm_load(w64x128, 132 * 4, SMS, 4) == 4.0 and planner.sm_load(w64x128, 132 * 9, SMS, 4) == 9.0
+    issue = 1 * (w64x128.threads / 32) / 4 * w64x128.BK * (w64x128.BM * w64x128.BN / w64x128.threads)
+    assert issue == 512 < planner.LATENCY_CYCLES
+    assert planner.sm_load(w64x128, 128, SMS, 4) == pytest.approx(planner.LATENCY_CYCLES / issue)
+    assert planner.sm_load(w64x128, 256, SMS, 4) == 2.0  # 1024 cycles: covered
+    assert planner.sm_load(w128x64, 128, SMS, 3) == 1.0  # BK 16: 1024 cycles alone
+    # the model's time follows it, and the reason says so
+    cal = planner.Calibration("warptile_64x128", (4096, 4096, 4096), 1.0, 2048, 1.0)
+    one = planner.model_ms(w64x128, 64, 4096, 4096, SMS, cal, 4, res=4)  # 128 blocks: 1 an SM
+    two = planner.model_ms(w64x128, 64, 4096, 4096, SMS, cal, 8, res=4)  # 256: 2 an SM, half the K each
+    fix = lambda S: 2 * S * 64 * 4096 * 4 / (planner.FIXUP_GBS * 1e6)  # noqa: E731
+    assert (one - fix(4)) / (two - fix(8)) == pytest.approx(planner.LATENCY_CYCLES / issue)
+    c = planner.candidate(w64x128, 64, 4096, 4096, SMS, cal, splits=4, res=4)
+    assert c.latency_slowdown == pytest.approx(planner.LATENCY_CYCLES / issue)
+    assert "4 warps an SM, too few to cover a phase's loads" in c.why() and "1.37× longer" in c.why()
+    c = planner.candidate(w64x128, 64, 4096, 4096, SMS, cal, splits=8, res=4)
+    assert c.latency_slowdown == 1.0 and "too few" not in c.why()
+
+
 def test_calibration_uses_a_run_with_every_sm_busy():
     cal = planner.calibrate(ROWS, SMS)
     assert set(ladder.NAMES) <= set(cal) <= set(ladder.BY_NAME)

@@ -33,11 +33,15 @@ of 3 whole blocks. Model: ``ceil(whole / SMs)`` whole blocks plus ``ceil(tail * 
 plus the tail's fix-up traffic. A tuning table without split-tail rows estimates it from the
 kernel's whole launch (S = 1) at the nearest tuned shape, scaled by the model.
 
-What the model leaves out: a block alone on an SM runs at its latency, not at the SM's
-throughput, so configurations made for several blocks per SM (small tiles, 4 warps) are
-predicted too fast when each SM gets one block (warptile_128x64 at 1024^3: 0.052 ms predicted,
-0.081 ms measured), and launch overhead dominates below ~10 us. Pure Python: the recorded rows
-are passed in (``explainer.gpu.recorded`` loads them).
+Too few blocks to cover the loads (:func:`sm_load`): an SM that gets fewer blocks than it holds
+at once may not have enough warps to issue multiply-adds while a phase's copies travel. Where a
+scheduler's warps issue fewer than :data:`LATENCY_CYCLES` multiply-adds a phase, each block counts
+that many cycles over those it issues longer (64x128 split in 4 at 64x4096x4096: one block of
+4 warps an SM, 512 cycles a phase, 1.37x; it ran 1.39x the time per block of the split in 8).
+
+What the model leaves out: the rest of a lone block's latency (warptile_128x64 at 1024^3 is
+still predicted faster than measured), and launch overhead, which dominates below ~10 us. Pure
+Python: the recorded rows are passed in (``explainer.gpu.recorded`` loads them).
 """
 
 from __future__ import annotations
@@ -160,6 +164,36 @@ def sm_shares(blocks: int, sms: int) -> int:
     return ceil_div(blocks, sms)
 
 
+#: Cycles a phase's copies take to arrive from L2 or memory, which the multiply-adds of the phase
+#: before must cover (kernel 14's register double buffer, H100): a scheduler issues one FFMA a
+#: cycle, so a phase covers it where the warps a scheduler holds issue BK x (outputs a thread)
+#: multiply-adds each in at least this many cycles. With fewer (one or two blocks an SM of a tile
+#: with BK 8 and 4 warps) the SM waits for its loads: :func:`sm_load`. Fitted on the shortlists
+#: measured at 64x4096x4096 (session 21: 64x128 with 1 block an SM, 512 cycles a phase, ran 1.39x
+#: the time per block of 2 blocks an SM; 128x64_bk16 alone on an SM, 1024 cycles, as fast as 3).
+LATENCY_CYCLES = 700.0
+
+
+def _latency_factor(r: Rung, blocks: float) -> float:
+    """How much longer each of ``blocks`` blocks of ``r`` on one SM takes than the SM's throughput
+    alone says: the latency of a phase's copies over the cycles its multiply-adds issue on one of
+    the SM's 4 schedulers (at least 1)."""
+    issue = blocks * (r.threads / 32) / 4 * r.BK * (r.BM * r.BN / r.threads)
+    return max(1.0, LATENCY_CYCLES / issue)
+
+
+def sm_load(r: Rung, blocks: int, sms: int, res: int) -> float:
+    """The busiest SM's time in blocks' shares of a full SM (as :func:`sm_shares`), its blocks
+    running ``res`` at a time: where it gets fewer than ``res``, too few to cover a phase's latency
+    (:func:`_latency_factor`), each counts that much longer, relative to a full SM's (the
+    calibration's SM time per block is a full SM's)."""
+    n = sm_shares(blocks, sms)
+    res = max(1, res)
+    if n >= res:  # full until its last blocks, which start as others end (3506x1802x282: 13 blocks of
+        return float(n)  # 64x64_t64, 6 at a time, ran 94% of cuBLAS; rounds of 6, 6 and 1 would say 14.7)
+    return n * _latency_factor(r, n) / _latency_factor(r, res)
+
+
 @dataclass(frozen=True)
 class Calibration:
     """SM time per block of one rung, from one measured launch with many blocks per SM."""
@@ -233,6 +267,14 @@ class Candidate:
         return sm_shares(self.blocks, self.sms) / self.splits
 
     @property
+    def latency_slowdown(self) -> float:
+        """How much longer the model counts each block (:func:`sm_load`): more than 1 where the
+        busiest SM gets fewer blocks than it holds at once, too few to cover a phase's loads."""
+        if self.tail or self.longest >= max(1, self.resident):
+            return 1.0
+        return _latency_factor(self.rung, self.longest) / _latency_factor(self.rung, max(1, self.resident))
+
+    @property
     def busy_fraction(self) -> float:
         """The share of the SMs' time that does work: the tiles' work over the busiest SM's time
         on every SM."""
@@ -277,6 +319,11 @@ class Candidate:
         elif self.resident > 1:
             s += f", {self.resident} at a time"
         s += f", {idle} SM{'s' if idle != 1 else ''} idle" if idle else f", {self.busy_fraction:.0%} of the SM time does work"
+        slow = self.latency_slowdown
+        if slow > 1.0:
+            warps = self.longest * r.threads // 32
+            s += (f"; {warps} warp{'s' if warps != 1 else ''} an SM, too few to cover a phase's loads: "
+                  f"each block counted {slow:.2f}× longer than on a full SM")
         if self.guarded:
             s += "; guarded path (a tile does not divide the shape)"
         if self.tuned_at and self.tuned_ms:
@@ -320,8 +367,9 @@ def calibrate(rows: list[dict], sms: int) -> dict[str, Calibration]:
 
 
 def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None, splits: int = 1,
-             tail: int = 0, reduce: bool = False) -> float | None:
-    """The model's time: blocks on the busiest SM (:func:`sm_shares`) x the SM time of one block
+             tail: int = 0, reduce: bool = False, res: int | None = None) -> float | None:
+    """The model's time: blocks on the busiest SM, ``res`` (:func:`residency`) at a time, a last
+    round too small to cover a phase's latency counted longer (:func:`sm_load`) x the SM time of one block
     (its longest slice of K), plus, with split-K, the fix-up's traffic at :data:`FIXUP_GBS` (with
     ``reduce``: the separate reduction's S + 1 slices at :data:`REDUCE_GBS` and its launch). With
     the split tail: the whole tiles' blocks at the whole K, then the tail's slices, and the fix-up
@@ -338,7 +386,8 @@ def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
     fixup = 2 * splits * M * N * 4 / (FIXUP_GBS * 1e6) if splits > 1 else 0.0
     if reduce:
         fixup = (splits + 1) * M * N * 4 / (REDUCE_GBS * 1e6) + REDUCE_LAUNCH_MS
-    return sm_shares(gx * gy * splits, sms) * cal.per_block_ms(k_slice) + fixup
+    res = residency(r) if res is None else res
+    return sm_load(r, gx * gy * splits, sms, res) * cal.per_block_ms(k_slice) + fixup
 
 
 def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
@@ -357,7 +406,7 @@ def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None
                      and bool(row.get("reduce")) == reduce
                      and (row["M"], row["N"], row["K"]) == (M, N, K) and row.get("median_ms")), None)
     return Candidate(r, M, N, K, sms, blocks, (gx, gy), longest, min(blocks, sms), not r.fast(M, N, K),
-                     model_ms(r, M, N, K, sms, cal, splits, tail, reduce), measured, splits=splits, tail=tail,
+                     model_ms(r, M, N, K, sms, cal, splits, tail, reduce, res), measured, splits=splits, tail=tail,
                      resident=res, reduce=reduce)
 
 
@@ -566,7 +615,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         for c in cands:
             there_at = near_of.get(c.rung.name)
             ref = _reference(c, at[there_at]) if there_at else None
-            there = (model_ms(c.rung, *there_at, sms, cal.get(c.rung.name), *ref)
+            there = (model_ms(c.rung, *there_at, sms, cal.get(c.rung.name), *ref, res=c.resident)
                      if ref and ref[0] <= c.rung.phases(there_at[2]) else None)
             if there and c.predicted_ms:
                 c = dataclasses.replace(c, tuned_at=there_at,
@@ -705,7 +754,7 @@ def _scaled_from_padded(padded: list[Candidate], near: tuple[int, int, int], tun
     out = []
     for c in padded:
         ref = _reference(c, at)
-        there = (model_ms(c.rung, *there_shape, sms, cal.get(c.rung.name), *ref)
+        there = (model_ms(c.rung, *there_shape, sms, cal.get(c.rung.name), *ref, res=c.resident)
                  if ref and ref[0] <= c.rung.phases(there_shape[2]) else None)
         here = c.predicted_ms - c.pad_ms if c.predicted_ms else None
         kernel_there = at[(c.rung.name, *ref)] - there_cost if there else None
