@@ -4,6 +4,7 @@ the issue's families of shapes, each against its target.
 
     python benchmarks/issue13_targets.py                        # measure here: named shapes + 2 fresh per family
     python benchmarks/issue13_targets.py --named none --fresh 5 --seed 7   # only fresh shapes, drawn from a seed
+    python benchmarks/issue13_targets.py --named none --fresh 0 --shapes 3506x1802x282 1037x1689x1833  # these only
     python benchmarks/issue13_targets.py --from A.json B.json   # judge saved `bench --json` reports (no GPU)
 
 Targets (issue 13, H100): squares from 1024 to 8192 and rectangles (short K, skinny M or N, deep
@@ -214,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--named", nargs="+", default=["all"], metavar="FAMILY",
                     help=f"named shapes to measure: 'all', 'none', or families of {', '.join(NAMED)}")
     ap.add_argument("--fresh", type=int, default=2, help="fresh shapes per family (default 2)")
+    ap.add_argument("--shapes", nargs="+", default=[], metavar="SIZE",
+                    help="these shapes too (N or MxNxK; judged by their family's target)")
     ap.add_argument("--seed", type=int, default=None, help="seed of the fresh shapes (default: from the clock)")
     ap.add_argument("--chunk", type=int, default=8, help="shapes per bench run (default 8)")
     ap.add_argument("--out", help="write the merged rows (JSON) here")
@@ -249,9 +252,9 @@ def main(argv: list[str] | None = None) -> int:
             seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 30)
             fresh = [s for ss in fresh_shapes(a.fresh, seed).values() for s in ss]
             print(f"fresh shapes (seed {seed}): {' '.join(fresh) or 'none'}", file=sys.stderr)
-            todo = list(dict.fromkeys(shapes + fresh))
+            todo = list(dict.fromkeys(shapes + fresh + a.shapes))
             if not todo:
-                raise ValueError("no shapes to measure (--named none and --fresh 0)")
+                raise ValueError("no shapes to measure (--named none, --fresh 0 and no --shapes)")
             for s in todo:
                 parse_size(s)
             for i, rep in enumerate(measure(todo, a.chunk, [])):

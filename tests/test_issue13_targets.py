@@ -126,13 +126,30 @@ def test_outliers_are_measured_again_and_judged_by_the_second_run():
     assert "89.8  MISS (measured again: 14.4% in the first run)" in line
 
 
+def test_shapes_given_are_measured_and_only_they(monkeypatch, capsys):
+    """--shapes adds shapes of one's own to the run (here alone: --named none --fresh 0), each
+    judged by its family's target."""
+    asked = []
+
+    def fake_measure(shapes, chunk, extra):
+        asked.append(list(shapes))
+        return [_report([((3506, 1802, 282), 0.1100, 0.1033, True), ((1037, 1689, 1833), 0.1900, 0.1673, True)])]
+
+    monkeypatch.setattr(t, "measure", fake_measure)
+    rc = t.main(["--named", "none", "--fresh", "0", "--shapes", "3506x1802x282", "1037x1689x1833"])
+    assert asked == [["3506x1802x282", "1037x1689x1833"]]
+    out = capsys.readouterr().out
+    assert rc == 0 and "3506x1802x282" in out and "1037x1689x1833" in out and "odd: 1 pass" in out
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     junk = tmp_path / "junk.json"
     junk.write_text("{not json")
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
     for args in (["--from", str(tmp_path / "missing.json")], ["--from", str(junk)], ["--from", str(empty)],
-                 ["--named", "tiny"], ["--fresh", "-1"], ["--named", "none", "--fresh", "0"]):
+                 ["--named", "tiny"], ["--fresh", "-1"], ["--named", "none", "--fresh", "0"],
+                 ["--named", "none", "--fresh", "0", "--shapes", "64x0x7"]):
         p = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
         assert p.returncode == 2, (args, p.stdout, p.stderr)
         errs = [l for l in p.stderr.splitlines() if l.startswith("issue13_targets:")]
