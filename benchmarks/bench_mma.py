@@ -5,7 +5,8 @@ inputs: median time (L2 flushed) and error against numpy float64, per shape (iss
     python benchmarks/bench_mma.py --shapes 4096x4096x4096 --repeats 20
 
 Prints one row per (shape, what): ms, TFLOP/s, % of cuBLAS TF32, relative error (Frobenius) and
-max |error| over the TF32 bound of explainer.model.mma.error_bound.
+max |error| over the TF32 bound of explainer.model.mma.error_bound. Each is checked first, then all
+are timed in interleaved rounds (explainer.gpu.timing.ROUNDS, the repeats shared), as `bench` times.
 """
 
 from __future__ import annotations
@@ -64,15 +65,17 @@ def main(argv=None) -> int:
     print(f"# {rt.name}, cupy {rt.cp.__version__}, {datetime.now(timezone.utc).isoformat(timespec='seconds')}"
           + (f", defines {' '.join(a.define)}" if a.define else ""))
     print(f"# {'shape':>16} {'what':<24} {'ms':>9} {'TFLOP/s':>8} {'% TF32':>7} {'rel err':>9} {'max/bound':>9}")
-    kw = dict(repeats=a.repeats, warmup=2, budget_s=3.0, flush_l2=True)
     for s in a.shapes:
         M, N, K = shape(s)
         prob = _Problem(rt, M, N, K, seed=M + 2 * N + 3 * K)
-        rows = []
-        fp32 = timing._time_cublas_on(rt, prob, **kw)  # each leaves its own result in prob.C
-        rows.append(("cuBLAS FP32", fp32.median_ms, errors(prob.C.get().astype(np.float64), prob)))
-        tf32_ms = timing._time_cublas_on(rt, prob, **kw, tf32=True).median_ms
-        rows.append(("cuBLAS TF32", tf32_ms, errors(prob.C.get().astype(np.float64), prob)))
+        # Each checked first (its product against float64), then all timed in interleaved rounds,
+        # the order reversed every other round, as `bench` does: what ran before a timing (a check's
+        # idle GPU, a spin-up) falls on cuBLAS and the kernels alike.
+        errs, cfgs = {}, {}
+        timing._cublas_check(rt, prob)  # each leaves its own result in prob.C
+        errs["cuBLAS FP32"] = errors(prob.C.get().astype(np.float64), prob)
+        timing._cublas_check(rt, prob, tf32=True)
+        errs["cuBLAS TF32"] = errors(prob.C.get().astype(np.float64), prob)
         for kern in ([variant] if variant else [gpu.KERNELS[n] for n in (a.kernels or gpu.TENSOR_KERNEL_NAMES)]):
             cfg = gpu.launch_config(kern.name, M, N, K)
             why = gpu.launch.refusal(cfg, rt.limits)
@@ -83,14 +86,25 @@ def main(argv=None) -> int:
                 cfg = dataclasses.replace(cfg, grid=(*kern.grid(M, N), 1), block=(kern.threads, 1, 1),
                                           shared_bytes=kern.shared_bytes, dynamic_shared_bytes=kern.shared_bytes,
                                           phases=kern.phases(K))
-            t = timing._time_kernel_on(rt, cfg, prob, **kw)
-            _check_on(rt, cfg, prob)
             name = f"{kern.name} ({kern.file[:2]})" if not variant else f"16 {a.variant}"
-            rows.append((name, t.median_ms, errors(prob.C.get().astype(np.float64), prob)))
+            _check_on(rt, cfg, prob)
+            errs[name], cfgs[name] = errors(prob.C.get().astype(np.float64), prob), cfg
+        parts, order = {}, list(errs)
+        for r, per in enumerate(timing._round_repeats(a.repeats)):
+            kw = dict(repeats=per, warmup=2, budget_s=3.0 / timing.ROUNDS, flush_l2=True)
+            for name in (order if r % 2 == 0 else order[::-1]):
+                if name in cfgs:
+                    t = timing._time_kernel_on(rt, cfgs[name], prob, **kw)
+                else:
+                    t = timing._time_cublas_on(rt, prob, **kw, tf32=name == "cuBLAS TF32", checked={})
+                parts.setdefault(name, []).append(t)
         prob.release(rt)
-        for what, ms, (rel, worst) in rows:
-            print(f"  {s:>16} {what:<24} {ms:9.4f} {2 * M * N * K / ms / 1e9:8.1f} "
-                  f"{100 * tf32_ms / ms:7.1f} {rel:9.2e} {worst:9.3f}", flush=True)
+        ms = {name: timing._joined(p).median_ms for name, p in parts.items()}
+        tf32_ms = ms["cuBLAS TF32"]
+        for what in order:
+            rel, worst = errs[what]
+            print(f"  {s:>16} {what:<24} {ms[what]:9.4f} {2 * M * N * K / ms[what] / 1e9:8.1f} "
+                  f"{100 * tf32_ms / ms[what]:7.1f} {rel:9.2e} {worst:9.3f}", flush=True)
     print(f"# device {info.name if hasattr(info, 'name') else rt.name}")
     return 0
 
