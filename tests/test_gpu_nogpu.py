@@ -339,8 +339,14 @@ def test_benchmark_checks_first_then_times_cublas_and_launches_in_interleaved_ro
     monkeypatch.setattr(sweep, "_time_cublas_on", time_cublas_on)
     monkeypatch.setattr(sweep, "device_info", lambda: None)
     rt = types.SimpleNamespace(name="Fake", check_fits=lambda cfg: None, tf32_off=lambda: {"tf32": False})
-    rep = sweep.benchmark.__wrapped__(rt, ["warptile", "warptile_32x128@2"], ["200x300x400"], repeats=20)
+    notes = []
+    rep = sweep.benchmark.__wrapped__(rt, ["warptile", "warptile_32x128@2"], ["200x300x400"], repeats=20,
+                                      progress=lambda kind, row: notes.append((kind, row.get("message"))))
     assert rep.errors == []
+    # progress: a status line after each check and before the timings, then the rows
+    assert [k for k, _ in notes] == ["status", "status", "status", "cublas", "result", "result"]
+    assert notes[0][1] == "200x300x400: warptile checked against numpy"
+    assert notes[2][1] == f"200x300x400: timing cuBLAS and 2 launches in {sweep.ROUNDS} interleaved rounds"
     checks = [i for i, e in enumerate(log) if e[0] == "check"]
     times = [i for i, e in enumerate(log) if e[0] == "time"]
     assert len(checks) == 3 and max(checks) < min(times)  # all checked, then timed

@@ -193,7 +193,9 @@ def run(args) -> int:
     def progress(kind, row):
         if as_json:
             return
-        if kind == "error":
+        if kind == "status":
+            print(f"# {row['message']}", flush=True)
+        elif kind == "error":
             print(f"  refused/failed: {format_error(row)}", flush=True)
         else:
             print(format_row(row), flush=True)

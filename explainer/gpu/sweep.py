@@ -71,7 +71,9 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
 
     A refused or failed configuration goes to ``report.errors`` and the run goes on; after a
     launch error (the CUDA context may be broken) it stops, keeping what it measured.
-    ``progress(kind, row)`` is called after each row (kind: "cublas", "result" or "error").
+    ``progress(kind, row)`` is called after each row (kind: "cublas", "result" or "error"), and
+    with kind "status" (row: M, N, K and a one-line "message") after each check and before a
+    size's timings.
     """
     kernels = list(kernels or KERNEL_NAMES)
     for k in kernels:
@@ -128,6 +130,8 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                     cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad, reduce)
                     rt.check_fits(cfg)
                     launches[(label, tile)] = (cfg, _check_on(rt, cfg, prob), _kernel_info(rt, cfg))
+                    note("status", {"M": M, "N": N, "K": K, "message": f"{M}x{N}x{K}: {label}"
+                                    + (f" (tile {tile})" if tile is not None else "") + " checked against numpy"})
                 except Exception as e:
                     st = _classify(rt, e)
                     fail(label, shape, tile, st)
@@ -140,6 +144,8 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         # cuBLAS first, each kernel came right after the 1 s cuBLAS spin-up that followed its own
         # check; at 5995x7579x181 the H100 then held its power cap and the kernels timed 13-17%
         # slower than in the planner's interleaved rounds, cuBLAS not: session 21.)
+        note("status", {"M": M, "N": N, "K": K, "message": f"{M}x{N}x{K}: timing cuBLAS and {len(launches)} launch"
+                        f"{'es' if len(launches) != 1 else ''} in {ROUNDS} interleaved rounds"})
         timings, broken = {}, False
         order = list(refs) + list(launches)
         for r, per in enumerate(_round_repeats(repeats)):

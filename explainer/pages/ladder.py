@@ -241,6 +241,9 @@ class LadderChart:
         measured: list[dict] = []
 
         def progress(kind, row):
+            if kind == "status":  # a check done, or a size's timings begun: no row yet
+                self.w_status.value = html.escape(row["message"]) + "…"
+                return
             self.w_progress.value = min(total, self.w_progress.value + 1)
             if kind == "error":
                 self.w_status.value = (f'<span style="color:#b91c1c">⚠ {html.escape(str(row.get("kernel")))} at '

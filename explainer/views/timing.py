@@ -127,6 +127,9 @@ class TimingPanel:
         measured: list[dict] = []
 
         def progress(kind, row):
+            if kind == "status":  # a check done, or a size's timings begun: no row yet
+                self.w_status.value = html.escape(row["message"]) + "…"
+                return
             self.w_progress.value += 1
             if kind == "error":
                 self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(_label(row))} at {row["M"]}: {html.escape(str(row["message"]).splitlines()[0])}</span>'
