@@ -77,8 +77,10 @@ def test_an_sm_with_too_few_blocks_to_cover_a_phases_loads_counts_them_longer():
     c = planner.candidate(w64x128, 64, 4096, 4096, SMS, cal, splits=4, res=4)
     assert c.latency_slowdown == pytest.approx(planner.LATENCY_CYCLES / issue)
     assert "4 warps an SM, too few to cover a phase's loads" in c.why() and "1.37× longer" in c.why()
+    from explainer.views.planner import starved_text  # page 08's table says it next to the block count
+    assert "4 warps: each ×1.37" in starved_text(c)
     c = planner.candidate(w64x128, 64, 4096, 4096, SMS, cal, splits=8, res=4)
-    assert c.latency_slowdown == 1.0 and "too few" not in c.why()
+    assert c.latency_slowdown == 1.0 and "too few" not in c.why() and starved_text(c) == ""
 
 
 def test_calibration_uses_a_run_with_every_sm_busy():

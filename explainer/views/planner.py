@@ -30,6 +30,17 @@ def split_text(c: "planner.Candidate") -> str:
     return f"{c.splits}, then a reduction kernel" if c.reduce else str(c.splits)
 
 
+def starved_text(c: "planner.Candidate") -> str:
+    """After the busiest SM's block count: where its blocks are too few to cover a phase's loads
+    (``Candidate.latency_slowdown``), how much longer the model counts each; else nothing."""
+    slow = c.latency_slowdown
+    if slow <= 1.0:
+        return ""
+    warps = c.longest * c.rung.threads // 32
+    return (f"<br><span style='font-size:11px;color:#b45309' title='{warps} warps on the SM: too few to issue "
+            f"multiply-adds while a phase&#39;s copies travel'>{warps} warps: each ×{slow:.2f}</span>")
+
+
 def sm_strip(c: planner.Candidate, cell: int = 9) -> str:
     """An SVG of the device's SMs, each coloured by how many blocks it gets if the blocks are
     dealt out in turn (the busiest SMs dark, one block fewer light, none grey)."""
@@ -71,7 +82,7 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
             f"{' + rows padded' if c.pad else ''}{pick}</td>"
             f"<td style='{TD}'>{c.rung.BM}×{c.rung.BN}</td><td style='{TD}'>{split_text(c)}</td>"
             f"<td style='{TD}'>{c.blocks:,}</td>"
-            f"<td style='{TD}'>{c.longest}</td><td style='{TD}'>{c.busy_fraction:.0%}</td>"
+            f"<td style='{TD}'>{c.longest}{starved_text(c)}</td><td style='{TD}'>{c.busy_fraction:.0%}</td>"
             f"<td style='{TD}'>{sm_strip(c)}</td><td style='{TD}'>{pred}</td><td style='{TD}'>{tuned_s}</td>"
             f"<td style='{TD}'>{meas}</td></tr>")
     head = "".join(f"<th style='padding:3px 8px;border-bottom:2px solid #9ca3af'>{h}</th>" for h in (
