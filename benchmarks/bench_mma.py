@@ -90,14 +90,13 @@ def main(argv=None) -> int:
             _check_on(rt, cfg, prob)
             errs[name], cfgs[name] = errors(prob.C.get().astype(np.float64), prob), cfg
         parts, order = {}, list(errs)
-        for r, per in enumerate(timing._round_repeats(a.repeats)):
+        for name, per in timing._round_order(order, a.repeats):
             kw = dict(repeats=per, warmup=2, budget_s=3.0 / timing.ROUNDS, flush_l2=True)
-            for name in (order if r % 2 == 0 else order[::-1]):
-                if name in cfgs:
-                    t = timing._time_kernel_on(rt, cfgs[name], prob, **kw)
-                else:
-                    t = timing._time_cublas_on(rt, prob, **kw, tf32=name == "cuBLAS TF32", checked={})
-                parts.setdefault(name, []).append(t)
+            if name in cfgs:
+                t = timing._time_kernel_on(rt, cfgs[name], prob, **kw)
+            else:
+                t = timing._time_cublas_on(rt, prob, **kw, tf32=name == "cuBLAS TF32", checked={})
+            parts.setdefault(name, []).append(t)
         prob.release(rt)
         ms = {name: timing._joined(p).median_ms for name, p in parts.items()}
         tf32_ms = ms["cuBLAS TF32"]

@@ -11,7 +11,7 @@ from .verify import _Problem, _check_on, passes
 from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, launch_config, parse_launch
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
 from .timing import (DEFAULT_BUDGET_S, DEFAULT_REPEATS, DEFAULT_WARMUP, HOLD_US, IDLE_S, ROUNDS, SPIN_UP_S,
-                     _cublas_check, _joined, _round_repeats, _time_cublas_on, _time_kernel_on)
+                     _cublas_check, _joined, _round_order, _time_cublas_on, _time_kernel_on)
 
 # --------------------------------------------------------------------------------------
 # Benchmark: many kernels, sizes and tiles in one run
@@ -147,36 +147,30 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         note("status", {"M": M, "N": N, "K": K, "message": f"{M}x{N}x{K}: timing cuBLAS and {len(launches)} launch"
                         f"{'es' if len(launches) != 1 else ''} in {ROUNDS} interleaved rounds"})
         timings, broken = {}, False
-        order = list(refs) + list(launches)
-        for r, per in enumerate(_round_repeats(repeats)):
-            for key in (order if r % 2 == 0 else order[::-1]):
-                if key not in refs and key not in launches:
-                    continue  # failed in an earlier round
-                try:
-                    if key in refs:
-                        tf32, checked = refs[key]
-                        t = _time_cublas_on(rt, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
-                                            flush_l2=flush_l2, tf32=tf32, checked=checked)
-                    else:
-                        t = _time_kernel_on(rt, launches[key][0], prob, repeats=per, warmup=warmup,
-                                            budget_s=budget_s / ROUNDS, flush_l2=flush_l2)
-                except Exception as e:
-                    st = _classify(rt, e)
-                    if key in refs:
-                        refs.pop(key)
-                        fail(key, shape, None, st)
-                    else:
-                        launches.pop(key)
-                        fail(key[0], shape, key[1], st)
-                    if st.kind == "launch_error":
-                        broken = True
-                        break
-                    continue
-                timings.setdefault(key, []).append(t)
-            if broken:
-                break
-        cub = _joined(timings["cublas"]) if "cublas" in refs and "cublas" in timings else None
-        cub_tf32 = _joined(timings["cublas_tf32"]) if "cublas_tf32" in refs and "cublas_tf32" in timings else None
+        for key, per in _round_order(list(refs) + list(launches), repeats):
+            if key not in refs and key not in launches:
+                continue  # failed in an earlier round
+            try:
+                if key in refs:
+                    tf32, checked = refs[key]
+                    t = _time_cublas_on(rt, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
+                                        flush_l2=flush_l2, tf32=tf32, checked=checked)
+                else:
+                    t = _time_kernel_on(rt, launches[key][0], prob, repeats=per, warmup=warmup,
+                                        budget_s=budget_s / ROUNDS, flush_l2=flush_l2)
+            except Exception as e:
+                st = _classify(rt, e)
+                name, tile = (key, None) if key in refs else key  # cuBLAS's, or a launch's (label, tile)
+                for d in (refs, launches, timings):
+                    d.pop(key, None)  # none of its rounds count
+                fail(name, shape, tile, st)
+                if st.kind == "launch_error":
+                    broken = True
+                    break
+                continue
+            timings.setdefault(key, []).append(t)
+        cub = _joined(timings["cublas"]) if "cublas" in timings else None
+        cub_tf32 = _joined(timings["cublas_tf32"]) if "cublas_tf32" in timings else None
         if cub is not None:
             report.cublas.append(cub.to_dict())
             note("cublas", report.cublas[-1])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -115,6 +116,14 @@ def _round_repeats(repeats: int) -> list[int]:
     return [repeats // ROUNDS + (1 if r < repeats % ROUNDS else 0) for r in range(ROUNDS)]
 
 
+def _round_order(keys: list, repeats: int):
+    """``(key, repeats)`` in the order the keys are timed: ROUNDS rounds, the order reversed every
+    other round, each round its share of ``repeats`` (:func:`_round_repeats`)."""
+    for r, per in enumerate(_round_repeats(repeats)):
+        for key in (keys if r % 2 == 0 else keys[::-1]):
+            yield key, per
+
+
 def _joined(parts: list[Timing]) -> Timing:
     """One Timing from a launch's rounds: their times together (the median over all of them)."""
     return replace(parts[0], times_ms=tuple(t for p in parts for t in p.times_ms),
@@ -199,20 +208,28 @@ def _time_kernel_on(rt, cfg, prob, *, repeats, warmup, budget_s, flush_l2, cubla
                   reduce=cfg.reduce)
 
 
-def _cublas_check(rt, prob, tf32: bool = False) -> dict:
-    """cuBLAS's product on ``prob`` (C poisoned first) against numpy float64: the ``extra`` of
-    its Timing (rel_error, all_written, tf32; math "tf32" for the TF32 mode)."""
+@contextmanager
+def _cublas_math(rt, tf32: bool):
+    """cupy.matmul in FP32 (TF32 off), or with ``tf32`` in cuBLAS's TF32 mode until the block
+    ends; yields ``rt.tf32_off()``'s report."""
     info = rt.tf32_off()
-    cp = rt.cp
     if tf32:
         rt.cublas_tf32(True)
     try:
-        prob.C.fill(np.nan)
-        cp.matmul(prob.A, prob.B, out=prob.C)
-        cp.cuda.Device().synchronize()
+        yield info
     finally:
         if tf32:
             rt.cublas_tf32(False)
+
+
+def _cublas_check(rt, prob, tf32: bool = False) -> dict:
+    """cuBLAS's product on ``prob`` (C poisoned first) against numpy float64: the ``extra`` of
+    its Timing (rel_error, all_written, tf32; math "tf32" for the TF32 mode)."""
+    cp = rt.cp
+    with _cublas_math(rt, tf32) as info:
+        prob.C.fill(np.nan)
+        cp.matmul(prob.A, prob.B, out=prob.C)
+        cp.cuda.Device().synchronize()
     err = _compare(prob.C.get(), prob.reference)
     extra = {"rel_error": err["rel_error"], "all_written": err["all_written"],
              "tf32": True if tf32 else info.get("tf32")}
@@ -225,18 +242,12 @@ def _time_cublas_on(rt, prob, *, repeats, warmup, budget_s, flush_l2, tf32: bool
     """cuBLAS through cupy.matmul: FP32 (the reference of every FP32 kernel), or with ``tf32``
     its TF32 mode (the tensor-core kernels' reference: row "cublas_tf32", math "tf32"). Checked
     after the timing (:func:`_cublas_check`), unless ``checked`` gives that check's result."""
-    rt.tf32_off()
     cp = rt.cp
-    if tf32:
-        rt.cublas_tf32(True)
-    try:
+    with _cublas_math(rt, tf32):
         _ensure_warm(rt, prob)
         times, cut = _time_loop(rt, lambda: cp.matmul(prob.A, prob.B, out=prob.C),
                                 repeats=repeats, warmup=warmup, budget_s=budget_s,
                                 flush_l2=flush_l2)
-    finally:
-        if tf32:
-            rt.cublas_tf32(False)
     extra = dict(checked) if checked is not None else _cublas_check(rt, prob, tf32)
     return Timing("cublas_tf32" if tf32 else "cublas", prob.M, prob.N, prob.K, None, tuple(times), warmup,
                   flush_l2, budget_s, cut, None, extra)
@@ -264,13 +275,12 @@ def time_kernel(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 1
                                    budget_s=budget_s, flush_l2=flush_l2)
         checked = _cublas_check(rt, prob)  # before any timing (as benchmark does)
         parts = {"cublas": [], "kernel": []}
-        for r, per in enumerate(_round_repeats(repeats)):
-            for which in (("cublas", "kernel") if r % 2 == 0 else ("kernel", "cublas")):
-                parts[which].append(
-                    _time_cublas_on(rt, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
-                                    flush_l2=flush_l2, checked=checked) if which == "cublas" else
-                    _time_kernel_on(rt, cfg, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
-                                    flush_l2=flush_l2))
+        for which, per in _round_order(list(parts), repeats):
+            parts[which].append(
+                _time_cublas_on(rt, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
+                                flush_l2=flush_l2, checked=checked) if which == "cublas" else
+                _time_kernel_on(rt, cfg, prob, repeats=per, warmup=warmup, budget_s=budget_s / ROUNDS,
+                                flush_l2=flush_l2))
         return replace(_joined(parts["kernel"]), cublas_ms=_joined(parts["cublas"]).median_ms)
     finally:
         prob.release(rt)

@@ -182,16 +182,23 @@ def _latency_factor(r: Rung, blocks: float) -> float:
     return max(1.0, LATENCY_CYCLES / issue)
 
 
-def sm_load(r: Rung, blocks: int, sms: int, res: int) -> float:
-    """The busiest SM's time in blocks' shares of a full SM (as :func:`sm_shares`), its blocks
-    running ``res`` at a time: where it gets fewer than ``res``, too few to cover a phase's latency
-    (:func:`_latency_factor`), each counts that much longer, relative to a full SM's (the
-    calibration's SM time per block is a full SM's)."""
-    n = sm_shares(blocks, sms)
+def starved_factor(r: Rung, n: int, res: int) -> float:
+    """How much longer each of the ``n`` blocks of ``r`` on an SM that holds ``res`` at once
+    counts than on a full SM (the calibration's SM time per block is a full SM's): where n < res,
+    too few to cover a phase's latency, :func:`_latency_factor` relative to a full SM's; 1 with
+    ``res`` or more, the SM full until its last blocks, which start as others end (3506x1802x282:
+    13 blocks of 64x64_t64, 6 at a time, ran 94% of cuBLAS; rounds of 6, 6 and 1 would say 14.7)."""
     res = max(1, res)
-    if n >= res:  # full until its last blocks, which start as others end (3506x1802x282: 13 blocks of
-        return float(n)  # 64x64_t64, 6 at a time, ran 94% of cuBLAS; rounds of 6, 6 and 1 would say 14.7)
-    return n * _latency_factor(r, n) / _latency_factor(r, res)
+    if n >= res or n < 1:
+        return 1.0
+    return _latency_factor(r, n) / _latency_factor(r, res)
+
+
+def sm_load(r: Rung, blocks: int, sms: int, res: int) -> float:
+    """The busiest SM's time in blocks' shares of a full SM: its :func:`sm_shares`, each counted
+    :func:`starved_factor` longer."""
+    n = sm_shares(blocks, sms)
+    return n * starved_factor(r, n, res)
 
 
 @dataclass(frozen=True)
@@ -270,9 +277,7 @@ class Candidate:
     def latency_slowdown(self) -> float:
         """How much longer the model counts each block (:func:`sm_load`): more than 1 where the
         busiest SM gets fewer blocks than it holds at once, too few to cover a phase's loads."""
-        if self.tail or self.longest >= max(1, self.resident):
-            return 1.0
-        return _latency_factor(self.rung, self.longest) / _latency_factor(self.rung, max(1, self.resident))
+        return 1.0 if self.tail else starved_factor(self.rung, self.longest, self.resident)
 
     @property
     def busy_fraction(self) -> float:
