@@ -282,7 +282,7 @@ def _tuned_rows():
 
 @pytest.mark.parametrize("M, N, K", [(1200, 1200, 1200), (1800, 1800, 1800), (4096, 64, 4096), (1501, 1499, 1503),
                                      (777, 1000, 333), (100, 100, 100), (8192, 8192, 8192), (3, 5, 7),
-                                     (128, 128, 65536), (3001, 95, 3001)])
+                                     (128, 128, 65536), (3001, 95, 3001), (1075, 613, 1455), (641, 2015, 741)])
 def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it(M, N, K):
     tuned = _tuned_rows()
     ranked = planner.plan(M, N, K, ROWS, SMS, tuned)
@@ -290,7 +290,9 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
     labels = [c.label for c in listed]
     assert labels[0] == ranked[0].label and len(set(labels)) == len(labels)
     key = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
-    limit = (1 + planner.SHORTLIST_WITHIN) * key(ranked[0]) + 1e-12
+    plain = next(c for c in ranked if not c.pad)  # the window's reference: the best launch without padding
+    assert plain is ranked[0] or ranked[0].pad
+    limit = (1 + planner.SHORTLIST_WITHIN) * key(plain) + 1e-12
     for reduce, cap in ((False, planner.SHORTLIST_TOP), (True, planner.SHORTLIST_REDUCE)):
         group = [c for c in listed[1:] if not c.pad and c.reduce == reduce]
         # the choice takes one of the SHORTLIST_TOP places whatever it is (top: launches in all), one
@@ -352,6 +354,20 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
     else:
         assert padded == []
     assert planner.shortlist(M, N, K, ROWS, SMS, tuned, top=1, padded=0, reduce=0) == listed[:1]
+    if ranked[0].pad:  # a padded choice: the best launch without padding is measured too
+        assert plain.label in labels
+
+
+def test_a_padded_choice_estimated_low_leaves_no_plain_launch_out():
+    # 1075x613x1455 (session 22): the padded choice's estimate, scaled from padded launches at
+    # 1023x511x1023, was 20% below every plain launch's; the window around it measured two padded
+    # launches only (0.079 ms, 69% of cuBLAS)
+    tuned = _tuned_rows()
+    ranked = planner.plan(1075, 613, 1455, ROWS, SMS, tuned)
+    listed = planner.shortlist(1075, 613, 1455, ROWS, SMS, tuned)
+    assert ranked[0].pad, "the case needs a padded choice"
+    plain = [c for c in listed if not c.pad]
+    assert len(plain) >= 6 and plain[0].label == next(c for c in ranked if not c.pad).label
 
 
 def test_bench_planned_runs_the_fastest_of_the_shortlist_measured_at_the_size():

@@ -685,7 +685,8 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
 
     The list: the planner's choice; then the other launches without padding or a separate
     reduction whose estimate (the model's prediction where nothing was measured near) is within
-    ``within`` of the choice's, best first, at most ``top`` of them in all; as many as ``reduce``
+    ``within`` of the choice's (of the best launch without padding, where the choice is padded), best
+    first, at most ``top`` of them in all; as many as ``reduce``
     split-K launches with a separate reduction within the same margin (the table measured few of
     them: they are scaled from split-K without it, whose fix-up costs what the model does not
     see); and where K or N is not a multiple of 4 the ``padded`` best padded launches whatever
@@ -702,7 +703,12 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
         return []
     key = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
     first = ranked[0]
-    limit = (1 + within) * key(first) if key(first) else None
+    # The launches without padding are measured within ``within`` of the best of them: a padded
+    # choice's estimate is scaled from padded launches elsewhere, and where it is low the window
+    # around it left every plain launch out (1075x613x1455, session 22: a shortlist of two padded
+    # launches, 0.079 ms at best, 69% of cuBLAS).
+    plain = first if not first.pad else next((c for c in ranked if not c.pad), first)
+    limit = (1 + within) * key(plain) if key(plain) else None
     close = [c for c in ranked[1:] if not c.pad and key(c) and limit and key(c) <= limit]
 
     def few_each(cands, n, cap, taken=()):  # the first n of cands, at most cap of each kernel (and
