@@ -165,7 +165,8 @@ Those estimates come from shapes up to a grid step away, where the edge blocks, 
 the SMs and the best split are not the same. So on a GPU `tiled-explainer bench --kernels planned`
 first measures the planner's **shortlist** at the very shape: its choice and every launch it
 estimates within {planner.SHORTLIST_WITHIN:.0%} of it (at most {planner.SHORTLIST_TOP}: the {planner.SHORTLIST_LEAD} closest, then each kernel's best launch before
-another launch of a kernel already listed; up to {planner.SHORTLIST_REDUCE} more with a separate reduction, chosen the same way; where rows are unaligned, its {planner.SHORTLIST_PADDED} best padded launches too), then runs the fastest,
+another launch of a kernel already listed; up to {planner.SHORTLIST_REDUCE} more with a separate reduction, chosen the same way; where rows are unaligned, its {planner.SHORTLIST_PADDED} best padded launches too, and where its choice is padded the window is
+counted from its best launch without padding), then runs the fastest,
 as a library's autotuner does. The reason it prints says what was measured."""),
         ("code", "ladder.planner()"),
         ("md", """## The same kernels on another GPU
