@@ -380,6 +380,13 @@ CONFIGS: tuple[Rung, ...] = (
        "warp tiling, 48 x 128, BK 32",
        "4 warps of 48 x 32 side by side, 12 x 4 outputs a thread: for C with 33-48 or 129-144 rows "
        "(skinny M, deep K with a small C), where 32- and 64-row tiles leave rows empty"),
+    _r("warptile_128x48", "14_warptile.cu", "warptile_gemm",
+       [("BM", 128), ("BN", 48), ("BK", 32), ("WM", 32), ("WN", 48), ("WNITER", 3),
+        ("TM", 4), ("TN", 4), ("THREADS", 128), ("PAD", 4), ("MINB", 3)],
+       "warp tiling, 128 x 48, BK 32",
+       "48 x 128 turned on its side: 4 warps of 32 x 48 stacked along M, 4 x 12 outputs a thread, for "
+       "C with 33-48 or 129-144 columns (skinny N, deep K with a small C), where 32- and 64-column "
+       "tiles leave columns empty"),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
