@@ -3,6 +3,10 @@
 //
 // What lives here (once, so no kernel file re-defines it):
 //   CEIL_DIV(a, b)        integer ceil(a / b): grid sizes and the number of tile phases.
+//   split_slice(M, N)     floats from one split-K slice of the workspace to the next: M x N
+//                         rounded up to 4, so that every slice starts 16-byte aligned
+//                         (kernels/splitk_reduce.cu reads them by float4; explainer/gpu/launch.py
+//                         LaunchConfig.workspace_floats allocates them so).
 //   Trace recording       only when compiled with -DEXPLAINER_TRACE. The kernel's signature does
 //                         not change: the buffers are __device__ globals that the host sets with
 //                         RawModule.get_global("g_trace_a") etc. Timed builds compile without the
@@ -47,6 +51,8 @@
 #pragma once
 
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+
+__host__ __device__ __forceinline__ size_t split_slice(int M, int N) { return ((size_t)M * N + 3) & ~(size_t)3; }
 
 #ifdef EXPLAINER_TRACE
 

@@ -12,10 +12,11 @@
 //   associated differently from kernel 14's own fix-up, z in ZW interleaved runs: other last bits.)
 //
 // splitk_reduce: C[i] = the sum over z < S of W[z][i] for i < mn (= M x N, C's floats; W holds S
-//   slices of mn floats, laid out like C). A block of ZW warps takes 32 x 4 consecutive floats of
-//   C: lane l its 4 floats (16-byte loads and stores where mn is a multiple of 4, so that every
-//   slice starts 16-byte aligned; else one by one), warp w the slices z = w, w + ZW, .. in that
-//   order; then warp 0 adds the ZW warps' sums in the order w = 0, 1, ..: a fixed order, so the
+//   slices of mn floats each, laid out like C, slice z starting at float z x (mn rounded up to 4),
+//   so that every slice starts 16-byte aligned whatever M and N: kernel 14 stores them so). A
+//   block of ZW warps takes 32 x 4 consecutive floats of C: lane l its 4 floats (16-byte loads and
+//   stores; the lane that holds C's last 1-3 floats, one by one), warp w the slices z = w, w + ZW,
+//   .. in that order; then warp 0 adds the ZW warps' sums in the order w = 0, 1, ..: a fixed order, so the
 //   same bits every run. With ZW warps on the slices, a tile of C of few floats cut in many slices
 //   (128x128x65536 in 64) still spreads its loads over many SMs, ZW times more of them in flight.
 //
@@ -28,23 +29,21 @@ splitk_reduce(const float* __restrict__ W, float* __restrict__ C, long long mn, 
     __shared__ float4 part[8][32];
     const int lane = threadIdx.x % 32, w = threadIdx.x / 32, zw = blockDim.x / 32;
     const long long i = 4LL * (blockIdx.x * 32LL + lane);  // this lane's first float of C
+    const long long stride = (mn + 3) & ~3LL;               // slice z starts at W + z * stride: 16-byte aligned
+    const bool whole = i + 3 < mn;                          // the lane's 4 floats all inside C
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (i < mn) {
-        if ((mn & 3) == 0) {
+    if (whole) {
 #pragma unroll 4
-            for (int z = w; z < splits; z += zw) {
-                const float4 v = *reinterpret_cast<const float4*>(W + z * mn + i);
-                sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
-            }
-        } else {
-#pragma unroll 4
-            for (int z = w; z < splits; z += zw) {
-                const float* p = W + z * mn + i;
-                sum.x += p[0];
-                if (i + 1 < mn) sum.y += p[1];
-                if (i + 2 < mn) sum.z += p[2];
-                if (i + 3 < mn) sum.w += p[3];
-            }
+        for (int z = w; z < splits; z += zw) {
+            const float4 v = *reinterpret_cast<const float4*>(W + z * stride + i);
+            sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+        }
+    } else if (i < mn) {  // C's last 1-3 floats
+        for (int z = w; z < splits; z += zw) {
+            const float* p = W + z * stride + i;
+            sum.x += p[0];
+            if (i + 1 < mn) sum.y += p[1];
+            if (i + 2 < mn) sum.z += p[2];
         }
     }
     part[w][lane] = sum;
@@ -54,7 +53,7 @@ splitk_reduce(const float* __restrict__ W, float* __restrict__ C, long long mn, 
         const float4 v = part[q][lane];
         sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
     }
-    if ((mn & 3) == 0) {
+    if (whole && (reinterpret_cast<unsigned long long>(C) & 15) == 0) {
         *reinterpret_cast<float4*>(C + i) = sum;
     } else {
         C[i] = sum.x;

@@ -327,7 +327,9 @@ def test_padded_launch_labels_and_geometry():
     assert (cfg.M, cfg.N, cfg.K, cfg.ld, cfg.pad) == (4189, 4189, 4189, (4192, 4192), True)
     assert (cfg.grid, cfg.tile_grid, cfg.phases) == (plain.grid, plain.tile_grid, plain.phases)
     assert plain.expression.endswith(", 2>") and cfg.expression == plain.expression[:-4] + ", 3>"
-    assert cfg.workspace_floats == 4 * 4189 * 4189 and cfg.label == "warptile@33x4+pad"
+    # 4189^2 = 17547721 floats of C; each slice of the workspace starts at a multiple of 4 floats
+    # (kernels/splitk_reduce.cu reads them by float4): 17547724 apart
+    assert cfg.workspace_floats == 4 * 17547724 and cfg.label == "warptile@33x4+pad"
     assert cfg.pad_floats == (4189 * 4192, 4189 * 4192) and plain.pad_floats == (0, 0) and plain.ld == (4189, 4189)
     a_only = gpu.launch_config("warptile", 100, 64, 7, pad=True)  # rows of C aligned: GUARD 1
     assert (a_only.pad_floats, a_only.ld) == ((100 * 8, 0), (8, 64)) and a_only.expression.endswith(", 1>")

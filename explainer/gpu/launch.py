@@ -131,6 +131,13 @@ REDUCE_SPEC = KernelSpec("splitk_reduce", "splitk_reduce.cu", "splitk_reduce", N
                          "split-K's slices added over every SM")
 #: Its blocks: REDUCE_FLOATS consecutive floats of C each (32 lanes x 4), at most REDUCE_WARPS warps.
 REDUCE_FLOATS, REDUCE_WARPS = 128, 8
+
+
+def split_slice(M: int, N: int) -> int:
+    """Floats from one split-K slice of the workspace to the next: M x N rounded up to 4, so that
+    every slice starts 16-byte aligned (kernels/common.cuh's split_slice; kernels/splitk_reduce.cu
+    reads the slices by float4 whatever M and N)."""
+    return -(-M * N // 4) * 4
 #: The timing harness's hold before each start event (explainer/gpu/timing.py).
 HOLD_SPEC = KernelSpec("hold", "hold.cu", "hold", None, "none", "none", "the stream held before a timed launch")
 KERNEL_NAMES = tuple(s.name for s in _SPECS)
@@ -265,8 +272,9 @@ class LaunchConfig:
 
     @property
     def workspace_floats(self) -> int:
-        """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K)."""
-        return self.splits * self.M * self.N if self.splits > 1 else 0
+        """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K), each
+        starting at a multiple of 4 floats (:func:`split_slice`, kernels/common.cuh's)."""
+        return self.splits * split_slice(self.M, self.N) if self.splits > 1 else 0
 
     @property
     def reduce_launch(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:

@@ -1,0 +1,65 @@
+// kernels/splitk_reduce.cu -- not a rung: the separate reduction of a split-K launch (the planner's
+// "+reduce", as cuBLAS's splitKreduce kernel).
+//
+// What it is for
+//   In kernel 14's split-K launch the last of a tile's S blocks to arrive adds the S slices of
+//   that tile alone: one block reads S x BM x BN floats while the others are done. Where S is
+//   large or the tiles are few (128x128x65536 in 128 slices, 3000x96x3000 in 11 slices of 256 x 128
+//   tiles) that last step takes as long as the product (H100: 3000x96x3000 warptile@11 0.112 ms
+//   with it, 0.064 without; benchmarks/results/splitk_2026-11-23.md, session 12). Launched
+//   without tile counters, kernel 14's blocks only store their slices, and this kernel adds them:
+//   every SM reads its share of the S x M x N floats, at the memory's bandwidth. (The sums are
+//   associated differently from kernel 14's own fix-up, z in ZW interleaved runs: other last bits.)
+//
+// splitk_reduce: C[i] = the sum over z < S of W[z][i] for i < mn (= M x N, C's floats; W holds S
+//   slices of mn floats, laid out like C). A block of ZW warps takes 32 x 4 consecutive floats of
+//   C: lane l its 4 floats (16-byte loads and stores where mn is a multiple of 4, so that every
+//   slice starts 16-byte aligned; else one by one), warp w the slices z = w, w + ZW, .. in that
+//   order; then warp 0 adds the ZW warps' sums in the order w = 0, 1, ..: a fixed order, so the
+//   same bits every run. With ZW warps on the slices, a tile of C of few floats cut in many slices
+//   (128x128x65536 in 64) still spreads its loads over many SMs, ZW times more of them in flight.
+//
+// Launch (explainer/gpu/verify.py _launch): ZW = min(S, 8) warps per block (32 x ZW threads), grid
+// ceil(mn / 128); after kernel 14's split-K launch on the same stream.
+
+extern "C" __global__ void __launch_bounds__(256)
+splitk_reduce(const float* __restrict__ W, float* __restrict__ C, long long mn, int splits)
+{
+    __shared__ float4 part[8][32];
+    const int lane = threadIdx.x % 32, w = threadIdx.x / 32, zw = blockDim.x / 32;
+    const long long i = 4LL * (blockIdx.x * 32LL + lane);  // this lane's first float of C
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (i < mn) {
+        if ((mn & 3) == 0) {
+#pragma unroll 4
+            for (int z = w; z < splits; z += zw) {
+                const float4 v = *reinterpret_cast<const float4*>(W + z * mn + i);
+                sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+            }
+        } else {
+#pragma unroll 4
+            for (int z = w; z < splits; z += zw) {
+                const float* p = W + z * mn + i;
+                sum.x += p[0];
+                if (i + 1 < mn) sum.y += p[1];
+                if (i + 2 < mn) sum.z += p[2];
+                if (i + 3 < mn) sum.w += p[3];
+            }
+        }
+    }
+    part[w][lane] = sum;
+    __syncthreads();
+    if (w != 0 || i >= mn) return;
+    for (int q = 1; q < zw; ++q) {
+        const float4 v = part[q][lane];
+        sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+    }
+    if ((mn & 3) == 0) {
+        *reinterpret_cast<float4*>(C + i) = sum;
+    } else {
+        C[i] = sum.x;
+        if (i + 1 < mn) C[i + 1] = sum.y;
+        if (i + 2 < mn) C[i + 2] = sum.z;
+        if (i + 3 < mn) C[i + 3] = sum.w;
+    }
+}
