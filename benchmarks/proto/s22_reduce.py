@@ -1,4 +1,6 @@
-"""Scratch (session 22): kernels/splitk_reduce.cu alone, session 21's (slices M x N floats apart:
+"""Scratch (session 22), for benchmarks/proto/reduce_s22_seq.patch (apply it first: the new kernel's
+launch layout below is the patch's; the first run of this script, on the committed kernel with the
+old layout, is in benchmarks/results/splitk_2026-11-23.md, session 22): kernels/splitk_reduce.cu alone, session 21's (slices M x N floats apart:
 float4 only where M x N % 4 == 0, else one float at a time) against this tree's (slices 4-aligned:
 float4 everywhere but C's last 1-3 floats; up to 8 slices a thread per float4, 256-thread blocks),
 each on its own launch layout. Same sums, same C; CUDA events around each launch, the stream held
