@@ -138,6 +138,8 @@ def split_slice(M: int, N: int) -> int:
     every slice starts 16-byte aligned (kernels/common.cuh's split_slice; kernels/splitk_reduce.cu
     reads the slices by float4 whatever M and N)."""
     return -(-M * N // 4) * 4
+
+
 #: The timing harness's hold before each start event (explainer/gpu/timing.py).
 HOLD_SPEC = KernelSpec("hold", "hold.cu", "hold", None, "none", "none", "the stream held before a timed launch")
 KERNEL_NAMES = tuple(s.name for s in _SPECS)
