@@ -422,8 +422,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     if (SPLIT && (Tile::always_split || tile.splits() > 1)) {
         // Split-K epilogue. This block holds the sums over its slice of K only. It stores them in
         // its own slice W[z] of the workspace (M x N floats per z, laid out like C, each starting at
-        // a multiple of 4 floats: split_slice, common.cuh) ...
-        float* Wz = W + (size_t)tile.z() * split_slice(M, N);
+        // a multiple of 4 floats: split_offset, common.cuh) ...
+        float* Wz = W + split_offset(tile.z(), M, N);
 #pragma unroll
         for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll
@@ -456,7 +456,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         for (int g0 = 0; g0 < SEGS; g0 += G) {
             float sum[G][TN] = {};
             for (int z = 0; z < tile.splits(); ++z) {
-                const float* Wz = W + (size_t)z * split_slice(M, N);
+                const float* Wz = W + split_offset(z, M, N);
 #pragma unroll
                 for (int q = 0; q < G; ++q) {
                     const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;

@@ -3,10 +3,13 @@
 //
 // What lives here (once, so no kernel file re-defines it):
 //   CEIL_DIV(a, b)        integer ceil(a / b): grid sizes and the number of tile phases.
-//   split_slice(M, N)     floats from one split-K slice of the workspace to the next: M x N
-//                         rounded up to 4, so that every slice starts 16-byte aligned
+//   split_offset(z, M, N) floats from the start of split-K's workspace to its slice z: z x (M x N
+//                         rounded up to 4), so that every slice starts 16-byte aligned
 //                         (kernels/splitk_reduce.cu reads them by float4; explainer/gpu/launch.py
-//                         LaunchConfig.workspace_floats allocates them so).
+//                         split_slice and LaunchConfig.workspace_floats allocate them so). Written
+//                         as z x M x N + z x pad: session 22's ((M x N + 3) & ~3) x z changed
+//                         how NVRTC scheduled kernel 14's whole K loop, 12-16% slower split-K
+//                         launches (benchmarks/results/splitk_2026-11-23.md, session 23).
 //   Trace recording       only when compiled with -DEXPLAINER_TRACE. The kernel's signature does
 //                         not change: the buffers are __device__ globals that the host sets with
 //                         RawModule.get_global("g_trace_a") etc. Timed builds compile without the
@@ -52,7 +55,10 @@
 
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
 
-__host__ __device__ __forceinline__ size_t split_slice(int M, int N) { return ((size_t)M * N + 3) & ~(size_t)3; }
+__host__ __device__ __forceinline__ size_t split_offset(int z, int M, int N)
+{
+    return (size_t)z * M * N + (size_t)z * ((0u - (unsigned)M * (unsigned)N) & 3u);  // pad: -(M x N) mod 4
+}
 
 #ifdef EXPLAINER_TRACE
 

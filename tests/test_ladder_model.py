@@ -289,9 +289,11 @@ def test_split_k_with_a_separate_reduction_labels_and_geometry():
     plain = gpu.launch_config("warptile", 3000, 96, 3000, splits=11)
     assert cfg.reduce and not plain.reduce and cfg.label == "warptile@11+reduce"
     assert (cfg.grid, cfg.expression, cfg.workspace_floats) == (plain.grid, plain.expression, 11 * 3000 * 96)
-    # the reduction's own launch: a block per 128 floats of C, a warp per slice up to 8
+    # the reduction's own launch (kernels/splitk_reduce.cu's layouts)
+    # 11 slices: a block of 8 warps per 128 floats of C, the warps on the slices
     assert cfg.reduce_launch == ((-(-3000 * 96 // 128), 1, 1), (256, 1, 1)) and plain.reduce_launch is None
-    assert gpu.launch_config("warptile", 300, 201, 1000, splits=3, reduce=True).reduce_launch == ((472, 1, 1), (96, 1, 1))
+    # up to 8 slices: 256 threads a block, 4 floats of C a thread (300 x 201 = 60300 floats: 59 blocks)
+    assert gpu.launch_config("warptile", 300, 201, 1000, splits=3, reduce=True).reduce_launch == ((59, 1, 1), (256, 1, 1))
     padded = gpu.launch_config("warptile", 3001, 95, 3003, splits=11, pad=True, reduce=True)
     assert padded.pad and padded.reduce and padded.ld == (3004, 96) and padded.label == "warptile@11+reduce+pad"
     for kw in ({"splits": 1}, {"splits": 4, "tail": 3}):

@@ -129,13 +129,15 @@ PAD_SPEC = KernelSpec("pad_rows", "pad_rows.cu", "pad_rows", None, "none", "none
 #: The separate reduction of a split-K launch (``+reduce``): compiled like a kernel, not run by name.
 REDUCE_SPEC = KernelSpec("splitk_reduce", "splitk_reduce.cu", "splitk_reduce", None, "none", "none",
                          "split-K's slices added over every SM")
-#: Its blocks: REDUCE_FLOATS consecutive floats of C each (32 lanes x 4), at most REDUCE_WARPS warps.
+#: Its blocks: 256 threads; up to REDUCE_WARPS slices, 4 floats of C a thread (REDUCE_FLOATS x
+#: REDUCE_WARPS a block), more slices: REDUCE_FLOATS consecutive floats of C a block (32 lanes x 4),
+#: its REDUCE_WARPS warps taking the slices interleaved.
 REDUCE_FLOATS, REDUCE_WARPS = 128, 8
 
 
 def split_slice(M: int, N: int) -> int:
     """Floats from one split-K slice of the workspace to the next: M x N rounded up to 4, so that
-    every slice starts 16-byte aligned (kernels/common.cuh's split_slice; kernels/splitk_reduce.cu
+    every slice starts 16-byte aligned (kernels/common.cuh's split_offset; kernels/splitk_reduce.cu
     reads the slices by float4 whatever M and N)."""
     return -(-M * N // 4) * 4
 
@@ -275,17 +277,19 @@ class LaunchConfig:
     @property
     def workspace_floats(self) -> int:
         """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K), each
-        starting at a multiple of 4 floats (:func:`split_slice`, kernels/common.cuh's)."""
+        starting at a multiple of 4 floats (:func:`split_slice`; kernels/common.cuh's split_offset)."""
         return self.splits * split_slice(self.M, self.N) if self.splits > 1 else 0
 
     @property
     def reduce_launch(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
-        """A ``+reduce`` launch's second kernel (kernels/splitk_reduce.cu): (grid, block), one block
-        per :data:`REDUCE_FLOATS` floats of C, min(S, :data:`REDUCE_WARPS`) warps taking the S
-        slices interleaved; ``None`` without the separate reduction."""
+        """A ``+reduce`` launch's second kernel (kernels/splitk_reduce.cu): (grid, block), blocks of
+        32 x :data:`REDUCE_WARPS` threads, each taking :data:`REDUCE_FLOATS` x REDUCE_WARPS floats of
+        C (4 a thread, its slices in order) up to REDUCE_WARPS slices, else REDUCE_FLOATS floats of C
+        (its warps taking the S slices interleaved); ``None`` without the separate reduction."""
         if not self.reduce:
             return None
-        return (-(-self.M * self.N // REDUCE_FLOATS), 1, 1), (32 * min(self.splits, REDUCE_WARPS), 1, 1)
+        per_block = REDUCE_FLOATS * (REDUCE_WARPS if self.splits <= REDUCE_WARPS else 1)
+        return (-(-self.M * self.N // per_block), 1, 1), (32 * REDUCE_WARPS, 1, 1)
 
     @property
     def threads_per_block(self) -> int:
