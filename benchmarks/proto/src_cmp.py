@@ -33,6 +33,26 @@ def _no_even(self, *args, even=False, **kw):  # a tree from before GUARD 5 (pair
     return _expression(self, *args, **kw)
 
 
+# Each tree's own splitk_reduce on its own layout (before session 23's patch: a block per 128 floats
+# of C, min(S, 8) warps; after: the tree's launch.py layout), switched with the tree being timed.
+import cupy as _cp
+REDUCE = {}
+_layout_new = L.LaunchConfig.reduce_launch
+CURRENT = ["new"]
+for d, tree in TREES.items():
+    src_r = (tree / "splitk_reduce.cu").read_text()
+    REDUCE[d] = (_cp.RawModule(code=src_r).get_function("splitk_reduce"), "splits <= 8" in src_r)
+
+
+def _layout(cfg):
+    fn, new_layout = REDUCE[CURRENT[0]]
+    if not cfg.reduce or new_layout:
+        return _layout_new.fget(cfg)
+    return (-(-cfg.M * cfg.N // 128), 1, 1), (32 * min(cfg.splits, 8), 1, 1)
+
+
+L.LaunchConfig.reduce_launch = property(_layout)
+rt.reduce_kernel = lambda: REDUCE[CURRENT[0]][0]
 for d, tree in TREES.items():
     rt.modules.clear()
     gpu.runtime.KERNELS_DIR = tree
@@ -62,6 +82,7 @@ for sh, *labels in lines:
             order = order[::-1]
         for d, lab in order:
             cfg, kern = builds[d][(sh, lab)]
+            CURRENT[0] = d
             chk = _check_on(rt, cfg, prob, kern=kern)
             assert d in NOCHECK or (chk["all_written"] and chk["rel_error"] < 1e-4), (sh, lab, d, chk)
             ts, _ = _time_loop(rt, lambda: _launch(rt, kern, cfg, prob.A, prob.B, prob.C), repeats=20, warmup=2,
