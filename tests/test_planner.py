@@ -28,7 +28,7 @@ def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
         tiles = c.grid[0] * c.grid[1]  # a split tail splits only its last c.tail tiles
         assert c.grid == (ceil_div(N, r.BN), ceil_div(M, r.BM))
         assert c.blocks == (tiles - c.tail + c.tail * c.splits if c.tail else tiles * c.splits)
-        reduce_splits = planner.REDUCE_SPLITS + planner.filling_splits(r, M, N, SMS, planner.residency(r, ROWS))
+        reduce_splits = planner.REDUCE_SPLITS + planner.filling_splits(r, M, N, SMS, planner.residency(r, ROWS), K)
         assert c.splits in planner.split_choices(r, M, N, K, SMS, reduce_splits if c.reduce else planner.PLAN_SPLITS)
         assert not c.reduce or (c.splits > 1 and not c.tail and "added by a second kernel" in c.why())
         assert c.longest == ceil_div(c.blocks, SMS) and c.busy_sms == min(c.blocks, SMS)
@@ -54,6 +54,76 @@ def test_split_counts_that_fill_the_sms():
     forty = [c for c in cands if c.rung.name == r.name and c.splits == 40 and c.reduce]
     assert fill and forty and fill[0].busy_sms == 132 and forty[0].busy_sms == 120
     assert fill[0].predicted_ms < forty[0].predicted_ms  # the same round, shorter slices
+
+
+def test_the_roomy_instantiation_runs_a_block_fewer_an_sm_and_its_fill_is_planned():
+    """Kernel 14's roomy instantiation (unaligned rows, no split tail, as many rounds either way)
+    leaves registers for MINB - 1 blocks an SM: the launch runs that many at once
+    (launch_residency), and the split count that fills every SM with them is weighed
+    (filling_splits with K): 490x152x38734, 12 tiles of 128 x 64 (MINB 4), S = 33 = 132 x 3 // 12."""
+    r = ladder.rung("warptile_128x64")
+    M, N, K = 490, 152, 38734
+    assert r.min_blocks == 4 and r.runs_roomy(M, N, K, 132, 33) and not r.runs_roomy(M, N, K, 132, 44)
+    assert planner.launch_residency(r, M, N, K, 132, 4, 33) == 3
+    assert planner.launch_residency(r, M, N, K, 132, 4, 44) == 4  # 4 an SM: the plain instantiation
+    assert planner.launch_residency(r, 512, 128, 38736, 132, 4, 33) == 4  # aligned rows: never roomy
+    assert planner.filling_splits(r, M, N, 132, 4) == (44,)
+    assert planner.filling_splits(r, M, N, 132, 4, K) == (33, 44)
+    assert planner.filling_splits(r, 512, 128, 132, 4, 38736) == (66,)  # 8 tiles, aligned: no roomy fill
+    cands = {c.label: c for c in planner.plan(M, N, K, ROWS, 132)}
+    full, two = cands["warptile_128x64@33+reduce"], cands["warptile_128x64@22+reduce"]
+    assert (full.longest, full.runs_at, full.latency_slowdown) == (3, 3, 1.0)
+    assert (two.longest, two.runs_at) == (2, 3) and "3 at a time" in full.why()
+
+
+def test_a_split_k_launch_is_scaled_from_the_same_instantiation():
+    """Where the tuning table measured the kernel at the nearest shape within a factor 2 of the
+    split count with the same instantiation (kernel 14's roomy one or not), the estimate is scaled
+    from such a launch: 490x152x38734, warptile_128x64@44+reduce runs 4 blocks an SM (not roomy)
+    and is scaled from @64 at 510x126x16382 (4 an SM), not from @48 (roomy, 3 an SM)."""
+    tuned = recorded.load_tuned(DATA["device"]["name"])
+    if not tuned:
+        pytest.skip("no tuning table shipped for the recorded device")
+    trows = recorded.recorded_rows(tuned, split_k=True)
+    M, N, K = 490, 152, 38734
+    cands = {c.label: c for c in planner.plan(M, N, K, ROWS, SMS, trows)}
+    checked = 0
+    for c in cands.values():
+        if c.rung.name != "warptile_128x64" or not c.reduce or c.pad or not c.tuned_at:
+            continue
+        there = c.tuned_at
+        measured = {row["splits"] for row in trows if (row["M"], row["N"], row["K"]) == there
+                    and row["kernel"] == c.rung.name and row.get("reduce") and not row.get("pad")}
+        same = {S for S in measured if 0.5 <= S / c.splits <= 2
+                and planner.launch_residency(c.rung, *there, SMS, c.resident, S) == c.runs_at}
+        if same:
+            assert c.tuned_splits in same, c.label
+            checked += 1
+    assert checked >= 3
+    at44 = cands["warptile_128x64@44+reduce"]
+    assert at44.runs_at == 4 and at44.tuned_splits == 64
+
+
+def test_the_shortlist_adds_launches_that_fill_every_sm_in_one_round():
+    """For up to SHORTLIST_FILL kernels split along K on the list, the kernel's best launch not
+    listed whose blocks fill every SM in one round at the blocks it runs at once; nothing else
+    changes on the list."""
+    tuned = recorded.load_tuned(DATA["device"]["name"])
+    trows = recorded.recorded_rows(tuned, split_k=True) if tuned else []
+    added_somewhere = 0
+    for M, N, K in [(598, 332, 10560), (490, 130, 18596), (128, 128, 65536), (4096, 4096, 4096)]:
+        full = planner.shortlist(M, N, K, ROWS, SMS, trows)
+        base = planner.shortlist(M, N, K, ROWS, SMS, trows, fill_top=0)
+        assert full[:len(base)] == base
+        added = full[len(base):]
+        split_kernels = {c.rung.name for c in base if c.splits > 1 and not c.tail and not c.pad}
+        assert len(added) <= min(planner.SHORTLIST_FILL, len(split_kernels))
+        for c in added:
+            assert c.rung.name in split_kernels and c.splits > 1 and not c.tail and not c.pad
+            assert c.longest == c.runs_at and c.blocks > SMS * (c.runs_at - 1)
+        assert len({c.rung.name for c in added}) == len(added)
+        added_somewhere += len(added)
+    assert added_somewhere >= 3
 
 
 def test_an_sm_with_too_few_blocks_to_cover_a_phases_loads_counts_them_longer():
@@ -286,9 +356,11 @@ def _tuned_rows():
 def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it(M, N, K):
     tuned = _tuned_rows()
     ranked = planner.plan(M, N, K, ROWS, SMS, tuned)
-    listed = planner.shortlist(M, N, K, ROWS, SMS, tuned)
-    labels = [c.label for c in listed]
+    labels = [c.label for c in planner.shortlist(M, N, K, ROWS, SMS, tuned)]
     assert labels[0] == ranked[0].label and len(set(labels)) == len(labels)
+    # the launches that fill every SM (test_the_shortlist_adds_launches_that_fill_every_sm_in_one_round) left out
+    listed = planner.shortlist(M, N, K, ROWS, SMS, tuned, fill_top=0)
+    labels = [c.label for c in listed]
     key = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
     plain = next(c for c in ranked if not c.pad)  # the window's reference: the best launch without padding
     assert plain is ranked[0] or ranked[0].pad
@@ -353,7 +425,7 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
         assert all(c.padded_from == (M, N, K) for c in padded)
     else:
         assert padded == []
-    assert planner.shortlist(M, N, K, ROWS, SMS, tuned, top=1, padded=0, reduce=0) == listed[:1]
+    assert planner.shortlist(M, N, K, ROWS, SMS, tuned, top=1, padded=0, reduce=0, fill_top=0) == listed[:1]
     if ranked[0].pad:  # a padded choice: the best launch without padding is measured too
         assert plain.label in labels
 

@@ -157,7 +157,9 @@ even rows or neither), so that a launch carries only the copy loops its blocks r
 For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the
 model (blocks on the busiest SM × the kernel's SM time per block, measured once with every SM
 busy, plus the split's extra traffic); a time from this device's tuning table
-(`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the model);
+(`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the model from
+a split there that ran the same build of the kernel: on unaligned rows one with registers for a
+block fewer per SM where that costs no round);
 and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, 3000³, 4189³, a skinny
 4096×64×4096 and a deep 1000×1000×8000.
 
@@ -166,7 +168,9 @@ the SMs and the best split are not the same. So on a GPU `tiled-explainer bench 
 first measures the planner's **shortlist** at the very shape: its choice and every launch it
 estimates within {planner.SHORTLIST_WITHIN:.0%} of it (at most {planner.SHORTLIST_TOP}: the {planner.SHORTLIST_LEAD} closest, then each kernel's best launch before
 another launch of a kernel already listed; up to {planner.SHORTLIST_REDUCE} more with a separate reduction, chosen the same way; where rows are unaligned, its {planner.SHORTLIST_PADDED} best padded launches too, and where its choice is padded the window is
-counted from its best launch without padding), then runs the fastest,
+counted from its best launch without padding; and for up to {planner.SHORTLIST_FILL} kernels split along K, the best launch whose
+blocks fill every SM in one round, since the model cannot see that 2 blocks an SM run slower than 3
+with the same work), then runs the fastest,
 as a library's autotuner does. The reason it prints says what was measured."""),
         ("code", "ladder.planner()"),
         ("md", """## The same kernels on another GPU

@@ -122,23 +122,29 @@ TUNE_REDUCE_SPLITS = SPLITS + (48, 64, 96, MAX_SPLITS_REDUCE)
 FILL_ROUNDS = 1
 
 
-def filling_splits(r: Rung, M: int, N: int, sms: int, res: int = 1) -> tuple[int, ...]:
+def filling_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, K: int | None = None) -> tuple[int, ...]:
     """The split counts past :data:`MAX_SPLITS` (up to :data:`MAX_SPLITS_REDUCE`) that fill ``sms``
     SMs of ``res`` blocks each to the last slot, or nearly, in 1 .. :data:`FILL_ROUNDS` rounds:
     S = w * sms * res // tiles. Between the steps of :data:`REDUCE_SPLITS` (40, 48, ..) a shape of
     few tiles leaves SMs idle: 355 x 245 x 48669 in 3 tiles of 128 x 256 runs 120 blocks at S = 40
-    on 132 SMs, 132 at S = 44 (cuBLAS's split there, session 14's notes)."""
+    on 132 SMs, 132 at S = 44 (cuBLAS's split there, session 14's notes). With ``K``: also the S
+    that fills them with kernel 14's roomy instantiation, ``MINB - 1`` blocks each, where the launch
+    runs it (:func:`launch_residency`; 490x152x38734, 12 tiles of 128 x 64: S = 33)."""
     gx, gy = r.grid(M, N)
     tiles = gx * gy
     out = {w * sms * res // tiles for w in range(1, FILL_ROUNDS + 1)}
+    if K is not None and r.min_blocks > 1:
+        roomy = {w * sms * (r.min_blocks - 1) // tiles for w in range(1, FILL_ROUNDS + 1)}
+        out |= {S for S in roomy if S > 1 and r.runs_roomy(M, N, K, sms, S)}
     return tuple(sorted(S for S in out if MAX_SPLITS < S <= MAX_SPLITS_REDUCE))
 
 
-def reduce_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, grid=REDUCE_SPLITS) -> tuple[int, ...]:
+def reduce_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, grid=REDUCE_SPLITS,
+                  K: int | None = None) -> tuple[int, ...]:
     """The split counts weighed for ``r``'s launches with a separate reduction: ``grid``
-    (:data:`REDUCE_SPLITS`; ``tune`` passes :data:`TUNE_REDUCE_SPLITS`) and :func:`filling_splits`,
-    each once, in order (for :func:`split_choices`)."""
-    return tuple(sorted(set(grid) | set(filling_splits(r, M, N, sms, res))))
+    (:data:`REDUCE_SPLITS`; ``tune`` passes :data:`TUNE_REDUCE_SPLITS`) and :func:`filling_splits`
+    (with ``K``: the roomy instantiation's too), each once, in order (for :func:`split_choices`)."""
+    return tuple(sorted(set(grid) | set(filling_splits(r, M, N, sms, res, K))))
 
 
 def _planned_split(r: Rung, M: int, N: int, S: int, sms: int) -> bool:
@@ -156,6 +162,18 @@ def residency(r: Rung, rows: list[dict] = ()) -> int:
     rows (``blocks_per_sm``), else the kernel's ``__launch_bounds__`` minimum (``MINB``), else 1."""
     seen = [row["blocks_per_sm"] for row in rows if row.get("kernel") == r.name and row.get("blocks_per_sm")]
     return int(max(seen)) if seen else int(dict(r.params).get("MINB", 1))
+
+
+def launch_residency(r: Rung, M: int, N: int, K: int, sms: int, res: int, splits: int = 1,
+                     tail: int = 0) -> int:
+    """Blocks of ``r`` an SM runs at once in this launch: ``res`` (:func:`residency`), or one fewer
+    than the kernel's ``MINB`` where the launch runs kernel 14's roomy instantiation
+    (``Rung.runs_roomy``: registers for ``MINB - 1`` blocks): 128x64@33+reduce at 490x152x38734
+    runs 3 blocks an SM, all the roomy instantiation holds (:func:`filling_splits`,
+    :func:`shortlist`)."""
+    if r.runs_roomy(M, N, K, sms, splits, tail):
+        return min(res, r.min_blocks - 1)
+    return res
 
 
 def sm_shares(blocks: int, sms: int) -> int:
@@ -272,6 +290,12 @@ class Candidate:
             return (sm_shares(self.tiles - self.tail, self.sms)
                     + sm_shares(self.tail * self.splits, self.sms) / self.splits)
         return sm_shares(self.blocks, self.sms) / self.splits
+
+    @property
+    def runs_at(self) -> int:
+        """Blocks an SM runs at once in this launch (:func:`launch_residency`): ``resident``, or
+        one fewer than ``MINB`` on kernel 14's roomy instantiation."""
+        return launch_residency(self.rung, self.M, self.N, self.K, self.sms, self.resident, self.splits, self.tail)
 
     @property
     def latency_slowdown(self) -> float:
@@ -600,7 +624,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
               for r in RUNGS + CONFIGS for R, S in tail_choices(r, M, N, K, sms, res[r.name])]
     cands += [candidate(r, M, N, K, sms, cal.get(r.name), here, S, res=res[r.name], reduce=True)
               for r in RUNGS + CONFIGS
-              for S in split_choices(r, M, N, K, sms, reduce_splits(r, M, N, sms, res[r.name]))
+              for S in split_choices(r, M, N, K, sms, reduce_splits(r, M, N, sms, res[r.name], K=K))
               if S > 1 and _planned_split(r, M, N, S, sms)]
     near = nearest_tuned(M, N, K, tuned, shapes=index.shapes)
     if near:
@@ -619,7 +643,7 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
         out = []
         for c in cands:
             there_at = near_of.get(c.rung.name)
-            ref = _reference(c, at[there_at]) if there_at else None
+            ref = _reference(c, at[there_at], there_at) if there_at else None
             there = (model_ms(c.rung, *there_at, sms, cal.get(c.rung.name), *ref, res=c.resident)
                      if ref and ref[0] <= c.rung.phases(there_at[2]) else None)
             if there and c.predicted_ms:
@@ -652,6 +676,9 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
                                         c.predicted_ms is None, c.predicted_ms or 0.0))
 
 
+#: :func:`shortlist`: at most this many launches added that fill every SM in one round
+#: (:data:`SHORTLIST_FILL` kernels' best such launch).
+SHORTLIST_FILL = 3
 #: :func:`shortlist`: at most this many launches without padding ...
 SHORTLIST_TOP = 12
 #: ... whose estimates are within this fraction of the planner's choice's ...
@@ -673,7 +700,8 @@ SHORTLIST_LEAD = 3
 
 def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = (),
               top: int = SHORTLIST_TOP, within: float = SHORTLIST_WITHIN,
-              padded: int = SHORTLIST_PADDED, reduce: int = SHORTLIST_REDUCE) -> list[Candidate]:
+              padded: int = SHORTLIST_PADDED, reduce: int = SHORTLIST_REDUCE,
+              fill_top: int = SHORTLIST_FILL) -> list[Candidate]:
     """The launches worth measuring at this very shape, the planner's choice first: ``bench
     --kernels planned`` times them there and runs the fastest (as a library's autotuner measures
     its heuristic's best few). The planner's estimates come from tuned shapes up to a grid step
@@ -689,7 +717,8 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     first, at most ``top`` of them in all; as many as ``reduce``
     split-K launches with a separate reduction within the same margin (the table measured few of
     them: they are scaled from split-K without it, whose fix-up costs what the model does not
-    see); and where K or N is not a multiple of 4 the ``padded`` best padded launches whatever
+    see); for up to ``fill_top`` kernels split along K on the list, the kernel's best launch
+    whose blocks fill every SM in one round, as many an SM as it runs at once; and where K or N is not a multiple of 4 the ``padded`` best padded launches whatever
     their estimates. Of each kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and
     one padded launch: a kernel's split counts differ by little, and a list of one kernel's would
     measure nothing else (1501x1499x1503, session 12: two padded launches of warptile_64x128 left
@@ -732,24 +761,46 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     mine = lambda flag: [first] if first.reduce == flag and not first.pad else []  # noqa: E731
     out = [first] + few_each([c for c in close if not c.reduce], top - 1, SHORTLIST_PER_KERNEL, mine(False))
     out += few_each([c for c in close if c.reduce], reduce - int(first.reduce), SHORTLIST_PER_KERNEL, mine(True))
+    # Each kernel split along K on the list: its best launch not listed whose blocks fill every SM
+    # in one round, as many as it runs at once (launch_residency), whatever its estimate. The model counts 2
+    # blocks an SM of the 3 it holds as fast as 3 with the same work (their phases cover a copy's
+    # latency), the H100 ran them 9-10% slower (490x130x18596, warptile_128x48 @22 against @33; the
+    # tuning table at 510x126x16382, warptile_128x64 @32 against @48), and at 490x152x38734 no
+    # such launch of warptile_128x64 (3 an SM: @33) was measured.
+    listed = {c.label for c in out}
+    fills = []
+    for name in dict.fromkeys(c.rung.name for c in out if c.splits > 1 and not c.tail and not c.pad):
+        fill = next((c for c in ranked if c.rung.name == name and c.splits > 1 and not c.tail and not c.pad
+                     and c.longest == c.runs_at and c.blocks > c.sms * (c.runs_at - 1)
+                     and c.label not in listed), None)
+        if fill and len(fills) < fill_top:
+            fills.append(fill)
     _, N4, K4 = padded_shape(M, N, K)
     if padded > 0 and (N4, K4) != (N, K):
         pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad and c.label != first.label]
         out += few_each(pads, padded - int(first.pad), 1, [first] if first.pad else [])
-    return out
+    return out + fills
 
 
-def _reference(c: Candidate, at: dict) -> tuple[int, int, bool] | None:
+def _reference(c: Candidate, at: dict, there: tuple[int, int, int] | None = None) -> tuple[int, int, bool] | None:
     """The launch of ``c``'s kernel, among those a tuning table measured at one shape (``at``:
-    ``(kernel, splits, tail, reduce) -> ms``), that ``c`` is scaled from, as ``(splits, tail,
-    reduce)``: the same kind (whole, split-K, split tail; a split tail falls back to the whole
-    launch; split-K with a separate reduction to split-K without, the model then charging the
-    one's reduction against the other's fix-up), the nearest split count."""
+    ``(kernel, splits, tail, reduce) -> ms``; ``there``: that shape), that ``c`` is scaled from, as
+    ``(splits, tail, reduce)``: the same kind (whole, split-K, split tail; a split tail falls back
+    to the whole launch; split-K with a separate reduction to split-K without, the model then
+    charging the one's reduction against the other's fix-up), the nearest split count; with
+    ``there``, of those within a factor 2 of it that ran the same instantiation (kernel 14's roomy
+    one or not, :func:`launch_residency`) where there is one: 490x152x38734, warptile_128x64@44
+    (4 blocks an SM, the element copies' addresses spilled) had been scaled from @48 at
+    510x126x16382 (3 an SM, roomy) and ranked first; it ran 10% slower than @22."""
     want = _kind(c.splits, c.tail)
     same = [(S, T, R) for (k, S, T, R) in at if k == c.rung.name and _kind(S, T) == want]
     measured = [m for m in same if m[2] == c.reduce] or same
     if not measured and want == "tail":
         measured = [(S, T, R) for (k, S, T, R) in at if k == c.rung.name and S == 1]
+    if there and want == "split" and c.rung.min_blocks > 1:
+        alike = [m for m in measured if abs(math.log2(m[0] / c.splits)) <= 1
+                 and launch_residency(c.rung, *there, c.sms, c.resident, m[0]) == c.runs_at]
+        measured = alike or measured
     return min(measured, key=lambda m: (abs(math.log2(m[0] / c.splits)), m)) if measured else None
 
 
