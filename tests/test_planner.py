@@ -582,6 +582,11 @@ def test_tune_measures_what_the_planner_weighs():
     deep = launches((355, 245, 48669), SMS, ROWS, ["warptile_128x256"])
     fill = planner.filling_splits(ladder.BY_NAME["warptile_128x256"], 355, 245, SMS, 1)
     assert fill and {f"warptile_128x256@{S}+reduce" for S in fill} <= set(deep) and len(deep) == len(set(deep))
+    # on unaligned rows also the fill of kernel 14's roomy build (a block fewer an SM): 12 tiles of
+    # 128 x 64 at 490x152x38734, 132 x 3 // 12 = 33
+    roomy = launches((490, 152, 38734), SMS, ROWS, ["warptile_128x64"])
+    assert "warptile_128x64@33+reduce" in roomy and "warptile_128x64@44+reduce" in roomy
+    assert "warptile_128x64@33+reduce" not in launches((490, 152, 38736), SMS, ROWS, ["warptile_128x64"])
     some = launches((3000, 3000, 3000), SMS, ROWS, ["warptile_128x64"])  # tune --kernels: those only
     assert some and all(lab.partition("@")[0] == "warptile_128x64" for lab in some)
     assert set(some) == {lab for lab in got if lab.partition("@")[0] == "warptile_128x64"}

@@ -59,7 +59,7 @@ def launches(shape, sms: int, rows=(), kernels=None, padded_only: bool = False,
         res = planner.residency(r, rows)
         plain += [ladder.label_of(r.name, S) for S in planner.split_choices(r, *shape, sms)]
         plain += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, res)]
-        grid = planner.reduce_splits(r, shape[0], shape[1], sms, res, planner.TUNE_REDUCE_SPLITS)
+        grid = planner.reduce_splits(r, shape[0], shape[1], sms, res, planner.TUNE_REDUCE_SPLITS, K=shape[2])
         plain += [ladder.label_of(r.name, S, reduce=True) for S in planner.split_choices(r, *shape, sms, grid) if S > 1]
     return out if padded_only else plain + out
 
