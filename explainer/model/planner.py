@@ -295,7 +295,8 @@ class Candidate:
     def runs_at(self) -> int:
         """Blocks an SM runs at once in this launch (:func:`launch_residency`): ``resident``, or
         one fewer than ``MINB`` on kernel 14's roomy instantiation."""
-        return launch_residency(self.rung, self.M, self.N, self.K, self.sms, self.resident, self.splits, self.tail)
+        return launch_residency(self.rung, self.M, self.N, self.K, self.sms, self.resident, self.splits,
+                                self.tail)
 
     @property
     def latency_slowdown(self) -> float:
@@ -718,15 +719,16 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     split-K launches with a separate reduction within the same margin (the table measured few of
     them: they are scaled from split-K without it, whose fix-up costs what the model does not
     see); for up to ``fill_top`` kernels split along K on the list, the kernel's best launch
-    whose blocks fill every SM in one round, as many an SM as it runs at once; and where K or N is not a multiple of 4 the ``padded`` best padded launches whatever
-    their estimates. Of each kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and
-    one padded launch: a kernel's split counts differ by little, and a list of one kernel's would
-    measure nothing else (1501x1499x1503, session 12: two padded launches of warptile_64x128 left
-    out warptile_128x128's, 9% faster). Within a group, the :data:`SHORTLIST_LEAD` best come
-    first, then every kernel's best launch before any kernel's second (3506x1802x282, session 14:
-    three launches each of two kernels left out warptile_64x128, the fastest there in session 13;
-    1722x154x3887, session 16: the kernels' bests, estimated 10-17% above the choice, had left out
-    the third best, 2% above it and the fastest there in session 15)."""
+    whose blocks fill every SM in one round, as many an SM as it runs at once; and where K or N
+    is not a multiple of 4 the ``padded`` best padded launches whatever their estimates. Of each
+    kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and one padded launch: a
+    kernel's split counts differ by little, and a list of one kernel's would measure nothing else
+    (1501x1499x1503, session 12: two padded launches of warptile_64x128 left out warptile_128x128's,
+    9% faster). Within a group, the :data:`SHORTLIST_LEAD` best come first, then every kernel's best
+    launch before any kernel's second (3506x1802x282, session 14: three launches each of two kernels
+    left out warptile_64x128, the fastest there in session 13; 1722x154x3887, session 16: the
+    kernels' bests, estimated 10-17% above the choice, had left out the third best, 2% above it and
+    the fastest there in session 15)."""
     ranked = plan(M, N, K, rows, sms, tuned)
     if not ranked:
         return []
@@ -761,12 +763,12 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     mine = lambda flag: [first] if first.reduce == flag and not first.pad else []  # noqa: E731
     out = [first] + few_each([c for c in close if not c.reduce], top - 1, SHORTLIST_PER_KERNEL, mine(False))
     out += few_each([c for c in close if c.reduce], reduce - int(first.reduce), SHORTLIST_PER_KERNEL, mine(True))
-    # Each kernel split along K on the list: its best launch not listed whose blocks fill every SM
-    # in one round, as many as it runs at once (launch_residency), whatever its estimate. The model counts 2
-    # blocks an SM of the 3 it holds as fast as 3 with the same work (their phases cover a copy's
-    # latency), the H100 ran them 9-10% slower (490x130x18596, warptile_128x48 @22 against @33; the
-    # tuning table at 510x126x16382, warptile_128x64 @32 against @48), and at 490x152x38734 no
-    # such launch of warptile_128x64 (3 an SM: @33) was measured.
+    # Each kernel split along K on the list: its best launch not listed whose blocks fill every
+    # SM in one round, as many as it runs at once (launch_residency), whatever its estimate. The
+    # model counts 2 blocks an SM of the 3 it holds as fast as 3 with the same work (their phases
+    # cover a copy's latency), the H100 ran them 9-10% slower (490x130x18596, warptile_128x48 @22
+    # against @33; the tuning table at 510x126x16382, warptile_128x64 @32 against @48), and at
+    # 490x152x38734 no such launch of warptile_128x64 (3 an SM: @33) was measured.
     listed = {c.label for c in out}
     fills = []
     for name in dict.fromkeys(c.rung.name for c in out if c.splits > 1 and not c.tail and not c.pad):
@@ -782,7 +784,8 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     return out + fills
 
 
-def _reference(c: Candidate, at: dict, there: tuple[int, int, int] | None = None) -> tuple[int, int, bool] | None:
+def _reference(c: Candidate, at: dict,
+               there: tuple[int, int, int] | None = None) -> tuple[int, int, bool] | None:
     """The launch of ``c``'s kernel, among those a tuning table measured at one shape (``at``:
     ``(kernel, splits, tail, reduce) -> ms``; ``there``: that shape), that ``c`` is scaled from, as
     ``(splits, tail, reduce)``: the same kind (whole, split-K, split tail; a split tail falls back
@@ -791,7 +794,7 @@ def _reference(c: Candidate, at: dict, there: tuple[int, int, int] | None = None
     ``there``, of those within a factor 2 of it that ran the same instantiation (kernel 14's roomy
     one or not, :func:`launch_residency`) where there is one: 490x152x38734, warptile_128x64@44
     (4 blocks an SM, the element copies' addresses spilled) had been scaled from @48 at
-    510x126x16382 (3 an SM, roomy) and ranked first; it ran 10% slower than @22."""
+    510x126x16382 (3 an SM, roomy) and ranked first; it ran 8% slower than @22."""
     want = _kind(c.splits, c.tail)
     same = [(S, T, R) for (k, S, T, R) in at if k == c.rung.name and _kind(S, T) == want]
     measured = [m for m in same if m[2] == c.reduce] or same
