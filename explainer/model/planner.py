@@ -340,9 +340,8 @@ class Candidate:
                   f"{'s' if part != 1 else ''} (without the split: {ceil_div(self.tiles, self.sms)} whole blocks)")
         else:
             s += f"the busiest SM runs {self.longest} block{'s' if self.longest != 1 else ''}"
-        roomy = r.runs_roomy(self.M, self.N, self.K, self.sms, self.splits, self.tail)
-        if roomy:  # kernel 14's GUARD 4: the same rounds with a block fewer per SM
-            at = min(self.resident, r.min_blocks - 1)
+        if r.runs_roomy(self.M, self.N, self.K, self.sms, self.splits, self.tail):
+            at = self.runs_at  # kernel 14's GUARD 4: the same rounds with a block fewer per SM
             s += (f", {at} at a time (registers for {r.min_blocks - 1} blocks per SM instead of {r.min_blocks}: "
                   f"the element copies keep their addresses in registers, and the busiest SM still needs "
                   f"{ceil_div(self.longest, at)} round{'s' if ceil_div(self.longest, at) != 1 else ''})")
