@@ -13,8 +13,8 @@
 //   spaced WSUBM rows and WSUBN columns apart. Per step k the lanes of a warp read adjacent
 //   float4s of As and Bs (no bank conflicts, broadcasts where lanes share a row), and a thread
 //   does (WMITER*TM) x (WNITER*TN) multiply-adds for WMITER*TM/4 + WNITER*TN/4 LDS.128.
-//   As is transposed with rows padded to BM + PAD floats, so that the 4 scalar stores of a
-//   transposed float4 land in different banks. One barrier per phase (see kernel 13).
+//   As is transposed with rows padded to BM + PAD floats, so that the 4 scalar stores of a transposed float4
+//   land in different banks (BK = 32: rows with k / 8 odd also swap each pair of float4s, as_swz). One barrier a phase.
 //   The three levels of tiling are the same idea three times: block tile (shared memory, reuse
 //   across warps), warp tile (reuse across lanes, through broadcast), thread tile (registers).
 //   Split-K (warptile_splitk_gemm, chosen by explainer/model/planner.py): when C has too few
@@ -91,6 +91,17 @@ __device__ __forceinline__ float* warptile_smem()
     return smem;
 }
 
+// Where in row k of As column m of A's tile sits: m ^ as_swz(k). 0 but where BK = 32, there
+// 4 ((k / 8) % 2): in every other 8 rows the float4s of each pair swap places. A warp's float4
+// copy then stores to 16 banks instead of 8 (4-way conflicts: ncu, session 24 in
+// benchmarks/results/splitk_2026-11-23.md); swapping within groups of 4 float4s would reach 32
+// but costs the fast path registers it does not have (explainer.model.ladder.as_swizzle).
+template <int BK>
+__host__ __device__ constexpr int as_swz(int k)
+{
+    return BK == 32 ? ((k >> 3) & 1) << 2 : 0;
+}
+
 // The body, shared by the two entry points at the end of the file: warptile_gemm (the whole K
 // loop in one block) and warptile_splitk_gemm (SPLIT: the K loop cut into gridDim.z slices).
 // EDGE (common.cuh): how it copies A and B: EDGE_FAST, EDGE_GUARDED, or EDGE_INTERIOR for a block
@@ -106,6 +117,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
     constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;  // one sub-tile of a warp
     constexpr int LDA = BM + PAD;                            // row length of the transposed As
+    static_assert(BK != 32 || (TM == 4 && WSUBM % 8 == 0 && WM % 8 == 0 && BM % 8 == 0),
+                  "as_swz: a thread reads one float4 of a pair of As's float4s");
     constexpr int A4 = BM * BK / 4 / THREADS;
     constexpr int B4 = BK * BN / 4 / THREADS;
     static_assert((BM / WM) * (BN / WN) == THREADS / 32, "one warp tile per warp");
@@ -260,8 +273,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
                 const int m = ea_m + j * (CW * THREADS / BK);
 #pragma unroll
                 for (int c = 0; c < CW; ++c) {
-                    as[(ea_k + c) * LDA + m] = elem(ra[(j * CW + c) / 4], (j * CW + c) % 4);  // @step:load_a
-                    TRACE_SLOT_A(phases, t, BK * LDA, (ea_k + c) * LDA + m,
+                    as[(ea_k + c) * LDA + (m ^ as_swz<BK>(ea_k))] = elem(ra[(j * CW + c) / 4], (j * CW + c) % 4);  // @step:load_a
+                    TRACE_SLOT_A(phases, t, BK * LDA, (ea_k + c) * LDA + (m ^ as_swz<BK>(ea_k)),
                                  src_or_pad(CLAMP ? min(row0 + m, M - 1) : row0 + m, k0 + ea_k + c, M, K));
                 }
             }
@@ -269,13 +282,14 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
 #pragma unroll
             for (int q = 0; q < A4; ++q) {
                 const int i = tid + q * THREADS, m = i / (BK / 4), kq = (i % (BK / 4)) * 4;
-                as[(kq + 0) * LDA + m] = ra[q].x;  // @step:load_a
-                as[(kq + 1) * LDA + m] = ra[q].y;  // @step:load_a
-                as[(kq + 2) * LDA + m] = ra[q].z;  // @step:load_a
-                as[(kq + 3) * LDA + m] = ra[q].w;  // @step:load_a
+                const int ms = m ^ as_swz<BK>(kq);  // (m itself but where BK = 32)
+                as[(kq + 0) * LDA + ms] = ra[q].x;  // @step:load_a
+                as[(kq + 1) * LDA + ms] = ra[q].y;  // @step:load_a
+                as[(kq + 2) * LDA + ms] = ra[q].z;  // @step:load_a
+                as[(kq + 3) * LDA + ms] = ra[q].w;  // @step:load_a
 #pragma unroll
                 for (int c = 0; c < 4; ++c)
-                    TRACE_SLOT_A(phases, t, BK * LDA, (kq + c) * LDA + m,
+                    TRACE_SLOT_A(phases, t, BK * LDA, (kq + c) * LDA + ms,
                                  src_or_pad(CLAMP ? min(row0 + m, M - 1) : row0 + m, k0 + kq + c, M, K));
             }
         }
@@ -359,7 +373,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
             for (int wm = 0; wm < WMITER; ++wm) {
 #pragma unroll
                 for (int i = 0; i < TM; i += 4) {
-                    const float4 v = load4(&as[k * LDA + am + wm * WSUBM + i]);
+                    const float4 v = load4(&as[k * LDA + (am ^ as_swz<BK>(k)) + wm * WSUBM + i]);
                     regM[wm * TM + i] = v.x; regM[wm * TM + i + 1] = v.y;
                     regM[wm * TM + i + 2] = v.z; regM[wm * TM + i + 3] = v.w;
                 }

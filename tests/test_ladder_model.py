@@ -496,3 +496,32 @@ def test_roomy_instantiation_only_where_the_rounds_stay(r):
         assert other.on_device(132) == other.expression, other.expression
     with pytest.raises(ValueError, match="roomy"):
         r.expression(True, True, True, False, True, roomy=True)
+
+
+def _float4_store_banks(r) -> list[int]:
+    """Distinct banks of each store instruction of kernel 14's float4 copy of A into As (store c of
+    copy q by the lanes of one warp), from the model's loader (loader_a) and slots (read_slot_a)."""
+    m, k = np.meshgrid(np.arange(r.BM), np.arange(r.BK), indexing="ij")
+    thread = ladder.loader_a(r)
+    q = (m * (r.BK // 4) + k // 4) // r.threads  # the thread's copy that holds the element
+    bank = ladder.read_slot_a(r, m, k) % 32
+    groups: dict[tuple, set] = {}
+    for key, b in zip(zip(q.ravel(), (k % 4).ravel(), (thread // 32).ravel()), bank.ravel()):
+        groups.setdefault(key, set()).add(int(b))
+    return [len(v) for v in groups.values()]
+
+
+@pytest.mark.parametrize("r", [r for r in RUNGS if r.symbol == "warptile_gemm"], ids=lambda r: r.name)
+def test_kernel_14_transposed_stores_bank_spread(r):
+    # a store instruction of the float4 copy writes 32 banks where BK = 8, 16 where BK = 16, 16
+    # where BK = 32 only through the swizzle of rows 8-15 and 24-31 (8 without), and 12 where BK = 24
+    # (96x128, left as it is)
+    banks = _float4_store_banks(r)
+    assert min(banks) == {8: 32, 16: 16, 24: 12, 32: 16}[r.BK], (r.name, sorted(set(banks)))
+
+
+def test_the_swizzle_is_what_spreads_the_bk32_stores(monkeypatch):
+    r = ladder.BY_NAME["warptile_128x48"]
+    assert r.swizzled and min(_float4_store_banks(r)) == 16
+    monkeypatch.setattr(ladder, "as_swizzle", lambda rr, k: np.zeros_like(np.asarray(k)))
+    assert min(_float4_store_banks(r)) == 8

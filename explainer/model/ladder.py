@@ -107,6 +107,12 @@ class Rung:
         return self.BM + self.p["PAD"]
 
     @property
+    def swizzled(self) -> bool:
+        """Kernel 14 with BK = 32: in every other 8 rows of As the float4s of each pair swap
+        places (:func:`as_swizzle`)."""
+        return self.symbol == "warptile_gemm" and self.BK == 32
+
+    @property
     def warp_dims(self) -> dict:
         """WM, WN, WMITER, WNITER, WSUBM, WSUBN (warp tiling; for the others the whole block
         tile is one 'sub-tile' and these describe a warp's share of it)."""
@@ -467,13 +473,22 @@ def owner_map(r: Rung) -> np.ndarray:
     return out
 
 
+def as_swizzle(r: Rung, k):
+    """What column m of A's tile is XORed with in row ``k`` of the transposed As: 0, but in kernel
+    14 with BK = 32 (``r.swizzled``) 4 in rows 8-15 and 24-31, so that the stores of a warp's
+    float4s (8 granules of 4 rows, 4 columns) fall in 16 banks instead of 8
+    (kernels/14_warptile.cu's ``as_swz``; the compute loop's float4 reads stay whole)."""
+    k = np.asarray(k)
+    return ((k >> 3) & 1) << 2 if r.swizzled else np.zeros_like(k)
+
+
 def slot_coords_a(r: Rung) -> tuple[np.ndarray, np.ndarray]:
     """(m, k) inside the A window held by each As slot; (-1, -1) for padding slots."""
     s = np.arange(r.slots_a)
     if r.transposed:
         k, m = s // r.lda, s % r.lda
         pad = m >= r.BM
-        return np.where(pad, -1, m), np.where(pad, -1, k)
+        return np.where(pad, -1, m ^ as_swizzle(r, k)), np.where(pad, -1, k)
     return s // r.BK, s % r.BK
 
 
@@ -577,7 +592,7 @@ def read_slot_a(r: Rung, m, k):
     """The As slot the compute loop reads for row ``m`` of the block tile at step ``k`` (the
     kernel's read index, written separately from the store index :func:`slot_coords_a`)."""
     m, k = np.asarray(m), np.asarray(k)
-    return k * r.lda + m if r.transposed else m * r.BK + k
+    return k * r.lda + (m ^ as_swizzle(r, k)) if r.transposed else m * r.BK + k
 
 
 def read_slot_b(r: Rung, k, n):
