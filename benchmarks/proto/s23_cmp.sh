@@ -8,7 +8,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,serial,driver_version,clocks.max.sm,clocks.sm,power.limit --format=csv,noheader
 t0=$(date +%s)
-TREES="benchmarks/proto/trees/s22 benchmarks/proto/trees/c436"
+TREES="${TREES:-benchmarks/proto/trees/s22 benchmarks/proto/trees/c436}"  # (any trees: TREES=benchmarks/proto/trees/head, session 24)
 for t in $TREES new; do for k in $(awk '{for(i=2;i<=NF;i++){split($i,a,"[@+]"); print a[1]}}' ${ROWS:-benchmarks/proto/s23_rows.txt} | sort -u); do echo $t $k; done; done | xargs -P 16 -L 1 python3 benchmarks/proto/precompile_tree.py 2>&1 | grep -v "^compiled" | tail -3
 echo "precompile $(( $(date +%s) - t0 )) s"
 python3 benchmarks/proto/src_cmp.py ${ROWS:-benchmarks/proto/s23_rows.txt} 3 $TREES 2>&1 | grep -v "^regs"
