@@ -83,13 +83,20 @@ def _info_rung(r: Rung) -> str:
         f"{f['intensity']:.1f} FLOP/B.")
 
 
+def _as_index(r: Rung, k: str) -> str:
+    """How the kernel indexes As for row m of the tile at step ``k`` (a name, or a template's
+    ``{k}``), as :func:`ladder.read_slot_a` computes it."""
+    if not r.transposed:
+        return f"As[m·{r.BK} + {k}]"
+    return f"As[{k}·{r.lda} + (m ⊕ 4·(⌊{k}/8⌋ mod 2))]" if r.swizzled else f"As[{k}·{r.lda} + m]"
+
+
 def _registers(r: Rung) -> dict:
     """The registers panel's sentence as a template ({tid}, {k}; {n0}: the thread's one column in
     kernel 10), and how its table is laid out."""
     rc = register_counts(r)
     tm, tn = rc["acc_shape"]
-    a_of = (f"As[{{k}}·{r.lda} + (m ⊕ 4·(⌊{{k}}/8⌋ mod 2))]" if r.swizzled else f"As[{{k}}·{r.lda} + m]" if r.transposed
-            else f"As[m·{r.BK} + {{k}}]")
+    a_of = _as_index(r, "{k}")
     if r.layout == "1d":
         counts = (f"acc[{rc['acc']}] and one register b = Bs[{{k}}·{r.BN} + {{n0}}]; the {tm} values {a_of} are "
                   "read straight from shared memory")
@@ -194,8 +201,7 @@ def ladder_data(r: Rung) -> tuple[dict, dict[str, np.ndarray]]:
         "axis_m": f"m: row of the block tile (BM = {r.BM})",
         "axis_b": "Bs: k",
         "axis_n": f"n: column of the block tile (BN = {r.BN})",
-        "as_name": (f"As[k·{r.lda} + (m ⊕ 4·(⌊k/8⌋ mod 2))]" if r.swizzled
-                    else f"As[k·{r.lda} + m]" if r.transposed else f"As[m·{r.BK} + k]"),
+        "as_name": _as_index(r, "k"),
         "bs_name": f"Bs[k·{r.BN} + n]",
         "info_rung": _info_rung(r),
         "thr_ranges": [[ranges(rows), ranges(cols)] for rows, cols in reads],
