@@ -1,5 +1,6 @@
 #!/bin/bash
-# Session 24: the As swizzle of BK-32 configurations (kernel 14): their GPU ladder and edge tests
+# Session 24: the As swizzle of BK-32 configurations (kernel 14; session 25: CFGS and SEL name
+# BK-16 ones): their GPU ladder and edge tests
 # (trace equal to the model, products checked), then src_cmp of the last commit's kernels
 # (benchmarks/proto/trees/head, git-ignored: git archive HEAD kernels | tar -x --strip-components=1 -C ...)
 # against the working tree's over ROWS (3 interleaved rounds, every launch checked).
@@ -7,7 +8,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,serial,driver_version --format=csv,noheader
 t0=$(date +%s)
-for c in warptile_64x64_bk32 warptile_48x128 warptile_128x48; do echo "$c trace"; echo $c; done | xargs -P 16 -L 1 python3 benchmarks/proto/precompile.py 2>&1 | grep -v "^compiled" | tail -3
-python3 -m pytest -q -m gpu tests/test_gpu_ladder.py tests/test_gpu_edges.py -k "bk32 or 48x128 or 128x48" -p no:cacheprovider 2>&1 | tail -4
+for c in ${CFGS:-warptile_64x64_bk32 warptile_48x128 warptile_128x48}; do echo "$c trace"; echo $c; done | xargs -P 16 -L 1 python3 benchmarks/proto/precompile.py 2>&1 | grep -v "^compiled" | tail -3
+python3 -m pytest -q -m gpu tests/test_gpu_ladder.py tests/test_gpu_edges.py -k "${SEL:-bk32 or 48x128 or 128x48}" -p no:cacheprovider 2>&1 | tail -4
 echo "tests $(( $(date +%s) - t0 )) s"
-TREES=benchmarks/proto/trees/head ROWS=${ROWS:-benchmarks/proto/s24_swz_rows.txt} bash benchmarks/proto/s23_cmp.sh 2>&1 | tail -14
+TREES=benchmarks/proto/trees/head ROWS=${ROWS:-benchmarks/proto/s24_swz_rows.txt} bash benchmarks/proto/s23_cmp.sh 2>&1 | tail -${TAIL:-14}
