@@ -422,3 +422,20 @@ def test_two_devices_side_by_side_from_their_own_files():
         assert f"{d['device']['sm_count']} SMs" in out and d["source"] in out
     one = pages_ladder.devices_html(files[:1])
     assert "Only one device is recorded" in one and "bench --save" in one
+
+
+def test_each_device_says_whether_it_measured_the_kernels_shipped_now():
+    """A recording keeps the kernel sources' fingerprint; page 08 says per device whether they are
+    the ones shipped now, names the files changed since, and says so where a file keeps none."""
+    import copy
+    import html
+
+    files = [copy.deepcopy(d) for d in records.recorded_by_device()[:2]]
+    files[0]["kernels"] = records.kernel_fingerprint()
+    files[1]["kernels"] = {**records.kernel_fingerprint(), "14_warptile.cu": "0" * 16}
+    out = html.unescape(pages_ladder.devices_html(files, (1024, 4096)))
+    assert "measured with the kernel sources shipped now" in out
+    assert "measured before a change to 14_warptile.cu" in out
+    files[1].pop("kernels")
+    out = html.unescape(pages_ladder.devices_html(files, (1024, 4096)))
+    assert "kernel sources not fingerprinted" in out and "change to" not in out

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from explainer import gpu
+from explainer import gpu, resources
 from explainer.gpu import recorded
 from explainer.model import ladder, planner
 from explainer.model.launch import ceil_div
@@ -895,6 +895,36 @@ def test_merge_tables_replaces_the_measured_kernels_padding_and_shapes_and_keeps
     padded = recorded.merge_tables(base, _table([r("warptile", 3, 3.0, pad=True)], [], "tune C"))
     assert sorted(x["median_ms"] for x in padded["results"]) == [1.0, 1.1, 1.3, 1.4, 3.0]  # only the +pad row
     assert len(padded["cublas"]) == 2
+
+
+def test_kernel_fingerprint_names_every_changed_source():
+    fp = recorded.kernel_fingerprint()
+    shipped = {f.name for f in resources.kernels_dir().iterdir() if f.suffix in (".cu", ".cuh")}
+    assert set(fp) == shipped and "14_warptile.cu" in fp and "common.cuh" in fp
+    assert all(re.fullmatch(r"[0-9a-f]{16}", h) for h in fp.values())
+    assert recorded.changed_kernels({"kernels": fp}) == []
+    assert recorded.changed_kernels({"kernels": {**fp, "14_warptile.cu": "0" * 16}}) == ["14_warptile.cu"]
+    gone = dict(fp)
+    gone.pop("16_mma_tf32_staged.cu")
+    assert recorded.changed_kernels({"kernels": {**gone, "99_removed.cu": "1" * 16}}) == ["16_mma_tf32_staged.cu", "99_removed.cu"]
+    assert recorded.changed_kernels({}) is None and recorded.changed_kernels({"kernels": None}) is None
+    # a table joining runs of different sources keeps no fingerprint; the same sources keep theirs
+    same = recorded.merge_tables({**_table([], [], "a"), "kernels": fp}, {**_table([], [], "b"), "kernels": fp})
+    assert same["kernels"] == fp
+    old = recorded.merge_tables(_table([], [], "a"), {**_table([], [], "b"), "kernels": fp})
+    assert old["kernels"] is None and recorded.changed_kernels(old) is None
+
+
+def test_a_benchmark_report_keeps_the_sources_it_measured():
+    from explainer.gpu.sweep import BenchReport
+
+    fp = recorded.kernel_fingerprint()
+    one = BenchReport(device={}, date="", settings={}, kernels=fp)
+    assert one.to_dict()["kernels"] == fp
+    one.extend(BenchReport(device={}, date="", settings={}, kernels=fp))
+    assert one.kernels == fp
+    one.extend(BenchReport(device={}, date="", settings={}, kernels={**fp, "01_naive.cu": "2" * 16}))
+    assert one.kernels is None
 
 
 def test_tune_joins_its_rows_into_the_devices_table(tmp_path, monkeypatch):

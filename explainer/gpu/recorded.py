@@ -4,6 +4,7 @@ for pages on machines without a GPU (no GPU needed here)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from datetime import datetime
@@ -150,7 +151,8 @@ def merge_tables(base: dict, new: dict) -> dict:
     by ``new``'s (split counts, tails and ``+reduce`` alike: a kernel changed is measured again at
     a shape in every launch ``tune`` makes there), and so is the cuBLAS row of each shape ``new``
     measured; all other rows are kept. Device, versions and date are ``new``'s; the command line
-    is ``base``'s, then `` + `` and ``new``'s."""
+    is ``base``'s, then `` + `` and ``new``'s. The kernel fingerprint (:func:`kernel_fingerprint`)
+    stays where both have the same one, else it is ``None`` (rows of different sources)."""
     def key(r):
         return r["kernel"], bool(r.get("pad", False)), r["M"], r["N"], r["K"]
 
@@ -161,10 +163,45 @@ def merge_tables(base: dict, new: dict) -> dict:
     errors = [e for e in base.get("errors", []) if "kernel" not in e or key(e) not in measured]
     merged = {k: v for k, v in base.items() if k not in ("source", "schema", "generated", "label")}
     merged.update({k: v for k, v in new.items() if k not in ("results", "cublas", "errors", "command", "source")})
+    if base.get("kernels") != new.get("kernels"):  # rows measured on different kernel sources
+        merged["kernels"] = None
     merged.update(results=keep + list(new.get("results", [])), cublas=cublas + list(new.get("cublas", [])),
                   errors=errors + list(new.get("errors", [])),
                   command=" + ".join(c for c in (base.get("command", ""), new.get("command", "")) if c))
     return merged
+
+
+def kernel_fingerprint() -> dict[str, str]:
+    """The kernel sources as shipped: ``{file name: the first 16 hex digits of its SHA-256}`` for
+    every ``*.cu`` and ``*.cuh`` in ``kernels/`` (what a recording measured, so that a page can
+    say when a kernel changed after it)."""
+    from .. import resources as res
+
+    folder = res.kernels_dir()
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+            for f in sorted(folder.iterdir()) if f.suffix in (".cu", ".cuh")}
+
+
+def changed_kernels(data: dict) -> list[str] | None:
+    """The kernel files whose source differs from the one a recording measured (sorted; a file
+    added or removed since counts), ``[]`` where none does, ``None`` where the recording keeps no
+    fingerprint (written before they were kept, or a table joining runs of different sources)."""
+    then = data.get("kernels")
+    if not isinstance(then, dict):
+        return None
+    now = kernel_fingerprint()
+    return sorted(name for name in set(then) | set(now) if then.get(name) != now.get(name))
+
+
+def kernels_text(data: dict) -> str:
+    """One line on whether a recording measured the kernel sources shipped now
+    (:func:`changed_kernels`)."""
+    changed = changed_kernels(data)
+    if changed is None:
+        return "kernel sources not fingerprinted (recorded before recordings kept them): compare its date"
+    if not changed:
+        return "measured with the kernel sources shipped now"
+    return "measured before a change to " + ", ".join(changed) + ": those kernels' rows may differ now"
 
 
 def save_report(report_dict: dict, path: str | Path | None = None, command: str = "",

@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
+from .recorded import kernel_fingerprint
 from .verify import _Problem, _check_on, passes
 from .launch import DEFAULT_SIZES, DEFAULT_TILES, KERNELS, KERNEL_NAMES, _whole, launch_config, parse_launch
 from .runtime import DeviceInfo, GpuStatus, _Runtime, _classify, _kernel_info, _public, device_info
@@ -27,6 +28,7 @@ class BenchReport:
     cublas_tf32: list = field(default_factory=list)  # cuBLAS in TF32, per size, when a tensor-core kernel ran
     results: list = field(default_factory=list)  # one dict per kernel x size x tile
     errors: list = field(default_factory=list)  # {"kernel", "M", "N", "K", "tile", "kind", "message"}
+    kernels: dict | None = None  # the kernel sources measured (recorded.kernel_fingerprint); None: mixed
 
     ok = True
 
@@ -36,12 +38,14 @@ class BenchReport:
         self.cublas_tf32 += other.cublas_tf32
         self.results += other.results
         self.errors += other.errors
+        if self.kernels != other.kernels:
+            self.kernels = None
         return self
 
     def to_dict(self) -> dict:
         return {"device": self.device, "date": self.date, "settings": self.settings,
                 "cublas": self.cublas, "cublas_tf32": self.cublas_tf32, "results": self.results,
-                "errors": self.errors}
+                "errors": self.errors, "kernels": self.kernels}
 
 
 def parse_size(size) -> tuple[int, int, int]:
@@ -91,6 +95,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                   "spin_up_s": SPIN_UP_S, "spin_up_after_idle_s": IDLE_S,
                   "order": f"per size every launch checked first, then cuBLAS and the launches timed in {ROUNDS} "
                            "interleaved rounds (the order reversed every other round), the repeats shared among them"},
+        kernels=kernel_fingerprint(),
     )
     note = progress or (lambda kind, row: None)
 

@@ -373,7 +373,8 @@ def devices_html(files: list[dict], sizes=(1024, 4096)) -> str:
         facts.append(f"<b>{html.escape(dev['name'])}</b>: {dev.get('sm_count', '?')} SMs, "
                      f"L2 {dev.get('l2_bytes', 0) / 2**20:.0f} MiB, memory {dev.get('memory_bytes', 0) / 2**30:.0f} GiB, "
                      f"driver {html.escape(str(dev.get('versions', {}).get('driver', '?')))} "
-                     f"<span style='{NOTE}'>({html.escape(d['label'])}, {html.escape(d['source'])})</span>")
+                     f"<span style='{NOTE}'>({html.escape(d['label'])}, {html.escape(d['source'])}; "
+                     f"{html.escape(recorded.kernels_text(d))})</span>")
     head = ["rung"]
     for n in sizes:
         head += [f"{n}³ {s}" for s in short] + [f"{n}³ {short[1]} time ÷ {short[0]}"]
