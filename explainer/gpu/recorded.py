@@ -11,6 +11,8 @@ from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
+from ..resources import kernels_dir
+
 RECORDED_DIR = Path(__file__).resolve().parent.parent / "data" / "recorded"
 #: Per-device tuning tables (``tiled-explainer tune``): the ladder's kernels and configurations
 #: measured on a grid of shapes; the planner prefers them where they exist for the device.
@@ -175,11 +177,8 @@ def kernel_fingerprint() -> dict[str, str]:
     """The kernel sources as shipped: ``{file name: the first 16 hex digits of its SHA-256}`` for
     every ``*.cu`` and ``*.cuh`` in ``kernels/`` (what a recording measured, so that a page can
     say when a kernel changed after it)."""
-    from .. import resources as res
-
-    folder = res.kernels_dir()
     return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16]
-            for f in sorted(folder.iterdir()) if f.suffix in (".cu", ".cuh")}
+            for f in sorted(kernels_dir().iterdir()) if f.suffix in (".cu", ".cuh")}
 
 
 def changed_kernels(data: dict) -> list[str] | None:
