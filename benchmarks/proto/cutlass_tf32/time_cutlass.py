@@ -4,6 +4,10 @@ every product checked against float64 first (C poisoned), then all timed in inte
 (median, L2 flushed), as benchmarks/bench_mma.py does.
 
     python benchmarks/proto/cutlass_tf32/time_cutlass.py --shapes 4096x4096x4096 --rounds 4
+
+The library is built on the CPU machine (cutlass_tf32.cu's header gives the nvcc line; CUTLASS's
+headers from NVIDIA/cutlass, session 26 used 7107b0553) and is git-ignored: carry
+benchmarks/proto/cutlass_tf32/libcutlass_tf32.so (and .whl) to the device.
 """
 import argparse
 import ctypes
