@@ -40,6 +40,25 @@ def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
             assert f"{c.blocks:,} blocks on {SMS} SMs" in c.why()
 
 
+@pytest.mark.parametrize("M, N, K", [(450, 288, 59034), (2047, 2047, 2047), (1000, 1000, 1001), (96, 4096, 64)])
+def test_the_reasons_say_how_much_of_the_tiles_lands_in_c(M, N, K):
+    """Where a tile does not divide M or N, the reasons give the rows x columns the tiles cover and
+    the share of their multiply-adds that land in C (450x288 in 128 x 64 tiles: 512 x 320, 79%);
+    where the tiles divide both (K alone guarded), they say nothing of it."""
+    for c in planner.plan(M, N, K, ROWS, SMS)[:40]:
+        r = c.rung
+        rows, cols = ceil_div(M, r.BM) * r.BM, ceil_div(N, r.BN) * r.BN
+        said = f"the tiles cover {rows}×{cols} of C's {M}×{N}: "
+        if (rows, cols) == (M, N):
+            assert "the tiles cover" not in c.why()
+            continue
+        assert c.guarded and said in c.why()
+        share = re.search(re.escape(said) + r"([\d.]+)% of their multiply-adds land in C", c.why()).group(1)
+        assert float(share) == pytest.approx(100 * M * N / (rows * cols), abs=0.05 if "." in share else 0.5)
+    best = [c for c in planner.plan(450, 288, 59034, ROWS, SMS) if (c.rung.BM, c.rung.BN) == (128, 64)][0]
+    assert "cover 512×320 of C's 450×288: 79% of their" in best.why()
+
+
 def test_split_counts_that_fill_the_sms():
     """Past MAX_SPLITS the +reduce launches also try the split count that fills every SM's block
     slots once (S = SMs x blocks per SM // tiles), between REDUCE_SPLITS' steps of 8: 3 tiles of

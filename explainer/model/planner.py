@@ -355,6 +355,12 @@ class Candidate:
                   f"each block counted {slow:.2f}× longer than on a full SM")
         if self.guarded:
             s += "; guarded path (a tile does not divide the shape)"
+            M, N = self.padded_from[:2] if self.pad else (self.M, self.N)
+            rows, cols = self.grid[1] * r.BM, self.grid[0] * r.BN
+            if (rows, cols) != (M, N):  # the tiles' outputs outside C are computed and thrown away
+                share = M * N / (rows * cols)
+                pct = f"{share:.1%}" if share > 0.995 else f"{share:.0%}"  # 2047^3: 99.9%, not 100%
+                s += f", the tiles cover {rows}×{cols} of C's {M}×{N}: {pct} of their multiply-adds land in C"
         if self.tuned_at and self.tuned_ms:
             at = "{}x{}x{}".format(*self.tuned_at)
             if self.tuned_splits == 1 and self.splits > 1:
