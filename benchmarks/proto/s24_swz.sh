@@ -11,4 +11,7 @@ t0=$(date +%s)
 for c in ${CFGS:-warptile_64x64_bk32 warptile_48x128 warptile_128x48}; do echo "$c trace"; echo $c; done | xargs -P 16 -L 1 python3 benchmarks/proto/precompile.py 2>&1 | grep -v "^compiled" | tail -3
 python3 -m pytest -q -m gpu tests/test_gpu_ladder.py tests/test_gpu_edges.py -k "${SEL:-bk32 or 48x128 or 128x48}" -p no:cacheprovider 2>&1 | tail -4
 echo "tests $(( $(date +%s) - t0 )) s"
-TREES=benchmarks/proto/trees/head ROWS=${ROWS:-benchmarks/proto/s24_swz_rows.txt} bash benchmarks/proto/s23_cmp.sh 2>&1 | tail -${TAIL:-14}
+# TREES: the trees to compare with (default benchmarks/proto/trees/head; TREES="" for none: the
+# working tree's launches alone, as session 26's new configuration)
+TREES="${TREES-benchmarks/proto/trees/head}"
+TREES="${TREES:- }" ROWS=${ROWS:-benchmarks/proto/s24_swz_rows.txt} bash benchmarks/proto/s23_cmp.sh 2>&1 | tail -${TAIL:-14}
