@@ -539,6 +539,14 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 // copies measured 8-17% faster there: benchmarks/results/splitk_2026-11-23.md).
 // EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED turn this off for measurements
 // (benchmarks/sweep_shapes.py --defines).
+// One body per launch where a phase is long (ONE_BODY_FMA): a body's K loop is unrolled over the
+// whole phase, BK * WM * WN / 32 multiply-adds a thread (1536 for 128x48: a loop of ~1800
+// instructions, 28 KB). Two such loops on one SM (interior and edge blocks side by side) stall on
+// the instruction cache (ncu at 450x288x59034: 23% of stall cycles "no instruction", 50x the
+// one-body launch's), so there every block of a guarded launch runs the edge body: +5 to +60% on
+// the H100 at 1536 a phase, +-3% at 1024, -1 to -3% at 512 (benchmarks/results/splitk_2026-11-23.md,
+// session 27). explainer/model/ladder.py Rung.one_body gives the same rule.
+constexpr int ONE_BODY_FMA = 1536;
 #ifdef EXPLAINER_NO_INTERIOR_UNALIGNED
 #define WARPTILE_INSIDE EDGE_GUARDED
 #else
@@ -571,7 +579,8 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
     warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile, 0, MAXREGS>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
 #else
-    const bool inside = GUARD == 0 || interior_block<BM, BN>(tile, M, N);
+    constexpr bool ONE_BODY = BK * (WM * WN / 32) >= ONE_BODY_FMA;  // (the edge body in every block)
+    const bool inside = GUARD == 0 || (!ONE_BODY && interior_block<BM, BN>(tile, M, N));
     auto run = [&](auto elems) {
         constexpr int E = decltype(elems)::value | (decltype(elems)::value ? PAIRS : 0);
         constexpr int E_INSIDE = INSIDE == EDGE_INTERIOR ? E : 0;  // (EXPLAINER_NO_INTERIOR_UNALIGNED: guarded)
@@ -598,7 +607,8 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
 // (GUARD 4, the body of GUARD 2; GUARD 6, that of 5). GUARD 2's element copies spilled their addresses to local memory
 // at MINB's share (ptxas: 40-64 bytes for warptile_64x128 and warptile_128x64 at 128 registers;
 // ncu at 297x329x46641: 6 local loads per phase in the loop). The launch takes GUARD 4 where its
-// busiest SM's blocks run in as many rounds either way (explainer/model/ladder.py Rung.runs_roomy).
+// busiest SM's blocks run in as many rounds either way (explainer/model/ladder.py Rung.runs_roomy), and where
+// MINB's share is below the 255 registers a thread can have (Rung.has_roomy: not warptile_128x48_t64's 64 threads).
 // Spills are allowed only there (GUARD 2 and 5 with MINB >= 2), in the split-tail entry points, whose
 // whole tiles fill every slot of MINB, and up to 8 bytes in a padded launch's whole-K entry (GUARD 3: 48x128
 // keeps one register in local memory across its K loop) (tests/test_kernels_compile.py may_spill checks the timed builds).

@@ -308,7 +308,7 @@ def test_split_k_trace_matches_the_model(r):
         np.testing.assert_array_equal(tr.c, want.c, err_msg=f"{r.name} {M}x{N}x{K}/{S} outputs")
 
 
-@pytest.mark.parametrize("r", [r for r in SPLITTERS if dict(r.params).get("MINB", 1) > 1], ids=ids)
+@pytest.mark.parametrize("r", [r for r in SPLITTERS if r.has_roomy], ids=ids)
 def test_roomy_and_tight_instantiations_agree(r, monkeypatch):
     """Kernel 14 on unaligned rows: GUARD 4 (registers for MINB - 1 blocks per SM; what a launch
     of few blocks runs here) and GUARD 2 (MINB; ladder.Rung.roomy switched off) both correct

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from explainer import gpu
-from explainer.model import mma
+from explainer.model import ladder, mma
 
 KDIR = gpu.KERNELS_DIR
 NVCC = shutil.which("nvcc")
@@ -125,6 +125,25 @@ def test_nvcc_compiles(name, kernels, trace, tmp_path):
         bad = {e: b for e, b in spills.items() if b and not may_spill(e, b)}
         assert not bad, f"unexpected spills (bytes stored to local memory per entry point): {bad}"
     assert "C7513" not in p.stderr, "ptxas serialized the wgmma instructions"
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
+@pytest.mark.parametrize("name", [r.name for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k])
+def test_guarded_launches_hold_the_bodies_the_model_says(name, tmp_path):
+    """Kernel 14's one-body rule (ONE_BODY_FMA) is the model's (``Rung.one_body``): the PTX of a
+    guarded split-K entry point (GUARD 1) holds one phase's multiply-adds (``Rung.phase_fma``) per
+    body it runs, two bodies (interior, edge) or one; the unguarded entry point (GUARD 0) one."""
+    r = ladder.BY_NAME[name]
+    src = tmp_path / "bodies.cu"
+    src.write_text(f'#include "{KDIR / r.file}"\n' + "".join(
+        f"template __global__ void {r.expression(guard, split=True)}"
+        "(const float*, const float*, float*, int, int, int, int, int, float*, int*);\n" for guard in (False, True)))
+    p = subprocess.run([NVCC, "-arch=sm_90", "-std=c++17", f"-I{KDIR}", "-ptx", str(src), "-o", str(tmp_path / "k.ptx")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    entries = re.split(r"\.visible \.entry ", (tmp_path / "k.ptx").read_text())[1:]
+    fma = {int(re.findall(r"Li(\d+)E", e.split("(")[0])[-1]): e.count("fma.rn.f32") for e in entries}
+    assert fma == {0: r.phase_fma, 1: r.phase_fma * (1 if r.one_body else 2)}, (fma, r.phase_fma, r.one_body)
 
 
 @pytest.mark.parametrize("name", FILES)

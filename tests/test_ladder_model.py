@@ -466,6 +466,23 @@ def test_staged_stores_write_whole_sectors():
 
 
 @pytest.mark.parametrize("r", [r for r in RUNGS if r.splits_k], ids=lambda r: r.name)
+def test_no_roomy_twin_where_minb_already_leaves_every_register(r):
+    """A configuration whose MINB share of the SM's registers already is the 255 a thread can have
+    (warptile_128x48_t64: 64 threads, MINB 4) has no roomy instantiation: none is compiled, and its
+    launches on unaligned rows run GUARD 2 whatever their blocks."""
+    minb = dict(r.params).get("MINB", 1)
+    share = 65536 // (r.threads * minb)
+    assert r.has_roomy == (minb > 1 and share < 255)
+    roomy_built = [e for e in r.expressions if e.endswith((", 4>", ", 6>"))]
+    assert bool(roomy_built) == r.has_roomy
+    if not r.has_roomy:
+        assert not any(r.roomy(b, 132) for b in range(1, 4 * 132))
+        cfg = gpu.launch_config(r.name, 3 * r.BM + 1, 2 * r.BN + 3, 9 * r.BK + 1)
+        assert cfg.on_device(132) == cfg.expression and cfg.expression.endswith(", 2>")
+    assert any(not c.has_roomy for c in ladder.CONFIGS if c.min_blocks > 1)  # the rule has a case
+
+
+@pytest.mark.parametrize("r", [r for r in RUNGS if r.splits_k], ids=lambda r: r.name)
 def test_roomy_instantiation_only_where_the_rounds_stay(r):
     """Kernel 14's GUARD 4 (GUARD 2's bodies with registers for MINB - 1 blocks per SM, where
     GUARD 2 spilled) runs a launch on unaligned rows only where its blocks take as many rounds of
@@ -476,16 +493,16 @@ def test_roomy_instantiation_only_where_the_rounds_stay(r):
     for sms in (1, 7, 132):
         for blocks in range(1, 3 * max(minb, 2) * sms + 2):
             rounds = lambda cap: -(-blocks // (sms * cap))  # noqa: E731  the device's waves
-            assert r.roomy(blocks, sms) == (minb > 1 and rounds(minb - 1) == rounds(minb)), (sms, blocks)
-        if minb > 1:
+            assert r.roomy(blocks, sms) == (r.has_roomy and rounds(minb - 1) == rounds(minb)), (sms, blocks)
+        if r.has_roomy:
             assert r.roomy((minb - 1) * sms, sms) and not r.roomy(minb * sms, sms)
     M, N, K = 3 * r.BM + 1, 2 * r.BN + 3, 9 * r.BK + 1  # rows unaligned: GUARD 2
     cfg = gpu.launch_config(r.name, M, N, K)
     few = cfg.grid[0] * cfg.grid[1]  # 6 blocks
     assert cfg.expression.endswith(", 2>")
-    assert cfg.on_device(132).endswith(", 4>" if minb > 1 else ", 2>")
+    assert cfg.on_device(132).endswith(", 4>" if r.has_roomy else ", 2>")
     assert cfg.on_device(132)[:-2] == cfg.expression[:-2]
-    if minb > 1:
+    if r.has_roomy:
         assert cfg.on_device(132) in r.expressions
         assert cfg.on_device((few + minb - 1) // minb) == cfg.expression  # every slot taken: GUARD 2 stays
         split = gpu.launch_config(r.name, M, N, K, splits=3)

@@ -8,7 +8,10 @@ export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,serial,clocks.sm,power.draw,driver_version --format=csv,noheader
 t0=$(date +%s)
 bash benchmarks/proto/precompile.sh
+# every kernel the package registers, the ladder's configurations before the planned launches (session 27:
+# from gpu.KERNEL_NAMES, so that a configuration added to the ladder is recorded)
+KERNELS=$(python3 -c "from explainer import gpu; print(' '.join([*gpu.KERNEL_NAMES, 'planned', *gpu.TENSOR_KERNEL_NAMES]))")
 echo "precompile $(( $(date +%s) - t0 )) s"
-python3 -m explainer bench --kernels naive naive_col tiled tiled_dynamic tiled_register_copy blocktile_1d blocktile_2d vectorized double_buffered warptile warptile_128x128 warptile_128x64 warptile_64x64 warptile_64x64_bk16 warptile_64x64_bk32 warptile_32x128 warptile_64x128 warptile_128x32_bk16 warptile_128x256 warptile_128x64_bk16 warptile_64x64_t64 warptile_96x128 warptile_48x128 warptile_128x48 planned mma_tf32 mma_tf32_staged wgmma_tma --sizes 512 1024 2048 4096 --tiles 8 16 32 --repeats 20 --warmup 2 --budget 2.0 "${@:2}" --save $OUT/$1 > $OUT/record.txt 2>&1
+python3 -m explainer bench --kernels $KERNELS --sizes 512 1024 2048 4096 --tiles 8 16 32 --repeats 20 --warmup 2 --budget 2.0 "${@:2}" --save $OUT/$1 > $OUT/record.txt 2>&1
 echo "record rc=$? $(( $(date +%s) - t0 )) s"
 tail -45 $OUT/record.txt

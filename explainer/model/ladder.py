@@ -34,6 +34,13 @@ import numpy as np
 from .launch import FLOAT_BYTES, PAD, ceil_div, padded_shape
 from .launch import WARP_SIZE as WARP
 
+#: Kernel 14's ONE_BODY_FMA: from this many multiply-adds a thread per phase (BK k-steps), a guarded
+#: launch runs one body in every block (measured on the H100, session 27: +5 to +60% at 1536, within
+#: +-3% at 1024, -1 to -3% at 512; benchmarks/results/splitk_2026-11-23.md).
+ONE_BODY_FMA = 1536
+#: Registers of an SM (H100, A100) and the most one thread can have: a configuration whose MINB share is
+#: already the latter has no roomy twin (``Rung.has_roomy``).
+SM_REGISTERS, MAX_THREAD_REGISTERS = 65536, 255
 NEVER = -2  # a slot or output nobody writes (the trace's "never written", gpu.launch.NEVER_WRITTEN)
 
 
@@ -138,6 +145,19 @@ class Rung:
         return r * c
 
     @property
+    def phase_fma(self) -> int:
+        """Multiply-adds a thread does in one phase of K (BK k-steps): the length of kernel 14's
+        K loop, which it unrolls over the whole phase."""
+        return self.BK * self.outputs_per_thread
+
+    @property
+    def one_body(self) -> bool:
+        """Whether every block of a guarded launch (tiles not dividing the shape) runs the edge body,
+        interior blocks included: kernel 14's rule for phases of :data:`ONE_BODY_FMA` multiply-adds
+        or more, whose loops (~28 KB of code at 1536) do not fit the instruction cache twice."""
+        return self.splits_k and self.phase_fma >= ONE_BODY_FMA
+
+    @property
     def slots_a(self) -> int:
         """Floats in one As buffer (padding included)."""
         return self.BK * self.lda if self.transposed else self.BM * self.BK
@@ -193,9 +213,9 @@ class Rung:
         elif split:
             symbol = self.symbol.replace("_gemm", "_splitk_gemm")
         if self.splits_k:
-            if roomy and not (guard and not aligned and not tail and self.min_blocks > 1):
+            if roomy and not (guard and not aligned and not tail and self.has_roomy):
                 raise ValueError(f"{self.name}: only a guarded launch on unaligned rows, without a split tail, "
-                                 "of a configuration with MINB >= 2 has a roomy instantiation")
+                                 "of a configuration with MINB >= 2 and registers to gain has a roomy instantiation")
             unaligned = (6 if roomy else 5) if even else (4 if roomy else 2)
             return f"{symbol}<{args}, {((1 if c_aligned else 3) if aligned else unaligned) if guard else 0}>"
         return f"{symbol}<{args}, {'true' if guard else 'false'}>"
@@ -207,7 +227,7 @@ class Rung:
         out = [self.expression(g, s, t, a, c) for s, t in ((False, False), (True, False), (True, True))
                for g, a, c in ((False, True, True), (True, True, True), (True, False, True), (True, True, False))]
         out += [self.expression(True, s, t, False, True, even=True) for s, t in ((False, False), (True, False), (True, True))]
-        if self.min_blocks > 1:
+        if self.has_roomy:
             out += [self.expression(True, s, False, False, True, roomy=True, even=e) for e in (False, True)
                     for s in (False, True)]
         return list(dict.fromkeys(out))
@@ -217,6 +237,14 @@ class Rung:
         """The blocks per SM its ``__launch_bounds__`` leave room for (``MINB``; 1 without)."""
         return int(dict(self.params).get("MINB", 1))
 
+    @property
+    def has_roomy(self) -> bool:
+        """Whether kernel 14 has a roomy instantiation of this configuration that differs from the
+        tight one: ``MINB >= 2`` and ``MINB``'s share of an SM's 65 536 registers below the 255 a
+        thread can have (warptile_128x48_t64, 64 threads, MINB 4: 256 either way, the same build,
+        and 4 blocks an SM run in both)."""
+        return self.splits_k and self.min_blocks > 1 and SM_REGISTERS // (self.threads * self.min_blocks) < MAX_THREAD_REGISTERS
+
     def roomy(self, blocks: int, sms: int) -> bool:
         """Whether a launch of ``blocks`` blocks on unaligned rows runs kernel 14's roomy
         instantiation (GUARD 4: registers for ``MINB - 1`` blocks per SM instead of ``MINB``).
@@ -225,7 +253,7 @@ class Rung:
         fewer per SM they do not, but a launch that needed every slot would run a round more. So
         only where the busiest SM's ``ceil(blocks / sms)`` blocks take as many rounds either way
         (benchmarks/results/splitk_2026-11-23.md, session 15)."""
-        if not self.splits_k or self.min_blocks < 2 or blocks < 1 or sms < 1:
+        if not self.has_roomy or blocks < 1 or sms < 1:
             return False
         busiest = ceil_div(blocks, sms)
         return ceil_div(busiest, self.min_blocks - 1) == ceil_div(busiest, self.min_blocks)
@@ -393,6 +421,13 @@ CONFIGS: tuple[Rung, ...] = (
        "48 x 128 turned on its side: 4 warps of 32 x 48 stacked along M, 4 x 12 outputs a thread, for "
        "C with 33-48 or 129-144 columns (skinny N, deep K with a small C), where 32- and 64-column "
        "tiles leave columns empty"),
+    _r("warptile_128x48_t64", "14_warptile.cu", "warptile_gemm",
+       [("BM", 128), ("BN", 48), ("BK", 16), ("WM", 64), ("WN", 48), ("WNITER", 3),
+        ("TM", 8), ("TN", 4), ("THREADS", 64), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 128 x 48, 2 warps",
+       "2 warps of 64 x 48 stacked along M, 8 x 12 outputs a thread (t64's thread tile with a third "
+       "column group): for C with 129-144 or 145-192 columns at deep K, where 64-column tiles "
+       "leave columns empty and 4 x 12 threads wait on shared memory"),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
