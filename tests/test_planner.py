@@ -609,6 +609,14 @@ def test_tune_measures_what_the_planner_weighs():
     roomy = launches((490, 152, 38734), SMS, ROWS, ["warptile_128x64"])
     assert "warptile_128x64@33+reduce" in roomy and "warptile_128x64@44+reduce" in roomy
     assert "warptile_128x64@33+reduce" not in launches((490, 152, 38736), SMS, ROWS, ["warptile_128x64"])
+    # and the one-round fills below MAX_SPLITS, which the grid's split counts step over: 24 tiles of
+    # 128 x 48 at 510x254x16382, 4 blocks an SM, S = 22 (the grid's 24 runs 2 rounds)
+    t48 = ladder.BY_NAME["warptile_128x48_t64"]
+    res = planner.residency(t48, ROWS)
+    fill = planner.filling_splits(t48, 510, 254, SMS, res, 16382, above=1)
+    assert fill == (SMS * res // 24,) and fill[0] <= planner.MAX_SPLITS and fill[0] not in planner.TUNE_REDUCE_SPLITS
+    assert f"warptile_128x48_t64@{fill[0]}+reduce" in launches((510, 254, 16382), SMS, ROWS, [t48.name])
+    assert planner.filling_splits(t48, 510, 254, SMS, res, 16382) == ()  # plan() weighs every S <= MAX_SPLITS itself
     some = launches((3000, 3000, 3000), SMS, ROWS, ["warptile_128x64"])  # tune --kernels: those only
     assert some and all(lab.partition("@")[0] == "warptile_128x64" for lab in some)
     assert set(some) == {lab for lab in got if lab.partition("@")[0] == "warptile_128x64"}

@@ -122,8 +122,10 @@ TUNE_REDUCE_SPLITS = SPLITS + (48, 64, 96, MAX_SPLITS_REDUCE)
 FILL_ROUNDS = 1
 
 
-def filling_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, K: int | None = None) -> tuple[int, ...]:
-    """The split counts past :data:`MAX_SPLITS` (up to :data:`MAX_SPLITS_REDUCE`) that fill ``sms``
+def filling_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, K: int | None = None,
+                   above: int = MAX_SPLITS) -> tuple[int, ...]:
+    """The split counts past ``above`` (:data:`MAX_SPLITS`, below which :func:`plan` weighs every S;
+    ``tune`` passes 1, so that its grid has them too) up to :data:`MAX_SPLITS_REDUCE` that fill ``sms``
     SMs of ``res`` blocks each to the last slot, or nearly, in 1 .. :data:`FILL_ROUNDS` rounds:
     S = w * sms * res // tiles. Between the steps of :data:`REDUCE_SPLITS` (40, 48, ..) a shape of
     few tiles leaves SMs idle: 355 x 245 x 48669 in 3 tiles of 128 x 256 runs 120 blocks at S = 40
@@ -136,7 +138,7 @@ def filling_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, K: int | Non
     if K is not None and r.min_blocks > 1:
         roomy = {w * sms * (r.min_blocks - 1) // tiles for w in range(1, FILL_ROUNDS + 1)}
         out |= {S for S in roomy if S > 1 and r.runs_roomy(M, N, K, sms, S)}
-    return tuple(sorted(S for S in out if MAX_SPLITS < S <= MAX_SPLITS_REDUCE))
+    return tuple(sorted(S for S in out if above < S <= MAX_SPLITS_REDUCE))
 
 
 def reduce_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, grid=REDUCE_SPLITS,
