@@ -43,6 +43,22 @@ def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
             assert f"{c.blocks:,} blocks on {SMS} SMs" in c.why()
 
 
+def test_the_reasons_say_where_every_block_runs_the_edge_body():
+    """Where a guarded launch's configuration runs one body (``Rung.one_body``: a phase of
+    ONE_BODY_FMA multiply-adds a thread or more), its reasons say so with the model's count; not
+    where it runs two, nor on the fast path."""
+    said = {}
+    for M, N, K in ((450, 288, 59034), (4096, 4096, 4096)):
+        for c in planner.plan(M, N, K, ROWS, SMS):
+            if c.rung.splits_k:
+                said[(c.rung.name, c.guarded)] = "every block on the edge body" in c.why()
+                if said[(c.rung.name, c.guarded)]:
+                    assert f"({c.rung.phase_fma:,} multiply-adds a thread a phase" in c.why()
+    assert said[("warptile_128x48", True)] and said[("warptile_128x48_t64", True)]
+    assert not said[("warptile_64x64_t64", True)] and not said[("warptile_128x256", False)]
+    assert all(v == (g and ladder.BY_NAME[n].one_body) for (n, g), v in said.items())
+
+
 @pytest.mark.parametrize("M, N, K", [(450, 288, 59034), (2047, 2047, 2047), (1000, 1000, 1001), (96, 4096, 64)])
 def test_the_reasons_say_how_much_of_the_tiles_lands_in_c(M, N, K):
     """Where a tile does not divide M or N, the reasons give the rows x columns the tiles cover and
