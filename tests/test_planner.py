@@ -943,6 +943,35 @@ def test_merge_tables_replaces_the_measured_kernels_padding_and_shapes_and_keeps
     assert len(padded["cublas"]) == 2
 
 
+def test_tune_missing_only_measures_and_joins_the_launches_the_table_lacks():
+    """``tune --missing-only``: the grid's launches less those the table measured at each shape
+    (shapes left with none dropped); joined launch by launch, the table's other rows and its cuBLAS
+    rows kept, a shape it lacked taking this run's cuBLAS row."""
+    from explainer.app.tune import missing
+
+    def r(kernel, M, ms, **kw):
+        return {"kernel": kernel, "M": M, "N": 7, "K": 9, "median_ms": ms, "passed": True, **kw}
+
+    def c(M, ms):
+        return {"kernel": "cublas", "M": M, "N": 7, "K": 9, "median_ms": ms}
+
+    base = _table([r("warptile", 3, 1.0), r("warptile", 3, 1.1, splits=2, reduce=True), r("warptile", 3, 1.2, splits=4),
+                   r("warptile", 5, 1.3)], [c(3, 0.5), c(5, 0.6)], "tune A")
+    grid = {(3, 7, 9): ["warptile", "warptile@2+reduce", "warptile@4", "warptile@3+reduce", "warptile@3x2"],
+            (5, 7, 9): ["warptile"], (11, 7, 9): ["warptile", "warptile@2"]}
+    assert missing(grid, base) == {(3, 7, 9): ["warptile@3+reduce", "warptile@3x2"], (11, 7, 9): ["warptile", "warptile@2"]}
+    assert missing(grid, None) == grid
+    new = _table([r("warptile", 3, 2.0, splits=3, reduce=True), r("warptile", 3, 2.1, splits=2, tail=3),
+                  r("warptile", 11, 2.2)], [c(3, 0.9), c(11, 0.8)], "tune B")
+    out = recorded.merge_tables(base, new, by_launch=True)
+    got = {(x["M"], x.get("splits", 1), x.get("tail", 0), bool(x.get("reduce"))): x["median_ms"] for x in out["results"]}
+    assert got == {(3, 1, 0, False): 1.0, (3, 2, 0, True): 1.1, (3, 4, 0, False): 1.2, (5, 1, 0, False): 1.3,
+                   (3, 3, 0, True): 2.0, (3, 2, 3, False): 2.1, (11, 1, 0, False): 2.2}
+    assert sorted((x["M"], x["median_ms"]) for x in out["cublas"]) == [(3, 0.5), (5, 0.6), (11, 0.8)]
+    # the same run joined by kernel and shape (the default) replaces the kernel's rows at 3x7x9
+    assert len(recorded.merge_tables(base, new)["results"]) == 4
+
+
 def test_kernel_fingerprint_names_every_changed_source():
     fp = recorded.kernel_fingerprint()
     shipped = {f.name for f in resources.kernels_dir().iterdir() if f.suffix in (".cu", ".cuh")}

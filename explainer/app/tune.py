@@ -2,7 +2,7 @@
 on this GPU, and write the device's tuning table that the planner prefers.
 
     tiled-explainer tune [--m 256 512 ...] [--n ...] [--k ...] [--families whole odd aligned even]
-                         [--kernels NAME ...] [--out FOLDER]
+                         [--kernels NAME ...] [--missing-only] [--out FOLDER]
 
 The grid is every M x N x K of the lists ("whole": tiles divide them), the same minus 1 in each
 dimension ("odd": no tile divides them and rows are not 16-byte aligned: the guarded path with
@@ -16,7 +16,8 @@ and at the odd shapes every launch of kernel 14 at the padded shape as a padded 
 ``--kernels`` measures only the named kernels (a configuration added to the ladder's table, say, or
 one changed). The rows join the device's newest table (``recorded.merge_tables``): its rows of the
 kernels, padding and shapes measured replace the table's, every other row is kept, and the command
-lines are joined; ``--new-table`` writes this run's rows alone.
+lines are joined; ``--new-table`` writes this run's rows alone. ``--missing-only`` measures only the
+launches that table lacks at each shape (after the grid gained some) and adds them to its rows.
 
 Every kernel is checked against numpy float64 and timed next to cuBLAS, as by ``bench``; the
 table (device, versions, date inside) goes to ``explainer/data/tuned/`` unless ``--out`` says
@@ -86,12 +87,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unpadded-only", action="store_true",
                         help="leave out the padded launches (after a change to the element copies of unaligned "
                              "rows; the table keeps its padded rows)")
+    parser.add_argument("--missing-only", dest="missing", action="store_true",
+                        help="measure only the launches the device's newest table lacks at each shape (after the "
+                             "grid gained launches, such as each kernel's one-round split count); the table keeps its "
+                             "rows and this run's join them launch by launch")
     parser.add_argument("--repeats", type=int, default=10, help="timed launches per kernel and shape (default 10)")
     parser.add_argument("--out", default=None, metavar="FOLDER", help="where to write the table "
                         "(default explainer/data/tuned/)")
     parser.add_argument("--new-table", dest="merge", action="store_false",
                         help="write this run's rows alone (default: joined into the device's newest table, "
                              "in place of its rows of the same kernels, padding and shapes)")
+
+
+def missing(per_shape: dict, table: dict | None) -> dict:
+    """``per_shape`` (shape -> the launches ``tune`` makes there) less the launches ``table`` (a
+    tuning table) measured at that shape, as ``bench --kernels`` labels them; shapes left with
+    none are dropped. Without a table, all of them."""
+    from .bench import label
+
+    have = {(label(r), r["M"], r["N"], r["K"]) for r in (table or {}).get("results", [])}
+    out = {s: [lab for lab in v if (lab, *s) not in have] for s, v in per_shape.items()}
+    return {s: v for s, v in out.items() if v}
 
 
 def grid_shapes(ms, ns, ks, families=tuple(FAMILIES)) -> list[tuple[int, int, int]]:
@@ -132,6 +148,12 @@ def run(args) -> int:
     rows = recorded.recorded_rows(own or {}, split_k=True)  # this device's blocks per SM, if recorded
     per_shape = {s: launches(s, sms, rows, args.kernels, args.padded_only, args.unpadded_only) for s in shapes}
     per_shape = {s: v for s, v in per_shape.items() if v}
+    newest = recorded.load_tuned(dev.name) if isinstance(dev, gpu.DeviceInfo) and (args.merge or args.missing) else None
+    if args.missing:
+        per_shape = missing(per_shape, newest)
+        if not per_shape:
+            print(f"# {newest['source'] if newest else 'no table'}: every launch of the grid is measured already")
+            return 0
     shapes = list(per_shape)
     total = sum(len(v) for v in per_shape.values())
     print(f"# {st.reason}: {len(ladder.BY_NAME)} kernels (with their split-K counts and split tails: {total} launches) x "
@@ -145,17 +167,20 @@ def run(args) -> int:
         [f"--m {' '.join(map(str, args.m))}", f"--n {' '.join(map(str, args.n))}",
          f"--k {' '.join(map(str, args.k))}", f"--repeats {args.repeats}", f"--families {' '.join(families)}"]
         + ([f"--kernels {' '.join(args.kernels)}"] if args.kernels else [])
-        + (["--padded-only"] if args.padded_only else []) + (["--unpadded-only"] if args.unpadded_only else []))
-    base = recorded.load_tuned(dev.name) if args.merge and isinstance(dev, gpu.DeviceInfo) else None
+        + (["--padded-only"] if args.padded_only else []) + (["--unpadded-only"] if args.unpadded_only else [])
+        + (["--missing-only"] if args.missing else []))
+    base = newest if args.merge else None
     if base:
-        print(f"# joined into {base['source']} ({len(base.get('results', []))} rows): its rows of the kernels, "
-              "padding and shapes measured here are replaced (--new-table: this run's rows alone)", flush=True)
+        print(f"# joined into {base['source']} ({len(base.get('results', []))} rows): " + (
+              "this run's launches added to its rows" if args.missing else
+              "its rows of the kernels, padding and shapes measured here are replaced") +
+              " (--new-table: this run's rows alone)", flush=True)
 
     def save(report, done):
         table = recorded.compact(report.to_dict())
         table["command"] = command + done
         if base:
-            table = recorded.merge_tables(base, table)
+            table = recorded.merge_tables(base, table, by_launch=args.missing)
         return recorded.save_report(table, args.out or recorded.TUNED_DIR, indent=None, command=table.pop("command"))
 
     report = path = None

@@ -147,19 +147,26 @@ def compact(report_dict: dict, keys=TUNED_KEYS) -> dict:
             "results": [row(r) for r in report_dict.get("results", [])]}
 
 
-def merge_tables(base: dict, new: dict) -> dict:
+def merge_tables(base: dict, new: dict, by_launch: bool = False) -> dict:
     """A tuning table with ``new``'s rows joined into ``base`` (both ``compact`` reports): every
     row of ``base`` whose kernel, padding (``+pad`` or not) and shape ``new`` measured is replaced
     by ``new``'s (split counts, tails and ``+reduce`` alike: a kernel changed is measured again at
     a shape in every launch ``tune`` makes there), and so is the cuBLAS row of each shape ``new``
     measured; all other rows are kept. Device, versions and date are ``new``'s; the command line
     is ``base``'s, then `` + `` and ``new``'s. The kernel fingerprint (:func:`kernel_fingerprint`)
-    stays where both have the same one, else it is ``None`` (rows of different sources)."""
+    stays where both have the same one, else it is ``None`` (rows of different sources).
+    ``by_launch`` (``tune --missing-only``): only ``base``'s rows of the very launches ``new``
+    measured (kernel, split count, tail, reduction, padding, shape) are replaced, and ``base``'s
+    cuBLAS rows are kept where it has the shape."""
     def key(r):
-        return r["kernel"], bool(r.get("pad", False)), r["M"], r["N"], r["K"]
+        launch = (r.get("splits", 1), r.get("tail", 0), bool(r.get("reduce", False))) if by_launch else ()
+        return r["kernel"], bool(r.get("pad", False)), r["M"], r["N"], r["K"], *launch
 
     measured = {key(r) for r in new.get("results", [])} | {key(e) for e in new.get("errors", []) if "kernel" in e}
     shapes = {(r["M"], r["N"], r["K"]) for r in new.get("cublas", [])}
+    if by_launch:
+        shapes -= {(r["M"], r["N"], r["K"]) for r in base.get("cublas", [])}
+        new = dict(new, cublas=[r for r in new.get("cublas", []) if (r["M"], r["N"], r["K"]) in shapes])
     keep = [r for r in base.get("results", []) if key(r) not in measured]
     cublas = [r for r in base.get("cublas", []) if (r["M"], r["N"], r["K"]) not in shapes]
     errors = [e for e in base.get("errors", []) if "kernel" not in e or key(e) not in measured]
