@@ -382,6 +382,11 @@ def test_notebook_is_generated_from_the_model_and_up_to_date():
         assert f"{r.shared_bytes:,} B" in src or f"{r.shared_bytes:,}" in src
     w = ladder.BY_NAME["warptile"]  # K's partial phase first: the example's numbers are the model's
     assert f"{w.phases(1100)} phases, lead = {w.lead(1100)}" in src and w.lead(1100) == w.phases(1100) * w.BK - 1100
+    # one body per guarded launch: the threshold and the configurations it covers are the model's
+    one = [r for r in ladder.RUNGS + ladder.CONFIGS if r.one_body]
+    assert one and f"from {ladder.ONE_BODY_FMA:,} multiply-adds a phase on" in src
+    assert all(f"`{r.name}`" in src.partition("Bodies take room")[2].partition("Between 4-byte")[0] for r in one)
+    assert f"{one[0].phase_fma:,} for `{one[0].name}`" in src and one[0].phase_fma >= ladder.ONE_BODY_FMA
 
 
 def test_notebook_calls_exist():

@@ -21,6 +21,7 @@ F1, F2, FV, FD, FW = (rung_facts(r) for r in (R1, R2, RV, RD, RW))
 L1, L2, LV, LW = (shared_loads_per_k(r) for r in (R1, R2, RV, RW))
 T = 32  # the tiled kernel the chart starts from (ladder.BASELINE_TILE)
 W = ladder.rung("warptile")
+ONE = [r for r in ladder.RUNGS + ladder.CONFIGS if r.one_body]  # one body per guarded launch (kernel 14's ONE_BODY_FMA)
 SMS = json.loads((Path(__file__).resolve().parent.parent / "explainer" / "data" / "arches.json").read_text())["hopper"]["sms"]
 
 
@@ -129,6 +130,14 @@ element) is a body of its own, compiled separately, and the block picks the body
 `ldb`; the split-K entry points have one body, which copies both matrices element by element
 whichever is unaligned. For the same reason the edge tests are made once per block (inside C or at
 its edge), not per element.
+
+Bodies take room of their own. Each is the k loop unrolled over a whole phase: BK × (outputs a thread)
+multiply-adds in a row, {ONE[0].phase_fma:,} for `{ONE[0].name}`. Where the tiles do not divide C, the interior
+blocks run the fast body and the edge blocks the clamped one, on the same SMs at the same time, and
+two loops that long do not fit an SM's instruction cache together: the warps wait for their next
+instructions. So from {ladder.ONE_BODY_FMA:,} multiply-adds a phase on, every block of such a launch runs the
+edge body; its clamping costs a `min` per copied row, outside the loop. This holds for {", ".join(f"`{r.name}`" for r in ONE[:-1])}
+and `{ONE[-1].name}`.
 
 Between 4-byte and 16-byte copies there is a third: where K and N are even (but not both multiples
 of 4), every row of A and B starts on an 8-byte boundary, and so does every even column. There
