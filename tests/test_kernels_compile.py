@@ -86,6 +86,18 @@ def test_spill_rule_reads_the_template_arguments():
     assert spill_stores(report) == {"_Z1ai": 52, "_Z1bi": 0}
 
 
+def _instantiate(src: Path, name: str, exprs: list[str]) -> Path:
+    """A source that includes kernel file ``name`` and instantiates the template ``exprs`` explicitly
+    (what the runner does through name_expressions), with each entry point's parameters."""
+    sig = "(const float*, const float*, float*, int, int, int{});"
+    extra = lambda e: ((", int, int" if e.startswith("warptile") else "")  # noqa: E731  (kernel 14: lda, ldb)
+                       + (", float*, int*" if "splitk" in e else
+                          ", float*, int*, int, int, int" if "splittail" in e else ""))
+    src.write_text(f'#include "{KDIR / name}"\n' + "".join(
+        f"template __global__ void {e}{sig.format(extra(e))}\n" for e in exprs))
+    return src
+
+
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
 @pytest.mark.parametrize("trace", [False, True], ids=["timed", "trace"])
 @pytest.mark.parametrize("name, kernels", _units())
@@ -97,13 +109,7 @@ def test_nvcc_compiles(name, kernels, trace, tmp_path):
     if spec.rung:
         # the ladder's templates are instantiated by the runner (name_expressions); here by
         # explicit instantiation of the same expressions
-        src = tmp_path / "instantiate.cu"
-        sig = "(const float*, const float*, float*, int, int, int{});"
-        extra = lambda e: ((", int, int" if e.startswith("warptile") else "")  # noqa: E731  (kernel 14: lda, ldb)
-                           + (", float*, int*" if "splitk" in e else
-                              ", float*, int*, int, int, int" if "splittail" in e else ""))
-        src.write_text(f'#include "{KDIR / name}"\n' + "".join(
-            f"template __global__ void {e}{sig.format(extra(e))}\n" for e in exprs))
+        src = _instantiate(tmp_path / "instantiate.cu", name, exprs)
     arch = f"-gencode=arch=compute_{spec.arch[3:]},code={spec.arch}" if spec.arch else "-arch=sm_90"
     cmd = [NVCC, arch, "-std=c++17", f"-I{KDIR}", "-c", str(src),
            "-o", str(tmp_path / "k.o"), "-Xptxas", "-v"]
@@ -134,10 +140,7 @@ def test_guarded_launches_hold_the_bodies_the_model_says(name, tmp_path):
     guarded split-K entry point (GUARD 1) holds one phase's multiply-adds (``Rung.phase_fma``) per
     body it runs, two bodies (interior, edge) or one; the unguarded entry point (GUARD 0) one."""
     r = ladder.BY_NAME[name]
-    src = tmp_path / "bodies.cu"
-    src.write_text(f'#include "{KDIR / r.file}"\n' + "".join(
-        f"template __global__ void {r.expression(guard, split=True)}"
-        "(const float*, const float*, float*, int, int, int, int, int, float*, int*);\n" for guard in (False, True)))
+    src = _instantiate(tmp_path / "bodies.cu", r.file, [r.expression(guard, split=True) for guard in (False, True)])
     p = subprocess.run([NVCC, "-arch=sm_90", "-std=c++17", f"-I{KDIR}", "-ptx", str(src), "-o", str(tmp_path / "k.ptx")],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr

@@ -31,6 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
+from . import hardware
 from .launch import FLOAT_BYTES, PAD, ceil_div, padded_shape
 from .launch import WARP_SIZE as WARP
 
@@ -38,9 +39,8 @@ from .launch import WARP_SIZE as WARP
 #: launch runs one body in every block (measured on the H100, session 27: +5 to +60% at 1536, within
 #: +-3% at 1024, -1 to -3% at 512; benchmarks/results/splitk_2026-11-23.md).
 ONE_BODY_FMA = 1536
-#: Registers of an SM (H100, A100) and the most one thread can have: a configuration whose MINB share is
-#: already the latter has no roomy twin (``Rung.has_roomy``).
-SM_REGISTERS, MAX_THREAD_REGISTERS = 65536, 255
+#: The GPU kernel 14's configurations were tuned on (its registers per SM and per thread: ``Rung.has_roomy``).
+HOPPER = hardware.arch("hopper")
 NEVER = -2  # a slot or output nobody writes (the trace's "never written", gpu.launch.NEVER_WRITTEN)
 
 
@@ -243,7 +243,8 @@ class Rung:
         tight one: ``MINB >= 2`` and ``MINB``'s share of an SM's 65 536 registers below the 255 a
         thread can have (warptile_128x48_t64, 64 threads, MINB 4: 256 either way, the same build,
         and 4 blocks an SM run in both)."""
-        return self.splits_k and self.min_blocks > 1 and SM_REGISTERS // (self.threads * self.min_blocks) < MAX_THREAD_REGISTERS
+        share = HOPPER["regs_per_sm"] // (self.threads * self.min_blocks)
+        return self.splits_k and self.min_blocks > 1 and share < HOPPER["max_regs_per_thread"]
 
     def roomy(self, blocks: int, sms: int) -> bool:
         """Whether a launch of ``blocks`` blocks on unaligned rows runs kernel 14's roomy
