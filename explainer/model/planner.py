@@ -687,8 +687,8 @@ def plan(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] =
                                         c.predicted_ms is None, c.predicted_ms or 0.0))
 
 
-#: :func:`shortlist`: at most this many launches added that fill every SM in one round
-#: (:data:`SHORTLIST_FILL` kernels' best such launch).
+#: :func:`shortlist`: launches added that fill every SM in one round, for at most this many kernels
+#: (each kernel's best such launch at each number of blocks an SM it runs at once).
 SHORTLIST_FILL = 3
 #: :func:`shortlist`: at most this many launches without padding ...
 SHORTLIST_TOP = 12
@@ -729,7 +729,8 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     split-K launches with a separate reduction within the same margin (the table measured few of
     them: they are scaled from split-K without it, whose fix-up costs what the model does not
     see); for up to ``fill_top`` kernels split along K on the list, the kernel's best launch
-    whose blocks fill every SM in one round, as many an SM as it runs at once; and where K or N
+    whose blocks fill every SM in one round, as many an SM as it runs at once (one for each build
+    where kernel 14's roomy one runs a block fewer an SM); and where K or N
     is not a multiple of 4 the ``padded`` best padded launches whatever their estimates. Of each
     kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and one padded launch: a
     kernel's split counts differ by little, and a list of one kernel's would measure nothing else
@@ -779,14 +780,20 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     # cover a copy's latency), the H100 ran them 9-10% slower (490x130x18596, warptile_128x48 @22
     # against @33; the tuning table at 510x126x16382, warptile_128x64 @32 against @48), and at
     # 490x152x38734 no such launch of warptile_128x64 (3 an SM: @33) was measured.
+    # Where the kernel has a roomy build (a block fewer an SM, launch_residency), the best launch of
+    # each build that fills the SMs so: at 300x202x59276 warptile_64x128@39 (390 blocks, 3 an SM,
+    # roomy) ran 0.238 ms, 92% of cuBLAS, and @48 (480, 4 an SM), listed for an estimate 0.4% lower,
+    # 0.267 (session 28).
     listed = {c.label for c in out}
     fills = []
     for name in dict.fromkeys(c.rung.name for c in out if c.splits > 1 and not c.tail and not c.pad):
-        fill = next((c for c in ranked if c.rung.name == name and c.splits > 1 and not c.tail and not c.pad
-                     and c.longest == c.runs_at and c.blocks > c.sms * (c.runs_at - 1)
-                     and c.label not in listed), None)
-        if fill and len(fills) < fill_top:
-            fills.append(fill)
+        levels = {}  # blocks an SM -> the kernel's best launch filling every SM with them in one round
+        for c in ranked:
+            if (c.rung.name == name and c.splits > 1 and not c.tail and not c.pad and c.longest == c.runs_at
+                    and c.blocks > c.sms * (c.runs_at - 1) and c.label not in listed):
+                levels.setdefault(c.runs_at, c)
+        if levels and len({f.rung.name for f in fills}) < fill_top:
+            fills += levels.values()
     _, N4, K4 = padded_shape(M, N, K)
     if padded > 0 and (N4, K4) != (N, K):
         pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad and c.label != first.label]
