@@ -553,6 +553,34 @@ def test_a_tuning_table_puts_the_nearest_tuned_shapes_winner_first(tmp_path):
     assert recorded.load_tuned("H100", tmp_path) is None
 
 
+def test_tuning_tables_are_written_and_read_gzipped(tmp_path):
+    """``tune`` writes its table as gzipped JSON (TUNED_SUFFIX: the H100's is 24 MB as text), the
+    same rows give the same bytes, and load_tuned reads it and plain JSON alike, the newest by date;
+    the shipped tables are gzipped."""
+    import gzip
+    import json
+
+    rows = [{"kernel": "warptile", "M": 256, "N": 256, "K": 256, "median_ms": 0.01, "passed": True}]
+    report = {"device": {"name": "Fake GPU"}, "date": "2026-02-02T10:00:00+00:00", "cublas": [], "results": rows}
+    path = recorded.save_report(report, tmp_path, indent=None, command="tiled-explainer tune",
+                                suffix=recorded.TUNED_SUFFIX)
+    assert path.name == "fake-gpu_2026-02-02.json.gz"
+    data = json.loads(gzip.decompress(path.read_bytes()))
+    assert data["results"] == rows and data["command"] == "tiled-explainer tune"
+    assert recorded.save_report(report, tmp_path / "again.json.gz", indent=None,
+                                command="tiled-explainer tune").read_bytes() == path.read_bytes()
+    (tmp_path / "again.json.gz").unlink()
+    (tmp_path / "older.json").write_text(json.dumps({**report, "schema": recorded.SCHEMA, "date": "2026-01-01"}))
+    assert recorded.load_tuned("Fake", tmp_path)["source"] == path.name  # the newer, gzipped
+    path.unlink()
+    assert recorded.load_tuned("Fake", tmp_path)["source"] == "older.json"
+    (tmp_path / "broken.json.gz").write_bytes(b"not gzip")  # skipped, as a broken .json is
+    assert recorded.load_tuned("Fake", tmp_path)["source"] == "older.json"
+    shipped = sorted(recorded.TUNED_DIR.iterdir())
+    assert shipped and all(f.name.endswith(recorded.TUNED_SUFFIX) for f in shipped)
+    assert recorded.load_tuned(DATA["device"]["name"])["source"].endswith(recorded.TUNED_SUFFIX)
+
+
 def test_every_split_count_is_planned_and_estimated_from_the_nearest_measured_one():
     """300 x 300 in 64 x 64 tiles is 25 tiles: S = 12 (the grid's) puts 3 blocks on the busiest SM
     where the average is 2.3; S = 21 (not in the grid) 4 where it is 3.98. The planner weighs
@@ -1050,8 +1078,8 @@ def test_tune_joins_its_rows_into_the_devices_table(tmp_path, monkeypatch):
     out = tmp_path / "out"
     assert tune.run(ap.parse_args(["--m", "128", "--n", "128", "--k", "256", "--families", "odd",
                                    "--kernels", "warptile", "--out", str(out)])) == 0
-    (written,) = out.glob("*.json")
-    data = json.loads(written.read_text())
+    (written,) = out.glob("*.json.gz")  # a tuning table is written gzipped
+    data = recorded.read_json(written)
     rows = data["results"]
     assert old in rows and stale not in rows  # the other kernel's row kept, warptile's replaced
     assert {r["kernel"] for r in rows} == {"double_buffered", "warptile"} and len(rows) > 2
@@ -1062,5 +1090,5 @@ def test_tune_joins_its_rows_into_the_devices_table(tmp_path, monkeypatch):
     fresh = tmp_path / "fresh"
     assert tune.run(ap.parse_args(["--m", "128", "--n", "128", "--k", "256", "--families", "odd",
                                    "--kernels", "warptile", "--out", str(fresh), "--new-table"])) == 0
-    (alone,) = fresh.glob("*.json")
-    assert old not in json.loads(alone.read_text())["results"]
+    (alone,) = fresh.glob("*.json.gz")
+    assert old not in recorded.read_json(alone)["results"]

@@ -63,6 +63,12 @@ def test_sdist_and_wheel_carry_the_kernels_and_pages(dist):
     for front in ("views/tiled.js", "views/common.js", "views/static.js", "views/page.css", "data/arches.json"):
         assert f"explainer/{front}" in names, front
     assert not any(n.startswith(("kernels/", "notebooks/", "tests/")) for n in names)
+    # the tuning tables the planner prefers travel gzipped (the H100's is 24 MB as text)
+    tables = sorted(p.name for p in (REPO / "explainer" / "data" / "tuned").iterdir())
+    assert tables and sorted(n.split("/")[-1] for n in names if n.startswith("explainer/data/tuned/")) == tables
+    assert all(t.endswith(".json.gz") for t in tables)
+    installed = sum(i.file_size for i in zipfile.ZipFile(next(dist.glob("*.whl"))).infolist())
+    assert installed < 10_000_000  # on disk once installed (24 MB more with the table as text)
 
 
 def test_installed_package_works_from_any_folder(installed, elsewhere):

@@ -20,8 +20,9 @@ lines are joined; ``--new-table`` writes this run's rows alone. ``--missing-only
 launches that table lacks at each shape (after the grid gained some) and adds them to its rows.
 
 Every kernel is checked against numpy float64 and timed next to cuBLAS, as by ``bench``; the
-table (device, versions, date inside) goes to ``explainer/data/tuned/`` unless ``--out`` says
-otherwise. Without a GPU it prints one line and exits 1.
+table (device, versions, date inside; gzipped JSON) goes to ``explainer/data/tuned/`` unless
+``--out`` says otherwise (a folder, or a file: plain JSON where its name ends in ``.json``).
+Without a GPU it prints one line and exits 1.
 """
 
 from __future__ import annotations
@@ -181,7 +182,8 @@ def run(args) -> int:
         table["command"] = command + done
         if base:
             table = recorded.merge_tables(base, table, by_launch=args.missing)
-        return recorded.save_report(table, args.out or recorded.TUNED_DIR, indent=None, command=table.pop("command"))
+        return recorded.save_report(table, args.out or recorded.TUNED_DIR, indent=None, command=table.pop("command"),
+                                    suffix=recorded.TUNED_SUFFIX)
 
     report = path = None
     for i, (s, kernels) in enumerate(per_shape.items()):
