@@ -21,17 +21,17 @@ TUNED_DIR = Path(__file__).resolve().parent.parent / "data" / "tuned"
 #: How tuning tables are stored: gzipped JSON (the H100's, 188 k rows, is 24 MB as text and 1.3 MB
 #: gzipped: the wheel carries it); plain ``.json`` files are read too.
 TUNED_SUFFIX = ".json.gz"
+SCHEMA = "tiled-explainer/recorded-timings/1"
+#: Below this cuBLAS time a launch's fixed cost (a few microseconds) is a large share of it, so a
+#: "% of cuBLAS" compares overheads more than kernels: every place that prints one says so.
+LAUNCH_BOUND_MS = 0.010
+OVERHEAD_NOTE = "cuBLAS under 10 µs: launch overhead dominates"
 
 
 def read_json(path: str | Path):
     """A JSON file, parsed; gunzipped first where its name ends in ``.gz``."""
     raw = Path(path).read_bytes()
     return json.loads(gzip.decompress(raw) if str(path).endswith(".gz") else raw)
-SCHEMA = "tiled-explainer/recorded-timings/1"
-#: Below this cuBLAS time a launch's fixed cost (a few microseconds) is a large share of it, so a
-#: "% of cuBLAS" compares overheads more than kernels: every place that prints one says so.
-LAUNCH_BOUND_MS = 0.010
-OVERHEAD_NOTE = "cuBLAS under 10 µs: launch overhead dominates"
 
 
 def launch_bound(cublas_ms: float | None) -> bool:
