@@ -21,6 +21,8 @@ TUNED_DIR = Path(__file__).resolve().parent.parent / "data" / "tuned"
 #: How tuning tables are stored: gzipped JSON (the H100's, 188 k rows, is 24 MB as text and 1.3 MB
 #: gzipped: the wheel carries it); plain ``.json`` files are read too.
 TUNED_SUFFIX = ".json.gz"
+#: The endings of the files ``save_report`` writes and ``load_tuned`` reads.
+JSON_SUFFIXES = (".json", TUNED_SUFFIX)
 SCHEMA = "tiled-explainer/recorded-timings/1"
 #: Below this cuBLAS time a launch's fixed cost (a few microseconds) is a large share of it, so a
 #: "% of cuBLAS" compares overheads more than kernels: every place that prints one says so.
@@ -236,7 +238,7 @@ def save_report(report_dict: dict, path: str | Path | None = None, command: str 
         **report_dict,
     }
     target = Path(path) if path else RECORDED_DIR
-    if not target.name.endswith((".json", ".json.gz")):
+    if not target.name.endswith(JSON_SUFFIXES):
         target = target / f"{_slug(dev.get('name', 'device'))}_{day}{suffix}"
     target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=indent, sort_keys=False) + "\n"
@@ -265,5 +267,5 @@ def load_tuned(device: str | None = None, folder: str | Path | None = None) -> d
     """The newest tuning table (``tiled-explainer tune``; gzipped JSON, or plain) whose device
     name contains ``device`` (any device when ``None``), parsed; ``None`` when there is none."""
     root = Path(folder) if folder else TUNED_DIR
-    files = sorted(f for f in root.iterdir() if f.name.endswith((".json", ".json.gz"))) if root.is_dir() else []
+    files = sorted(f for f in root.iterdir() if f.name.endswith(JSON_SUFFIXES)) if root.is_dir() else []
     return _newest(files, device)
