@@ -22,11 +22,11 @@
 //   phases [z*P/S, (z+1)*P/S) into its own slice of a workspace; the last of the S to arrive (an
 //   atomicAdd per tile) adds the slices in the order z = 0, 1, .. and stores C ("+reduce": a second
 //   kernel does, on every SM, splitk_reduce.cu). Split tail: a last, partial round's tiles only.
-//   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop never checks K; a block
-//   inside C runs the fast body, or on unaligned rows one that copies element by element, by pairs where rows are
-//   even (the split entry points: both A and B, whichever is unaligned); an edge block copies the same way from rows
-//   and columns clamped into A and B; stores only inside C, on unaligned rows and at the edges a row segment at a time
-//   through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2, 4: others; 5, 6: even; 3: below.
+//   Edges (any M, N, K): K's partial phase is the first (zeros before column 0): the loop never checks K. Every block
+//   runs one body: the fast one, or on unaligned rows one that copies element by element (by pairs where rows are even;
+//   split entry points: A and B). Where C is a tile tall and wide or more, a tile that would cross C's last row or
+//   column moves back to end there (SHIFT) and stores only its own outputs; else edge blocks copy from rows and columns
+//   clamped into A and B. Unaligned rows store through shared memory (put; EDGE_*, common.cuh). GUARD 0: tiles divide; 1: rows aligned; 2, 4: others; 5, 6: even; 3: below.
 // Launch (explainer/gpu/launch.py launch_config, parameters in explainer/model/ladder.py): 1D blocks of
 // THREADS threads, grid (ceil(N/BN), ceil(M/BM), S) (S = 1 for warptile_gemm; the split tail: 1D,
 // whole + (tiles - whole) * S blocks), static shared
@@ -42,29 +42,53 @@
 #define EXPLAINER_BLOCK_ID ((long long)tile.y() * tile.gx() + tile.x())
 #include "common.cuh"
 
+// blockIdx.x / .y, or with FRESH read again by an asm the compiler may not merge with an earlier
+// read: what the body computes from it after its K loop is then computed there, not held in a
+// register through the loop (tile.fresh(), in the body's epilogue).
+template <bool FRESH> __device__ __forceinline__ int block_x()
+{
+    if constexpr (!FRESH) return blockIdx.x;
+    int v;
+    asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v));
+    return v;
+}
+template <bool FRESH> __device__ __forceinline__ int block_y()
+{
+    if constexpr (!FRESH) return blockIdx.y;
+    int v;
+    asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(v));
+    return v;
+}
+
 // The tile of C a block computes (x along N, y along M; gx tiles per row of tiles) and, with
 // split-K, which slice z of K out of splits() (1: the whole K loop). GridTile reads them from
 // blockIdx / gridDim (warptile_gemm, warptile_splitk_gemm: nothing held in registers), SplitTail
 // holds what warptile_splittail_gemm computed from its 1D grid.
-struct GridTile {
+template <bool FRESH = false>
+struct GridTileT {
     static constexpr bool always_split = true;  // (consulted for the split-K entry point only)
-    __device__ int x() const { return blockIdx.x; }
-    __device__ int y() const { return blockIdx.y; }
+    __device__ int x() const { return block_x<FRESH>(); }
+    __device__ int y() const { return block_y<FRESH>(); }
     __device__ int z() const { return blockIdx.z; }
     __device__ int splits() const { return gridDim.z; }
     __device__ int gx() const { return gridDim.x; }
+    __device__ GridTileT<true> fresh() const { return {}; }
 };
-struct SplitTail {
+using GridTile = GridTileT<>;
+template <bool FRESH = false>
+struct SplitTailT {
     static constexpr bool always_split = false;  // its first blocks compute whole tiles
     int whole, splits_, gx_;  // the kernel's arguments: recomputed from where they are, not kept in registers
-    __device__ int b() const { return blockIdx.x; }
+    __device__ int b() const { return block_x<FRESH>(); }
     __device__ int t() const { return b() < whole ? b() : whole + (b() - whole) / splits_; }  // tile, row by row
     __device__ int x() const { return t() % gx_; }
     __device__ int y() const { return t() / gx_; }
     __device__ int z() const { return b() < whole ? 0 : (b() - whole) % splits_; }
     __device__ int splits() const { return b() < whole ? 1 : splits_; }
     __device__ int gx() const { return gx_; }
+    __device__ SplitTailT<true> fresh() const { return {whole, splits_, gx_}; }
 };
+using SplitTail = SplitTailT<>;
 
 // A granule of phase 0 (load4_at, common.cuh) that may begin before column 0 of A or row 0 of B:
 // the positions before the matrix are the lead's zeros (see warptile_body). Where rows are
@@ -109,7 +133,7 @@ __host__ __device__ constexpr int as_swz(int k)
 // the split-K workspace, laid out like C): EDGE, but for a padded launch's interior blocks whose
 // C rows are not aligned (GUARD 3: the fast copies, EDGE_INTERIOR's scalar stores).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int EDGE, int STORE, bool SPLIT, class Tile, int ELEMS, int MAXREGS = 255>
+          int PAD, int EDGE, int STORE, bool SPLIT, class Tile, int ELEMS, int MAXREGS = 255, bool SHIFT = false>
 __device__ __forceinline__ void
 warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
               int* tiles_done, const Tile tile)
@@ -134,8 +158,6 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     const int warp = tid / 32, lane = tid % 32;
     const int wrow = warp / (BN / WN), wcol = warp % (BN / WN);      // @step:index
     const int trow = lane / (WSUBN / TN), tcol = lane % (WSUBN / TN);  // @step:index
-    const int row0 = tile.y() * BM;
-    const int col0 = tile.x() * BN;
     const int phases = CEIL_DIV(K, BK);
     // Split-K: slice z of tile.splits() sums the phases [t_begin, t_end) only (every phase belongs to
     // exactly one z; each gets at least one when tile.splits() <= phases, which the launch ensures).
@@ -173,6 +195,19 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     constexpr bool B_COLUMN = THREADS % (BN / CW) == 0;
     const int ea_m = tid / (BK / CW), ea_k = (tid % (BK / CW)) * CW;  // A copy j: tile row ea_m + j * (CW * THREADS / BK), columns ea_k ..
     const int eb_k = tid / (BN / CW), eb_n = (tid % (BN / CW)) * CW;  // B copy j: tile row eb_k + j * (CW * THREADS / BN), columns eb_n ..
+
+    // Where the block's tile starts in C. SHIFT (the body of a guarded launch whose C has at least
+    // BM rows and BN columns, see warptile_run): a tile that would cross C's last row (column)
+    // moves back until it ends there, so that it lies inside C and copies as an interior block
+    // does, unchecked; it computes the rows (columns) it shares with the tile before it again, and
+    // stores only its own: rows from tile.y() * BM, columns from tile.x() * BN (own). Columns end
+    // at N rounded up to the width of B's copies (granules of 4 in B's rows of ldb floats: a
+    // padded launch's zeros past N feed only outputs that are not stored).
+    constexpr int BW = b_elems ? CW : 4;
+    auto origin_row = [&](int y) { return SHIFT ? min(y * BM, M - BM) : y * BM; };
+    auto origin_col = [&](int x) { return SHIFT ? min(x * BN, (N + BW - 1) / BW * BW - BN) : x * BN; };
+    const int row0 = origin_row(tile.y());
+    const int col0 = origin_col(tile.x());
 
     // K's partial phase comes first (the residue first, as in CUTLASS): phase t covers columns
     // [t * BK - lead, (t + 1) * BK - lead) of A (rows of B), lead = phases * BK - K, so that the
@@ -401,6 +436,17 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         __syncthreads();  // @step:barrier1
     }
 
+    // The epilogue's origin: the same, but in a split entry point's shifted body computed again
+    // from the block's index read anew (fresh): at 128 registers a thread, holding it through the
+    // loop spilled there (ptxas: 64x64_bk32, 96x128, 48x128 20 -> 12, 16 -> 0, 16 -> 8 bytes); in the
+    // whole-K entry points reading it anew spilled more (128x64's GUARD 3: 0 -> 84 bytes).
+    // (Read once: an asm volatile is never hoisted, and the split tail's tile is a few divisions.)
+    constexpr bool FRESH = SHIFT && SPLIT;
+    const auto etile = [&] { if constexpr (FRESH) return tile.fresh(); else return tile; }();
+    const int ey = etile.y(), ex = etile.x();
+    const int erow0 = FRESH ? origin_row(ey) : row0, ecol0 = FRESH ? origin_col(ex) : col0;
+    auto own = [&](int row, int col) { return !SHIFT || (row >= ey * BM && col >= ex * BN && col < N); };
+
     // A block inside C whose rows are not 16-byte aligned (N not a multiple of 4), and a block at
     // C's edge (whose stores are checked), cannot store a thread's TN outputs as one float4;
     // stored one by one, a warp's store would put 4 bytes in every 16 of many rows (a sector
@@ -414,9 +460,41 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     const bool staged = STORE != EDGE_FAST && (STORE != EDGE_INTERIOR || (N & 3) != 0);
     static_assert(THREADS * TN <= 2 * (BK * LDA + BK * BN), "a row segment per warp in shared memory");
     float* const seg = smem + warp * 32 * TN;
+    // store_seg, load_seg: store_row, load_row (common.cuh) of the TN outputs from (row, col), but
+    // in a shifted tile (SHIFT) only the block's own (own: whole granules where the stores are 16
+    // bytes: rows aligned, the tile's columns 4-aligned).
+    constexpr bool WIDE = STORE == EDGE_FAST || STORE == EDGE_INTERIOR;  // (EDGE_INTERIOR: on aligned rows)
+    auto store_seg = [&](float* X, int row, int col, const float* v) {
+        if constexpr (!SHIFT) {
+            store_row<TN, STORE>(X, row, col, M, N, v);
+        } else if (WIDE && (N & 3) == 0) {
+#pragma unroll
+            for (int j = 0; j < TN; j += 4)
+                if (own(row, col + j)) store4(X + row * N + col + j, make_float4(v[j], v[j + 1], v[j + 2], v[j + 3]));
+        } else {
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+                if (own(row, col + j)) X[row * N + col + j] = v[j];
+        }
+    };
+    auto load_seg = [&](const float* X, int row, int col, float* v) {
+        if constexpr (!SHIFT) {
+            load_row<TN, STORE>(X, row, col, M, N, v);
+        } else if (WIDE && (N & 3) == 0) {
+#pragma unroll
+            for (int j = 0; j < TN; j += 4) {
+                const float4 q = own(row, col + j) ? __ldcg(reinterpret_cast<const float4*>(X + row * N + col + j))
+                                                   : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                v[j] = q.x; v[j + 1] = q.y; v[j + 2] = q.z; v[j + 3] = q.w;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < TN; ++j) v[j] = own(row, col + j) ? __ldcg(X + row * N + col + j) : 0.0f;
+        }
+    };
     auto put = [&](float* X, int wm, int i, int wn) {
         if (!staged) {
-            store_row<TN, STORE>(X, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N, &acc[wm * TM + i][wn * TN]);  // @step:store
+            store_seg(X, erow0 + am + wm * WSUBM + i, ecol0 + bn + wn * WSUBN, &acc[wm * TM + i][wn * TN]);  // @step:store
             return;
         }
         __syncwarp();  // the lanes have read the previous segment
@@ -428,8 +506,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
             const int f = lane + 32 * j, r = f / WSUBN, c = f % WSUBN;  // row r (trow) of the segment
-            const int row = row0 + wrow * WM + wm * WSUBM + r * TM + i, col = col0 + wcol * WN + wn * WSUBN + c;
-            if (STORE == EDGE_INTERIOR || (row < M && col < N)) X[row * N + col] = seg[f];  // @step:store
+            const int row = erow0 + wrow * WM + wm * WSUBM + r * TM + i, col = ecol0 + wcol * WN + wn * WSUBN + c;
+            if (SHIFT ? own(row, col) : STORE == EDGE_INTERIOR || (row < M && col < N)) X[row * N + col] = seg[f];  // @step:store
         }
     };
 
@@ -464,7 +542,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         // slice and group instead of per slice and row. Its own slice is read back as it stored
         // it. (G = 8, 4 where loads are checked: more rows at once spill registers in the
         // configurations with 4 blocks per SM, whose registers are capped at 128.)
-        constexpr int SEGS = WMITER * TM * WNITER, GMAX = STORE == EDGE_FAST ? 8 : 4;
+        constexpr int SEGS = WMITER * TM * WNITER, GMAX = STORE == EDGE_FAST && !SHIFT ? 8 : 4;
         constexpr int G = [] { int g = SEGS < GMAX ? SEGS : GMAX; while (SEGS % g) --g; return g; }();  // (12 rows: 6)
 #pragma unroll
         for (int g0 = 0; g0 < SEGS; g0 += G) {
@@ -475,7 +553,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
                 for (int q = 0; q < G; ++q) {
                     const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
                     float part[TN];
-                    load_row<TN, STORE>(Wz, row0 + am + wm * WSUBM + i, col0 + bn + wn * WSUBN, M, N, part);
+                    load_seg(Wz, erow0 + am + wm * WSUBM + i, ecol0 + bn + wn * WSUBN, part);
 #pragma unroll
                     for (int j = 0; j < TN; ++j) sum[q][j] += part[j];  // @step:compute
                 }
@@ -483,11 +561,11 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
 #pragma unroll
             for (int q = 0; q < G; ++q) {
                 const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
-                const int row = row0 + am + wm * WSUBM + i, col = col0 + bn + wn * WSUBN;
-                store_row<TN, STORE>(C, row, col, M, N, sum[q]);  // @step:store
+                const int row = erow0 + am + wm * WSUBM + i, col = ecol0 + bn + wn * WSUBN;
+                store_seg(C, row, col, sum[q]);  // @step:store
 #pragma unroll
                 for (int j = 0; j < TN; ++j)
-                    if (row < M && col + j < N)
+                    if (SHIFT ? own(row, col + j) : row < M && col + j < N)
                         TRACE_OUT(WMITER * TM * WNITER * TN, (wm * TM + i) * WNITER * TN + wn * TN + j,
                                   row * N + col + j);
             }
@@ -499,14 +577,14 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     for (int wm = 0; wm < WMITER; ++wm) {
 #pragma unroll
         for (int i = 0; i < TM; ++i) {
-            const int row = row0 + am + wm * WSUBM + i;
+            const int row = erow0 + am + wm * WSUBM + i;
 #pragma unroll
             for (int wn = 0; wn < WNITER; ++wn) {
-                const int col = col0 + bn + wn * WSUBN;
+                const int col = ecol0 + bn + wn * WSUBN;
                 put(C, wm, i, wn);
 #pragma unroll
                 for (int j = 0; j < TN; ++j)
-                    if (row < M && col + j < N)
+                    if (SHIFT ? own(row, col + j) : row < M && col + j < N)
                         TRACE_OUT(WMITER * TM * WNITER * TN, (wm * TM + i) * WNITER * TN + wn * TN + j,
                                   row * N + col + j);
             }
@@ -514,12 +592,11 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     }
 }
 
-// The guarded instantiations check only the blocks that need it. A block whose BM x BN tile of C
-// lies inside C (interior_block) runs the fast path's code when the rows of A, B and C (lda, ldb
-// and N floats apart) are 16-byte aligned: K need not be a whole number of phases, since its partial phase
-// is phase 0, copied in the prologue (see lead); otherwise the EDGE_INTERIOR body: no checks
-// but in phase 0, scalar accesses where rows are not aligned. The same for every thread of the
-// block, so the branch costs nothing; only the edge blocks clamp, or check, their accesses.
+// The guarded instantiations check only what needs it. A block whose BM x BN tile of C lies inside
+// C (interior_block), or is shifted inside it (SHIFT, see warptile_body), runs the fast path's code
+// when the rows of A, B and C (lda, ldb and N floats apart) are 16-byte aligned: K need not be a whole
+// number of phases, since its partial phase is phase 0, copied in the prologue (see lead); otherwise
+// the EDGE_INTERIOR body: no checks but in phase 0, scalar accesses where rows are not aligned.
 template <int BM, int BN, class Tile>
 __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 {
@@ -532,21 +609,18 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 // are not (4: the same bodies, roomier registers, see warptile_min_blocks), 3 where those of A and
 // B are and C's are not (a padded launch, N not a multiple of 4):
 // each instantiation holds only the bodies its shapes run (two), which keeps the
-// registers and the code of one body from weighing on the other's. Interior blocks run the fast
-// body (GUARD 1; 3: with scalar stores) or EDGE_INTERIOR (2); edge blocks copy from clamped rows
-// and columns, EDGE_CLAMPED (1, 3) or EDGE_CLAMPED_ANY (2), in every entry point (the split ones'
-// edge blocks on unaligned rows checked every access until session 13, when the clamped element
-// copies measured 8-17% faster there: benchmarks/results/splitk_2026-11-23.md).
+// registers and the code of one body from weighing on the other's. Every block of a launch runs
+// the same body: where C is at least a tile tall and wide, the fast body (GUARD 1; 3: with scalar
+// stores) or EDGE_INTERIOR (2), the edge blocks' tiles shifted back inside C; where it is narrower,
+// the clamped copies, EDGE_CLAMPED (1, 3) or EDGE_CLAMPED_ANY (2). Measured on the H100
+// (benchmarks/results/splitk_2026-11-23.md, session 29): an edge block on the clamped body ran 5-6%
+// longer than an interior one (no serpentine order at 128 registers, a min per copied row, its
+// stores through shared memory), which decides a launch of one round; the shifted tile costs its
+// edge blocks the rows and columns they compute twice, not a slower loop. One body per launch also
+// keeps two long K loops (1536 multiply-adds a thread a phase for 128x48: ~28 KB of code) from
+// sharing an SM's instruction cache (session 27: 23% of stall cycles "no instruction").
 // EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED turn this off for measurements
 // (benchmarks/sweep_shapes.py --defines).
-// One body per launch where a phase is long (ONE_BODY_FMA): a body's K loop is unrolled over the
-// whole phase, BK * WM * WN / 32 multiply-adds a thread (1536 for 128x48: a loop of ~1800
-// instructions, 28 KB). Two such loops on one SM (interior and edge blocks side by side) stall on
-// the instruction cache (ncu at 450x288x59034: 23% of stall cycles "no instruction", 50x the
-// one-body launch's), so there every block of a guarded launch runs the edge body: +5 to +60% on
-// the H100 at 1536 a phase, +-3% at 1024, -1 to -3% at 512 (benchmarks/results/splitk_2026-11-23.md,
-// session 27). explainer/model/ladder.py Rung.one_body gives the same rule.
-constexpr int ONE_BODY_FMA = 1536;
 #ifdef EXPLAINER_NO_INTERIOR_UNALIGNED
 #define WARPTILE_INSIDE EDGE_GUARDED
 #else
@@ -579,13 +653,13 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
     warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, ALL, ALL, SPLIT, Tile, 0, MAXREGS>(
         A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
 #else
-    constexpr bool ONE_BODY = BK * (WM * WN / 32) >= ONE_BODY_FMA;  // (the edge body in every block)
-    const bool inside = GUARD == 0 || (!ONE_BODY && interior_block<BM, BN>(tile, M, N));
+    constexpr bool SHIFT = GUARD != 0 && INSIDE != EDGE_GUARDED;  // (EXPLAINER_NO_INTERIOR_UNALIGNED: checked, not shifted)
+    const bool inside = GUARD == 0 || (SHIFT ? M >= BM && N >= BN : interior_block<BM, BN>(tile, M, N));
     auto run = [&](auto elems) {
         constexpr int E = decltype(elems)::value | (decltype(elems)::value ? PAIRS : 0);
         constexpr int E_INSIDE = INSIDE == EDGE_INTERIOR ? E : 0;  // (EXPLAINER_NO_INTERIOR_UNALIGNED: guarded)
         if (inside)
-            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E_INSIDE, MAXREGS>(
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E_INSIDE, MAXREGS, SHIFT>(
                 A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
         else
             warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST,

@@ -156,7 +156,8 @@ __device__ __forceinline__ void mma_m16n8k8(float d[4], const unsigned a[4], con
 //                  aligned and scalar ones where they are not; the caller checks the partial
 //                  phase when K is not a whole number of phases. (Kernel 14 copies the tiles of
 //                  unaligned matrices element by element instead, see its body.)
-//   EDGE_CLAMPED   kernel 14's blocks at the edge of C of a shape with aligned rows: the fast
+//   EDGE_CLAMPED   kernel 14's blocks at the edge of C of a shape with aligned rows, where C is
+//                  narrower than a tile (elsewhere its edge tiles shift back inside C): the fast
 //                  path's 16-byte copies, unchecked, from rows of A and columns of B clamped into
 //                  the matrix (the values copied past C's edge feed only outputs that are never
 //                  stored); stores checked as EDGE_GUARDED.

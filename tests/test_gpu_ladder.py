@@ -30,7 +30,8 @@ def _seed(*parts) -> int:
 
 def _shapes(r):
     """Odd shapes (guarded), whole block tiles (fast), whole in M, N but not in K, and edges on
-    aligned rows (kernel 14's clamped copies; the smallest N it allows); kernel 14 also on even
+    aligned rows (kernel 14's tiles shifted back inside C, or its clamped copies where C is narrower
+    than a tile: the first odd shapes, the smallest N it allows); kernel 14 also on even
     rows (GUARD 5: copies by pairs), A's, B's and both unaligned."""
     even = [(r.BM + 3, 2 * r.BN - 2, 4 * r.BK + 2), (r.BM + 3, 2 * r.BN - 4, 4 * r.BK + 2),
             (r.BM + 3, 2 * r.BN - 2, 4 * r.BK + 4)] if r.splits_k else []

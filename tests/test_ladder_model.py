@@ -135,32 +135,46 @@ def test_partial_phase_is_first_in_kernel_14_and_last_below(r, K):
 
 
 @pytest.mark.parametrize("r", RUNGS, ids=lambda r: r.name)
-def test_edge_blocks_of_kernel_14_copy_from_clamped_rows_and_columns(r):
-    """Kernel 14's edge blocks copy A's last row in place of rows past M, and
-    in place of columns past N B's last four columns where N is a multiple of 4 (granules), its
-    last column where it is not (element copies); only outputs outside C read them; whole or
-    split, on any rows. In kernels 10-13 those slots hold padding zeros."""
-    M = 130
-    for n_, K in ((260, 21), (262, 21), (260, 20)):  # (a split launch's slots are the same)
-        clamp = r.file == "14_warptile.cu"
+def test_edge_blocks_of_kernel_14_shift_back_inside_c_or_clamp(r):
+    """Kernel 14's edge blocks, where C is at least a tile tall and wide (``Rung.shifts``): the last
+    row (column) of blocks computes the last whole tile inside C, A's rows M - BM .. M - 1 and B's
+    columns N - BN .. N - 1, and stores only its own outputs. Where C is narrower: A's last row in
+    place of rows past M, and in place of columns past N B's last four columns where N is a
+    multiple of 4 (granules), its last column where it is not (element copies); only outputs
+    outside C read them. In kernels 10-13 those slots hold padding zeros. Every launch stores every
+    output of C exactly once."""
+    k14 = r.file == "14_warptile.cu"
+    shapes = [(2 * r.BM + 3, r.BN + 4, 21), (2 * r.BM + 3, r.BN + 2, 21), (2 * r.BM + 3, r.BN + 4, 20),
+              (max(r.BM - 2, 1), r.BN + 4, 21), (r.BM + 1, r.BN - 4, 20), (r.BM + 1, r.BN - 3, 21)]
+    for M, n_, K in shapes:
         tr = ladder.predict_trace(r, M, n_, K)
+        assert np.array_equal(np.sort(tr.c[tr.c >= 0]), np.arange(M * n_)), (M, n_, K)
         gx, gy = r.grid(M, n_)
-        a = tr.a[gy - 1, 0]  # the last row of blocks: rows past M
+        shift = k14 and r.shifts(M, n_)
+        assert shift == (k14 and M >= r.BM and n_ >= r.BN)
+        a = tr.a[gy - 1, 0]  # the last row of blocks
         m, _ = ladder.slot_coords_a(r)
+        if shift:
+            rows = a[a >= 0] // K
+            assert rows.min() == M - r.BM and rows.max() == M - 1
         past = (gy - 1) * r.BM + m >= M
-        if past.any():
+        if past.any() and not shift:
             vals = a[:, past & (m >= 0)]
             rows = vals[vals >= 0] // K
-            if clamp:
+            if k14:
                 assert (vals >= 0).any() and (rows == M - 1).all()
             else:
                 assert (vals[vals != ladder.NEVER] == ladder.PAD).all()
-        bx = gx - 1  # the last column of blocks: columns past N
+        bx = gx - 1  # the last column of blocks
+        b = tr.b[0, bx]
+        if shift:
+            cols = b[b >= 0] % n_
+            assert cols.min() == n_ - r.BN and cols.max() == n_ - 1
         k, n = ladder.slot_coords_b(r)
         past = bx * r.BN + n >= n_
-        if past.any():
-            vals = tr.b[0, bx][:, past]
-            if clamp:
+        if past.any() and not shift:
+            vals = b[:, past]
+            if k14:
                 cols = vals[vals >= 0] % n_
                 lowest = n_ - 4 if n_ % 4 == 0 else n_ - 1
                 assert (vals >= 0).any() and (cols >= lowest).all() and (cols < n_).all()
@@ -350,11 +364,12 @@ def test_split_entry_points_copy_b_by_element_on_unaligned_rows():
     """Kernel 14's split entry points copy B element by element wherever K or N is not a multiple
     of 4 (``predict_trace(split=True)``), by pairs where K and N are even (GUARD 5): where only K
     is unaligned, the edge blocks' B slots past column N hold column N - 1 (elements) or the pair
-    N - 2, N - 1 instead of the last granule's columns; everything else, and every slot where N
-    is unaligned too, is the whole-K entry point's."""
+    N - 2, N - 1 instead of the last granule's columns (where C is narrower than a tile: the edge
+    blocks clamp); everything else, and every slot where N is unaligned too, is the whole-K entry
+    point's."""
     for name in ("warptile", "warptile_64x128", "warptile_128x32_bk16"):
         r = ladder.rung(name)
-        M, N = 2 * r.BM + 1, r.BN + 4  # N a multiple of 4
+        M, N = 2 * r.BM + 1, r.BN - 4  # N a multiple of 4, below a tile's width
         for K, width in ((7 * r.BK + 1, 1), (7 * r.BK + 2, 2)):  # K odd: elements; K even: pairs
             whole, split = ladder.predict_trace(r, M, N, K), ladder.predict_trace(r, M, N, K, split=True)
             assert (whole.a == split.a).all() and (whole.c == split.c).all()
@@ -374,8 +389,8 @@ def test_split_entry_points_copy_b_by_element_on_unaligned_rows():
 
 def test_even_rows_copy_by_pairs():
     """Where K and N are even but not both multiples of 4, kernel 14 runs GUARD 5 (its roomy twin
-    6), whose bodies copy pairs of elements; the model's edge blocks then hold B's last pair of
-    columns (N - 2, N - 1) past N, where odd rows (GUARD 2) hold column N - 1."""
+    6), whose bodies copy pairs of elements; the model's edge blocks (C narrower than a tile) then
+    hold B's last pair of columns (N - 2, N - 1) past N, where odd rows (GUARD 2) hold column N - 1."""
     r = ladder.rung("warptile_64x128")
     assert gpu.launch_config(r.name, 131, 134, 66).expression.endswith(", 5>")
     assert gpu.launch_config(r.name, 131, 134, 66, splits=2).expression.endswith(", 5>")
@@ -384,7 +399,7 @@ def test_even_rows_copy_by_pairs():
     assert gpu.launch_config(r.name, 131, 134, 66).on_device(132).endswith(", 6>")  # 6 blocks: roomy
     assert gpu.launch_config(r.name, 131, 135, 66).on_device(132).endswith(", 4>")
     assert {", 5>", ", 6>"} <= {e[e.rindex(","):] for e in r.expressions}
-    M, N, K = 2 * r.BM + 1, r.BN + 6, 7 * r.BK + 2
+    M, N, K = 2 * r.BM + 1, r.BN - 6, 7 * r.BK + 2  # (narrower than a tile: the edge blocks clamp)
     _, n = ladder.slot_coords_b(r)
     for n_, k_, want in ((N, K, lambda col: n_ - 2 + col % 2), (N + 1, K + 1, lambda col: n_ - 1 + 0 * col)):
         tr = ladder.predict_trace(r, M, n_, k_)
@@ -397,23 +412,30 @@ def test_even_rows_copy_by_pairs():
 
 
 def test_padded_launch_model_reads_the_same_elements():
-    """The model of a padded launch (``predict_trace(pad=True)``): the same owners of C and, in
-    the blocks inside C, the same slots as without padding (the copies change where rows lie in
-    memory, not what a phase adds); at the edge, B's granules clamp into its padded rows, which
-    hold only padding zeros past column N; and ``replay`` from it gives A @ B."""
+    """The model of a padded launch (``predict_trace(pad=True)``): every output of C stored once,
+    by the same threads but in a shifted last column of blocks, and, in the blocks inside C, the same slots as without padding (the copies change where rows lie in
+    memory, not what a phase adds); at the edge, B's granules lie in its padded rows, which hold
+    only padding zeros past column N: where C is a tile wide or more, the last column of blocks
+    starts at N rounded up to 4, less BN (unpadded: N - BN); where it is narrower, they clamp into
+    those rows; and ``replay`` from it gives A @ B."""
     for name in ("warptile", "warptile_64x64_bk16"):
         r = ladder.rung(name)
         for M, N, K in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2), (2 * r.BM - 3, 2 * r.BN + 4, 5 * r.BK + 1),
-                        (r.BM + 7, 3 * r.BN - 2, 4 * r.BK)]:
+                        (r.BM + 7, 3 * r.BN - 2, 4 * r.BK), (2 * r.BM + 1, r.BN - 3, 5 * r.BK + 1)]:
             pad, plain = ladder.predict_trace(r, M, N, K, pad=True), ladder.predict_trace(r, M, N, K)
             gx, gy = r.grid(M, N)
             inside = (slice(0, M // r.BM), slice(0, N // r.BN))
-            assert (pad.c == plain.c).all()
+            assert np.array_equal(np.sort(pad.c[pad.c >= 0]), np.arange(M * N))  # every output once
+            assert (pad.c[:, :N // r.BN] == plain.c[:, :N // r.BN]).all()  # (the last column's tile may start elsewhere)
             assert (pad.a[inside] == plain.a[inside]).all() and (pad.b[inside] == plain.b[inside]).all()
             b_cols = np.where(pad.b >= 0, pad.b % N, N)  # padding zeros (-1) count as past N
             last = b_cols[:, gx - 1]
-            assert ((last >= (N - 1) // 4 * 4) | (pad.b[:, gx - 1] == plain.b[:, gx - 1])).all()
-            if N % 4:  # the unpadded launch clamps single columns to N - 1; the padded one granules
+            if r.shifts(M, N):
+                assert last.min() == -(-N // 4) * 4 - r.BN
+                assert (np.where(plain.b >= 0, plain.b % N, N)[:, gx - 1].min()) == N - r.BN
+            else:
+                assert ((last >= (N - 1) // 4 * 4) | (pad.b[:, gx - 1] == plain.b[:, gx - 1])).all()
+            if N % 4:  # the unpadded launch reads single columns; the padded one granules
                 assert (pad.b != plain.b).any()
     rng = np.random.default_rng(5)
     r = ladder.rung("warptile_64x64")

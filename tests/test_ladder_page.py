@@ -382,11 +382,15 @@ def test_notebook_is_generated_from_the_model_and_up_to_date():
         assert f"{r.shared_bytes:,} B" in src or f"{r.shared_bytes:,}" in src
     w = ladder.BY_NAME["warptile"]  # K's partial phase first: the example's numbers are the model's
     assert f"{w.phases(1100)} phases, lead = {w.lead(1100)}" in src and w.lead(1100) == w.phases(1100) * w.BK - 1100
-    # one body per guarded launch: the threshold and the configurations it covers are the model's
-    one = [r for r in ladder.RUNGS + ladder.CONFIGS if r.one_body]
-    assert one and f"from {ladder.ONE_BODY_FMA:,} multiply-adds a phase on" in src
-    assert all(f"`{r.name}`" in src.partition("Bodies take room")[2].partition("Between 4-byte")[0] for r in one)
-    assert f"{one[0].phase_fma:,} for `{one[0].name}`" in src and one[0].phase_fma >= ladder.ONE_BODY_FMA
+    # one body per launch: the longest K loop and the shifted tile's example are the model's
+    long = max((r for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k), key=lambda r: r.phase_fma)
+    assert f"{long.phase_fma:,} for `{long.name}`" in src
+    tr = ladder.predict_trace(w, 1000, w.BN, w.BK)  # the last row of tiles, shifted back inside C
+    m, _ = ladder.slot_coords_a(w)
+    first = int(tr.a[-1, 0][tr.a[-1, 0] >= 0].min() // w.BK)
+    own = int(tr.c[-1, 0][tr.c[-1, 0] >= 0].min() // w.BN)
+    assert f"the last row of tiles starts at row\n{first} instead of {own}" in src and first == 1000 - w.BM
+    assert f"computes rows {first} … {own - 1} a second time" in src
 
 
 def test_notebook_calls_exist():

@@ -43,20 +43,21 @@ def test_blocks_and_the_busiest_sm_come_from_the_tiles(M, N, K):
             assert f"{c.blocks:,} blocks on {SMS} SMs" in c.why()
 
 
-def test_the_reasons_say_where_every_block_runs_the_edge_body():
-    """Where a guarded launch's configuration runs one body (``Rung.one_body``: a phase of
-    ONE_BODY_FMA multiply-adds a thread or more), its reasons say so with the model's count; not
-    where it runs two, nor on the fast path."""
+def test_the_reasons_say_where_the_edge_tiles_shift():
+    """A guarded launch of kernel 14 (tiles not dividing the shape) says that its edge tiles shift back
+    inside C where C is at least a tile tall and wide (``Rung.shifts``), and that its edge blocks clamp
+    where it is not; an unguarded launch says neither."""
     said = {}
-    for M, N, K in ((450, 288, 59034), (4096, 4096, 4096)):
+    for M, N, K in ((450, 288, 59034), (4096, 4096, 4096), (40, 4000, 4000)):
         for c in planner.plan(M, N, K, ROWS, SMS):
             if c.rung.splits_k:
-                said[(c.rung.name, c.guarded)] = "every block on the edge body" in c.why()
-                if said[(c.rung.name, c.guarded)]:
-                    assert f"({c.rung.phase_fma:,} multiply-adds a thread a phase" in c.why()
-    assert said[("warptile_128x48", True)] and said[("warptile_128x48_t64", True)]
-    assert not said[("warptile_64x64_t64", True)] and not said[("warptile_128x256", False)]
-    assert all(v == (g and ladder.BY_NAME[n].one_body) for (n, g), v in said.items())
+                w = c.why()
+                said[(c.rung.name, M, c.guarded)] = ("moves back to end on its last row" in w, "clamped into A and B" in w)
+    assert said[("warptile_128x48", 450, True)] == (True, False)
+    assert said[("warptile_128x256", 4096, False)] == (False, False)
+    assert said[("warptile_64x64_t64", 40, True)] == (False, True)  # 40 rows: fewer than BM = 64
+    assert all(v == ((g and ladder.BY_NAME[n].shifts(M, 4000 if M == 40 else 288)), g and not ladder.BY_NAME[n].shifts(
+        M, 4000 if M == 40 else 288)) for (n, M, g), v in said.items() if M != 4096)
 
 
 @pytest.mark.parametrize("M, N, K", [(450, 288, 59034), (2047, 2047, 2047), (1000, 1000, 1001), (96, 4096, 64)])

@@ -21,7 +21,7 @@ F1, F2, FV, FD, FW = (rung_facts(r) for r in (R1, R2, RV, RD, RW))
 L1, L2, LV, LW = (shared_loads_per_k(r) for r in (R1, R2, RV, RW))
 T = 32  # the tiled kernel the chart starts from (ladder.BASELINE_TILE)
 W = ladder.rung("warptile")
-ONE = [r for r in ladder.RUNGS + ladder.CONFIGS if r.one_body]  # one body per guarded launch (kernel 14's ONE_BODY_FMA)
+LONG = max(ladder.RUNGS + ladder.CONFIGS, key=lambda r: (r.splits_k, r.phase_fma))  # kernel 14's longest K loop
 SMS = json.loads((Path(__file__).resolve().parent.parent / "explainer" / "data" / "arches.json").read_text())["hopper"]["sms"]
 
 
@@ -132,12 +132,14 @@ whichever is unaligned. For the same reason the edge tests are made once per blo
 its edge), not per element.
 
 Bodies take room of their own. Each is the k loop unrolled over a whole phase: BK × (outputs a thread)
-multiply-adds in a row, {ONE[0].phase_fma:,} for `{ONE[0].name}`. Where the tiles do not divide C, the interior
-blocks run the fast body and the edge blocks the clamped one, on the same SMs at the same time, and
-two loops that long do not fit an SM's instruction cache together: the warps wait for their next
-instructions. So from {ladder.ONE_BODY_FMA:,} multiply-adds a phase on, every block of such a launch runs the
-edge body; its clamping costs a `min` per copied row, outside the loop. This holds for {", ".join(f"`{r.name}`" for r in ONE[:-1])}
-and `{ONE[-1].name}`.
+multiply-adds in a row, {LONG.phase_fma:,} for `{LONG.name}`. Two loops that long do not fit an SM's
+instruction cache together, and a block at C's edge that ran a slower, checked body would set the
+time of a launch whose blocks all run in one round. So every block of a launch runs the same body.
+Where the tiles do not divide C but C is at least one tile tall and wide, a block whose tile would
+cross C's last row or column **moves back** until its tile ends there: it copies as an inner block
+does, with no check, computes again the rows and columns it shares with the tile before it, and
+stores only its own outputs. At M = 1000 and BM = {W.BM}, the last row of tiles starts at row
+{1000 - W.BM} instead of {1000 // W.BM * W.BM} and computes rows {1000 - W.BM} … {1000 // W.BM * W.BM - 1} a second time.
 
 Between 4-byte and 16-byte copies there is a third: where K and N are even (but not both multiples
 of 4), every row of A and B starts on an 8-byte boundary, and so does every even column. There
@@ -157,10 +159,11 @@ which lane stores which changes.
 Two more habits of libraries keep sizes that no tile divides from costing much. K's partial phase is
 copied **first**: phase t covers columns t·BK − lead … (t+1)·BK − lead − 1, the lead's zeros stand
 before column 0 (at K = 1100 and BK = {W.BK}: {W.phases(1100)} phases, lead = {W.lead(1100)}), so only the copy
-before the loop checks K and the loop's copies never do. And a block at C's edge copies as an inner
-one does (float4s on aligned rows, elements on the others), from rows of A and columns of B
-**clamped** into the matrix: A's last row stands in for the rows past M, and only outputs outside
-C read it, which are never stored. Each kernel is built three times for such sizes (aligned rows,
+before the loop checks K and the loop's copies never do. And where C is narrower than a tile (fewer
+rows than BM or columns than BN) there is no whole tile to move back to: a block at C's edge copies
+as an inner one does (float4s on aligned rows, elements on the others), from rows of A and columns
+of B **clamped** into the matrix: A's last row stands in for the rows past M, and only outputs
+outside C read it, which are never stored. Each kernel is built three times for such sizes (aligned rows,
 even rows or neither), so that a launch carries only the copy loops its blocks run.
 
 For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the

@@ -35,10 +35,6 @@ from . import hardware
 from .launch import FLOAT_BYTES, PAD, ceil_div, padded_shape
 from .launch import WARP_SIZE as WARP
 
-#: Kernel 14's ONE_BODY_FMA: from this many multiply-adds a thread per phase (BK k-steps), a guarded
-#: launch runs one body in every block (measured on the H100, session 27: +5 to +60% at 1536, within
-#: +-3% at 1024, -1 to -3% at 512; benchmarks/results/splitk_2026-11-23.md).
-ONE_BODY_FMA = 1536
 #: The GPU kernel 14's configurations were tuned on (its registers per SM and per thread: ``Rung.has_roomy``).
 HOPPER = hardware.arch("hopper")
 NEVER = -2  # a slot or output nobody writes (the trace's "never written", gpu.launch.NEVER_WRITTEN)
@@ -150,12 +146,12 @@ class Rung:
         K loop, which it unrolls over the whole phase."""
         return self.BK * self.outputs_per_thread
 
-    @property
-    def one_body(self) -> bool:
-        """Whether every block of a guarded launch (tiles not dividing the shape) runs the edge body,
-        interior blocks included: kernel 14's rule for phases of :data:`ONE_BODY_FMA` multiply-adds
-        or more, whose loops (~28 KB of code at 1536) do not fit the instruction cache twice."""
-        return self.splits_k and self.phase_fma >= ONE_BODY_FMA
+    def shifts(self, M: int, N: int) -> bool:
+        """Whether kernel 14's blocks at C's edge shift back inside C at this shape (C at least one
+        tile tall and wide): every block then runs the interior body, an edge block on the last
+        whole tile inside C, storing only its own outputs (:func:`predict_trace`). Elsewhere its
+        edge blocks copy from rows and columns clamped into A and B."""
+        return self.splits_k and M >= self.BM and N >= self.BN
 
     @property
     def slots_a(self) -> int:
@@ -585,21 +581,33 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
     t = np.arange(P)[None, None, :, None]
 
     lead = r.lead(K)
-    # Kernel 14's edge blocks copy from rows of A and columns of B clamped into the matrix
-    # (EDGE_CLAMPED, EDGE_CLAMPED_ANY): past C's edge a slot holds A's last row, or B's last four
-    # columns where B's rows are 16-byte aligned (N a multiple of 4: granules), else its last
-    # column (element copies); only outputs outside C read them; whole or split, on any rows.
-    # B's padded copy (N not a multiple of 4) has rows of ldb = N rounded up to 4 floats, zeros
-    # past N: its granules clamp to ldb - 4 .. ldb - 1. The split entry points copy B element by
-    # element wherever K or N is not a multiple of 4 (unpadded), so clamp its columns one by one.
+    # Kernel 14, where C has at least BM rows and BN columns (shift): a block whose tile would
+    # cross C's last row (column) computes the last whole tile inside C instead, shifted back
+    # (origin), and stores only its own outputs, rows from by * BM and columns from bx * BN. Its
+    # columns end at N rounded up to the width of B's copies (granules of 4 in B's rows of ldb
+    # floats, a padded copy's zeros past N included; pairs; elements).
+    # Elsewhere (M < BM or N < BN) its edge blocks copy from rows of A and columns of B clamped
+    # into the matrix (EDGE_CLAMPED, EDGE_CLAMPED_ANY): past C's edge a slot holds A's last row,
+    # or B's last four columns where B's rows are 16-byte aligned (N a multiple of 4: granules),
+    # else its last column (element copies); only outputs outside C read them; whole or split, on
+    # any rows. B's padded copy (N not a multiple of 4) has rows of ldb = N rounded up to 4
+    # floats, zeros past N: its granules clamp to ldb - 4 .. ldb - 1. The split entry points copy
+    # B element by element wherever K or N is not a multiple of 4 (unpadded), so clamp its
+    # columns one by one.
     ldb = padded_shape(M, N, K)[1] if pad else N
-    clamp = r.splits_k
+    shift = r.shifts(M, N)
+    clamp = r.splits_k and not shift
     b_elems = ldb % 4 != 0 or (split and not pad and K % 4 != 0)
     # where K and N are even (unpadded) the element copies go by pairs (GUARD 5): a pair of B's
     # columns clamps to N - 2, N - 1
     width = copy_width(K, N)  # (where B is copied element by element: 1 or 2)
+    row0, col0 = by * r.BM, bx * r.BN  # the block's own tile
+    if shift:
+        bw = width if b_elems else 4
+        row0 = np.minimum(row0, M - r.BM)
+        col0 = np.minimum(col0, -(-N // bw) * bw - r.BN)
     m, k = slot_coords_a(r)
-    row = by * r.BM + m
+    row = row0 + m
     if clamp:
         row = np.minimum(row, M - 1)
     col = t * r.BK + k - lead
@@ -609,7 +617,7 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
 
     k, n = slot_coords_b(r)
     row = t * r.BK + k - lead
-    col = bx * r.BN + n
+    col = col0 + n
     if clamp and not b_elems:  # the granule of 4 columns moved back to ldb - 4 .. ldb - 1
         col = np.minimum(col - col % 4, ldb - 4) + col % 4
     elif clamp:  # an element (a pair) moved back to column N - 1 (N - 2 .. N - 1)
@@ -618,9 +626,10 @@ def predict_trace(r: Rung, M: int, N: int, K: int, reduce: bool = False, pad: bo
     b = np.broadcast_to(b, (gy, gx, P, r.slots_b))
 
     rows, cols = thread_outputs(r, np.arange(r.threads))
-    R = np.arange(gy)[:, None, None, None] * r.BM + rows
-    Cc = np.arange(gx)[None, :, None, None] * r.BN + cols
-    c = np.where((R < M) & (Cc < N) & (not reduce), R * N + Cc, NEVER)
+    R = row0 + rows
+    Cc = col0 + cols
+    mine = (R >= by * r.BM) & (Cc >= bx * r.BN)  # (all of them but in a shifted tile)
+    c = np.where((R < M) & (Cc < N) & mine & (not reduce), R * N + Cc, NEVER)
     return LadderTrace(np.array(a), np.array(b), np.array(c))
 
 

@@ -357,10 +357,12 @@ class Candidate:
                   f"each block counted {slow:.2f}× longer than on a full SM")
         if self.guarded:
             s += "; guarded path (a tile does not divide the shape)"
-            if r.one_body:  # kernel 14's ONE_BODY_FMA
-                s += (f", every block on the edge body ({r.phase_fma:,} multiply-adds a thread a phase: the K loops "
-                      "of an interior and an edge body would not fit the instruction cache together)")
             M, N = self.padded_from[:2] if self.pad else (self.M, self.N)
+            if r.shifts(M, N):  # kernel 14: one body in every block
+                s += (f", every block on the interior body: a tile that would cross C's edge moves back to end on "
+                      f"its last row and column and stores only its own outputs")
+            elif r.splits_k:
+                s += ", the edge blocks copy from rows and columns clamped into A and B (C is narrower than a tile)"
             rows, cols = self.grid[1] * r.BM, self.grid[0] * r.BN
             if (rows, cols) != (M, N):  # the tiles' outputs outside C are computed and thrown away
                 share = M * N / (rows * cols)
