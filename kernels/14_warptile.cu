@@ -438,9 +438,10 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
 
     // The epilogue's origin: the same, but in a split entry point's shifted body computed again
     // from the block's index read anew (fresh): at 128 registers a thread, holding it through the
-    // loop spilled there (ptxas: 64x64_bk32, 96x128, 48x128 20 -> 12, 16 -> 0, 16 -> 8 bytes); in the
-    // whole-K entry points reading it anew spilled more (128x64's GUARD 3: 0 -> 84 bytes).
-    // (Read once: an asm volatile is never hoisted, and the split tail's tile is a few divisions.)
+    // loop spilled there (ptxas: 96x128's padded split-K entry 16 bytes, none read anew); in the
+    // whole-K entry points reading it anew spilled more (128x64's GUARD 3: 0 -> 84 bytes). Read
+    // once, after the loop: an asm volatile is never hoisted, and the split tail's tile is a few
+    // divisions (read in every ownership check, its fix-up ran 2.3x longer: session 29).
     constexpr bool FRESH = SHIFT && SPLIT;
     const auto etile = [&] { if constexpr (FRESH) return tile.fresh(); else return tile; }();
     const int ey = etile.y(), ex = etile.x();
