@@ -359,8 +359,8 @@ class Candidate:
             s += "; guarded path (a tile does not divide the shape)"
             M, N = self.padded_from[:2] if self.pad else (self.M, self.N)
             if r.shifts(M, N):  # kernel 14: one body in every block
-                s += (f", every block on the interior body: a tile that would cross C's edge moves back to end on "
-                      f"its last row and column and stores only its own outputs")
+                s += (", every block on the interior body: a tile that would cross C's edge moves back to end on "
+                      "its last row and column and stores only its own outputs")
             elif r.splits_k:
                 s += ", the edge blocks copy from rows and columns clamped into A and B (C is narrower than a tile)"
             rows, cols = self.grid[1] * r.BM, self.grid[0] * r.BN
