@@ -14,11 +14,14 @@ even, so a shape with an odd M, N or K is one no tile divides: it is judged at 8
 (launch overhead dominates), not scored. Fresh shapes are drawn log-uniformly inside each family's
 ranges (``FRESH``), so that the check is not only of shapes the planner was tuned on.
 
-A shape whose planned launch ran at under 60% or over 125% of cuBLAS (``RECHECK``) is measured
-once more, in a run of its own, and judged by that second run, the first one's percentage shown
-next to it: on the H100 a run now and then holds one such outlier for either side (session 17:
-3506x1802x282's padded launch at 0.716 ms, 0.115 in the runs before and after the change; cuBLAS
-at 6157x79x1620 0.121 ms against 0.070). ``--recheck 0`` turns this off.
+A shape whose planned launch ran at under 60% or over 125% of cuBLAS (``RECHECK``), or at a time
+more than ``RECHECK_DRIFT`` times off the one the same launch took moments before in the
+shortlist's run (its reason: "the fastest measured here, ... ms"), is measured once more, in a run
+of its own, and judged by that second run, the first one's percentage shown next to it: on the
+H100 a run now and then holds one such outlier for either side (session 17: 3506x1802x282's padded
+launch at 0.716 ms, 0.115 in the runs before and after the change; cuBLAS at 6157x79x1620 0.121 ms
+against 0.070; session 30: 1024^3 at 0.120 ms, 0.057 in the shortlist's run, cuBLAS 0.080 against
+0.062, 66% of cuBLAS). ``--recheck 0`` turns this off.
 
 Prints one line per shape and a summary per family; ``--out FILE`` writes the merged report.
 Exit 0 when every scored shape meets its target, 1 when one misses, 2 on bad input.
@@ -30,6 +33,7 @@ import argparse
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +47,9 @@ SQUARE_RANGE = (1024, 8192)
 TARGET, TARGET_ODD = 90.0, 85.0
 #: Percentages of cuBLAS outside this range are measured again (see the module's doc).
 RECHECK = (60.0, 125.0)
+#: ... and those whose launch took more than this many times (or less than 1 / this) its time in
+#: the shortlist's run just before.
+RECHECK_DRIFT = 1.3
 
 #: The shapes earlier sessions measured, by family (benchmarks/results/splitk_2026-11-23.md).
 NAMED = {
@@ -186,9 +193,21 @@ def measure(shapes: list[str], chunk: int, extra: list[str]) -> list[dict]:
     return reports
 
 
-def outliers(rows: dict[str, dict], low: float = RECHECK[0], high: float = RECHECK[1]) -> list[str]:
-    """The scored shapes (cuBLAS over the launch bound) whose percentage lies outside [low, high]."""
-    return [s for s, r in rows.items() if not launch_bound(r["cublas_ms"]) and not low <= r["pct"] <= high]
+def shortlist_ms(why: str) -> float | None:
+    """The chosen launch's time in the shortlist's run, from its reason ("the fastest measured
+    here, 0.0574 ms, ..."); None where the reason does not say."""
+    m = re.match(r"the fastest measured here, ([\d.]+) ms", why or "")
+    return float(m.group(1)) if m else None
+
+
+def outliers(rows: dict[str, dict], low: float = RECHECK[0], high: float = RECHECK[1],
+             drift: float = RECHECK_DRIFT) -> list[str]:
+    """The scored shapes (cuBLAS over the launch bound) whose percentage lies outside [low, high],
+    or whose launch's time is more than ``drift`` times off its time in the shortlist's run."""
+    def off(r):
+        first = shortlist_ms(r.get("why", ""))
+        return bool(first) and not first / drift <= r["ms"] <= first * drift
+    return [s for s, r in rows.items() if not launch_bound(r["cublas_ms"]) and (not low <= r["pct"] <= high or off(r))]
 
 
 def recheck(rows: dict[str, dict], measure_fn, chunk: int) -> list[str]:
@@ -198,7 +217,8 @@ def recheck(rows: dict[str, dict], measure_fn, chunk: int) -> list[str]:
     again = outliers(rows)
     if not again:
         return []
-    print(f"measuring again (outside {RECHECK[0]:.0f}-{RECHECK[1]:.0f}% of cuBLAS): {' '.join(again)}",
+    print(f"measuring again (outside {RECHECK[0]:.0f}-{RECHECK[1]:.0f}% of cuBLAS, or {RECHECK_DRIFT}x off the "
+          f"shortlist's run): {' '.join(again)}",
           file=sys.stderr, flush=True)
     for rep in measure_fn(again, chunk):
         for r in rows_of(rep, "measured again"):

@@ -126,6 +126,22 @@ def test_outliers_are_measured_again_and_judged_by_the_second_run():
     assert "89.8  MISS (measured again: 14.4% in the first run)" in line
 
 
+def test_a_launch_far_off_its_shortlist_time_is_measured_again():
+    """Session 30: 1024^3's chosen launch ran 0.0574 ms in the shortlist's run and 0.1201 in the
+    final one (cuBLAS slow too: 66% of it, inside RECHECK); it is measured again. A launch within
+    RECHECK_DRIFT of its shortlist time, or whose reason names none, is not."""
+    rows = {r["shape"]: r for r in t.rows_of(_report([
+        ((1024, 1024, 1024), 0.1201, 0.0798, True),
+        ((2048, 2048, 2048), 0.3695, 0.3441, True),
+        ((4096, 4096, 4096), 2.85, 2.66, True),
+    ]), "run 1")}
+    rows["1024"]["why"] = "the fastest measured here, 0.0574 ms, of the planner's shortlist of 23 (...)"
+    rows["2048"]["why"] = "the fastest measured here, 0.3650 ms, of the planner's shortlist of 9 (...)"
+    assert t.shortlist_ms(rows["1024"]["why"]) == 0.0574 and t.shortlist_ms(rows["4096"]["why"]) is None
+    assert t.outliers(rows) == ["1024"]
+    assert t.outliers(rows, drift=2.5) == []
+
+
 def test_shapes_given_are_measured_and_only_they(monkeypatch, capsys):
     """--shapes adds shapes of one's own to the run (here alone: --named none --fresh 0), each
     judged by its family's target."""

@@ -290,6 +290,7 @@ def test_split_tail_is_planned_where_the_last_round_of_tiles_is_partial():
         assert c.longest == ceil_div(288 - R, SMS) + 1 and c.blocks == 288 - R + R * c.splits
         k_slice = ceil_div(w.phases(3000), c.splits) * w.BK
         fix = 2 * c.splits * R * w.BM * w.BN * 4 / (planner.FIXUP_GBS * 1e6)
+        fix += c.splits * w.BM * w.BN * 4 / (planner.FIXUP_TILE_GBS * 1e6)  # the last block of each, alone
         want = ceil_div(288 - R, SMS) * cal["warptile"].per_block_ms(3000) + cal["warptile"].per_block_ms(k_slice) + fix
         assert c.predicted_ms == pytest.approx(want) and c.predicted_ms < whole.predicted_ms
         assert "split tail" in c.why() and f"{288 - R:,} whole" in c.why()
@@ -300,6 +301,22 @@ def test_split_tail_is_planned_where_the_last_round_of_tiles_is_partial():
     assert not [c for c in small if c.tail and c.tiles <= SMS]
     assert all(c.tiles - c.tail >= SMS for c in small if c.tail)  # (48 x 128: 176 tiles, 132 whole)
     assert not [c for c in planner.plan(4096, 4096, 4096, ROWS, SMS) if c.rung is w and c.tail]  # 512 % 132 = 116
+
+
+@pytest.mark.parametrize("name, M, N, K, tail, fewer, more", [
+    ("warptile_128x128", 2156, 920, 1720, 4, 8, 31),  # H100, session 30: 0.203 ms in 8, 0.314 in 31
+    ("warptile_64x128", 907, 1027, 1073, 3, 8, 27),  # 0.092 in 8, 0.118 in 27
+])
+def test_split_tail_counts_the_fixup_of_its_tiles(name, M, N, K, tail, fewer, more):
+    """Kernel 14's last block of a split tile adds the tile's S slices alone: the more slices, the
+    longer, as measured, though each slice is shorter; the reason says so with its time."""
+    r = ladder.BY_NAME[name]
+    cal = planner.calibrate(ROWS, SMS)[name]
+    ms = {S: planner.model_ms(r, M, N, K, SMS, cal, S, tail) for S in (fewer, (fewer + more) // 2, more)}
+    assert ms[fewer] < ms[(fewer + more) // 2] < ms[more]
+    assert planner.tile_fixup_ms(r, more) == pytest.approx(more * r.BM * r.BN * 4 / (planner.FIXUP_TILE_GBS * 1e6))
+    c = planner.candidate(r, M, N, K, SMS, cal, splits=more, tail=tail)
+    assert f"the last block of each split tile adds its {more} slices alone ({planner.tile_fixup_ms(r, more):.4f} ms)" in c.why()
 
 
 def test_split_tail_for_configurations_that_share_their_sm():

@@ -30,7 +30,8 @@ number of rounds and leave a last, partial one (3000^3 in 256 x 128 tiles: 288 t
 2 rounds and 24 tiles), the last ``tiles mod SMs`` tiles are split in S (24 x 5 = 120 blocks of a
 fifth of K) and the rest computed whole: the busiest SM runs 2 whole blocks and one slice instead
 of 3 whole blocks. Model: ``ceil(whole / SMs)`` whole blocks plus ``ceil(tail * S / SMs)`` slices,
-plus the tail's fix-up traffic. A tuning table without split-tail rows estimates it from the
+plus the tail's fix-up traffic and the fix-up of one tile: its last block reads the S slices alone
+(:data:`FIXUP_TILE_GBS`; on the H100 a tail split in 31 ran 55% longer than in 8). A tuning table without split-tail rows estimates it from the
 kernel's whole launch (S = 1) at the nearest tuned shape, scaled by the model.
 
 Too few blocks to cover the loads (:func:`sm_load`): an SM that gets fewer blocks than it holds
@@ -69,6 +70,13 @@ MIN_TAIL_GAIN = 0.05
 #: The fix-up's traffic is charged at this rate (GB/s): the H100's measured device-to-device copy
 #: bandwidth (benchmarks/results/ladder_planner_2026-11-23.md); most of it stays in L2.
 FIXUP_GBS = 2990.0
+#: ... and kernel 14's own fix-up has the last of a tile's S blocks read the S slices of its tile
+#: alone, one block on one SM: S x BM x BN floats at this rate (GB/s), on the busiest SM's time.
+#: Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 30): split tails of
+#: warptile_128x128 and warptile_64x128 at 2157x919x1719, 2156x920x1720, 907x1027x1073 and
+#: 908x1028x1076 took 10-54 GB/s (median 21) more for each further slice of a tile, the slices
+#: themselves getting shorter; 128x128 at 2156x920x1720, 4 tiles in 31: 0.314 ms, in 8: 0.203.
+FIXUP_TILE_GBS = 16.0
 #: A split-K launch with a separate reduction (``+reduce``, kernels/splitk_reduce.cu) is planned
 #: up to this many slices: the reduction reads the S slices over every SM, where kernel 14's own
 #: fix-up has one block per tile read them (S up to :data:`MAX_SPLITS`).
@@ -339,7 +347,9 @@ class Candidate:
             whole = ceil_div(self.tiles - self.tail, self.sms)
             part = ceil_div(self.tail * self.splits, self.sms)
             s += (f"the busiest SM runs {whole} whole block{'s' if whole != 1 else ''} and {part} slice"
-                  f"{'s' if part != 1 else ''} (without the split: {ceil_div(self.tiles, self.sms)} whole blocks)")
+                  f"{'s' if part != 1 else ''} (without the split: {ceil_div(self.tiles, self.sms)} whole blocks; "
+                  f"the last block of each split tile adds its {self.splits} slices alone "
+                  f"({tile_fixup_ms(r, self.splits):.4f} ms))")
         else:
             s += f"the busiest SM runs {self.longest} block{'s' if self.longest != 1 else ''}"
         if r.runs_roomy(self.M, self.N, self.K, self.sms, self.splits, self.tail):
@@ -424,12 +434,18 @@ def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
         area = min(tail * r.BM * r.BN, M * N)
         return (sm_shares(gx * gy - tail, sms) * cal.per_block_ms(K)
                 + sm_shares(tail * splits, sms) * cal.per_block_ms(k_slice)
-                + 2 * splits * area * 4 / (FIXUP_GBS * 1e6))
+                + 2 * splits * area * 4 / (FIXUP_GBS * 1e6) + tile_fixup_ms(r, splits))
     fixup = 2 * splits * M * N * 4 / (FIXUP_GBS * 1e6) if splits > 1 else 0.0
     if reduce:
         fixup = (splits + 1) * M * N * 4 / (REDUCE_GBS * 1e6) + REDUCE_LAUNCH_MS
     res = residency(r) if res is None else res
     return sm_load(r, gx * gy * splits, sms, res) * cal.per_block_ms(k_slice) + fixup
+
+
+def tile_fixup_ms(r: Rung, splits: int) -> float:
+    """Kernel 14's fix-up of one tile of C split in ``splits`` (ms): its last block reads the S
+    slices of BM x BN floats alone, at :data:`FIXUP_TILE_GBS`."""
+    return splits * r.BM * r.BN * 4 / (FIXUP_TILE_GBS * 1e6)
 
 
 def candidate(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
