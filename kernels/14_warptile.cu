@@ -126,6 +126,113 @@ __host__ __device__ constexpr int as_swz(int k)
     return BK == 32 ? ((k >> 3) & 1) << 2 : 0;
 }
 
+// A shifted tile's own outputs (SHIFT, see warptile_body): rows from ey * BM, columns from ex * BN,
+// inside C's N columns; every output where the tile is not shifted.
+template <int BM, int BN, bool SHIFT>
+__device__ __forceinline__ bool own_out(int row, int col, int ey, int ex, int N)
+{
+    return !SHIFT || (row >= ey * BM && col >= ex * BN && col < N);
+}
+
+// store_seg, load_seg: store_row, load_row (common.cuh) of the TN outputs from (row, col), but in
+// a shifted tile (SHIFT) only the block's own (own_out: whole granules where the stores are 16
+// bytes: rows aligned, the tile's columns 4-aligned). WIDE: EDGE_FAST, or EDGE_INTERIOR on aligned rows.
+template <int BM, int BN, int TN, int STORE, bool SHIFT>
+__device__ __forceinline__ void store_seg(float* X, int row, int col, int M, int N, int ey, int ex, const float* v)
+{
+    constexpr bool WIDE = STORE == EDGE_FAST || STORE == EDGE_INTERIOR;
+    if constexpr (!SHIFT) {
+        store_row<TN, STORE>(X, row, col, M, N, v);
+    } else if (WIDE && (N & 3) == 0) {
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            if (own_out<BM, BN, SHIFT>(row, col + j, ey, ex, N))
+                store4(X + row * N + col + j, make_float4(v[j], v[j + 1], v[j + 2], v[j + 3]));
+    } else {
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+            if (own_out<BM, BN, SHIFT>(row, col + j, ey, ex, N)) X[row * N + col + j] = v[j];
+    }
+}
+template <int BM, int BN, int TN, int STORE, bool SHIFT>
+__device__ __forceinline__ void load_seg(const float* X, int row, int col, int M, int N, int ey, int ex, float* v)
+{
+    constexpr bool WIDE = STORE == EDGE_FAST || STORE == EDGE_INTERIOR;
+    if constexpr (!SHIFT) {
+        load_row<TN, STORE>(X, row, col, M, N, v);
+    } else if (WIDE && (N & 3) == 0) {
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const float4 q = own_out<BM, BN, SHIFT>(row, col + j, ey, ex, N)
+                                 ? __ldcg(reinterpret_cast<const float4*>(X + row * N + col + j))
+                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            v[j] = q.x; v[j + 1] = q.y; v[j + 2] = q.z; v[j + 3] = q.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) v[j] = own_out<BM, BN, SHIFT>(row, col + j, ey, ex, N) ? __ldcg(X + row * N + col + j) : 0.0f;
+    }
+}
+
+// Split-K's fix-up, by the last of a tile's tile.splits() blocks to arrive: C = W[0] + W[1] + ... in
+// the order z = 0, 1, ..: the same float sum whichever block is last. The thread's rows (SEGS of
+// TN floats, its first at (r0, c0) of C) in groups of G, each group U slices at a time: the G x U
+// loads travel together, one round trip to L2 per U slices and group instead of per slice and row.
+// One block reads the tile's S slices alone, so the round trips, not the bytes, set its time
+// (one slice at a time it read 10-54 GB/s: benchmarks/results/splitk_2026-11-23.md, session 30).
+// Its own slice is read back as it stored it. A function of its own, not inlined: its loads in
+// flight (G x U x TN = 64 floats, the accumulators' registers, dead by now) then take no registers
+// from the K loop, and the loop keeps its schedule (inlined, the split entry points' short tails
+// ran up to 54% slower: session 30). G = 8 where loads are unchecked, else 4 (12 rows: 6).
+template <int BM, int BN, int TM, int TN, int WMITER, int WNITER, int WSUBM, int WSUBN, int STORE, bool SHIFT,
+          class Tile>
+__device__ __noinline__ void split_fixup(const float* W, float* C, int M, int N, const Tile tile, int r0, int c0,
+                                         int ey, int ex)
+{
+    constexpr int SEGS = WMITER * TM * WNITER, GMAX = STORE == EDGE_FAST && !SHIFT ? 8 : 4;
+    constexpr int G = [] { int g = SEGS < GMAX ? SEGS : GMAX; while (SEGS % g) --g; return g; }();
+    constexpr int U = 64 / (G * TN) > 1 ? 64 / (G * TN) : 1;
+    const int splits = tile.splits();
+#pragma unroll
+    for (int g0 = 0; g0 < SEGS; g0 += G) {
+        float sum[G][TN] = {};
+        for (int z0 = 0; z0 < splits; z0 += U) {
+            float part[U][G][TN];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if (z0 + u < splits) {
+                    const float* Wz = W + split_offset(z0 + u, M, N);
+#pragma unroll
+                    for (int q = 0; q < G; ++q) {
+                        const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
+                        load_seg<BM, BN, TN, STORE, SHIFT>(Wz, r0 + wm * WSUBM + i, c0 + wn * WSUBN, M, N, ey, ex, part[u][q]);
+                    }
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if (z0 + u < splits) {
+#pragma unroll
+                    for (int q = 0; q < G; ++q)
+#pragma unroll
+                        for (int j = 0; j < TN; ++j) sum[q][j] += part[u][q][j];  // @step:compute
+                }
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < G; ++q) {
+            const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
+            const int row = r0 + wm * WSUBM + i, col = c0 + wn * WSUBN;
+            store_seg<BM, BN, TN, STORE, SHIFT>(C, row, col, M, N, ey, ex, sum[q]);  // @step:store
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+                if (SHIFT ? own_out<BM, BN, SHIFT>(row, col + j, ey, ex, N) : row < M && col + j < N)
+                    TRACE_OUT(WMITER * TM * WNITER * TN, (wm * TM + i) * WNITER * TN + wn * TN + j,
+                              row * N + col + j);
+        }
+    }
+}
+
 // The body, shared by the two entry points at the end of the file: warptile_gemm (the whole K
 // loop in one block) and warptile_splitk_gemm (SPLIT: the K loop cut into gridDim.z slices).
 // EDGE (common.cuh): how it copies A and B: EDGE_FAST, EDGE_GUARDED, or EDGE_INTERIOR for a block
@@ -446,7 +553,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     const auto etile = [&] { if constexpr (FRESH) return tile.fresh(); else return tile; }();
     const int ey = etile.y(), ex = etile.x();
     const int erow0 = FRESH ? origin_row(ey) : row0, ecol0 = FRESH ? origin_col(ex) : col0;
-    auto own = [&](int row, int col) { return !SHIFT || (row >= ey * BM && col >= ex * BN && col < N); };
+    auto own = [&](int row, int col) { return own_out<BM, BN, SHIFT>(row, col, ey, ex, N); };
 
     // A block inside C whose rows are not 16-byte aligned (N not a multiple of 4), and a block at
     // C's edge (whose stores are checked), cannot store a thread's TN outputs as one float4;
@@ -461,41 +568,10 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     const bool staged = STORE != EDGE_FAST && (STORE != EDGE_INTERIOR || (N & 3) != 0);
     static_assert(THREADS * TN <= 2 * (BK * LDA + BK * BN), "a row segment per warp in shared memory");
     float* const seg = smem + warp * 32 * TN;
-    // store_seg, load_seg: store_row, load_row (common.cuh) of the TN outputs from (row, col), but
-    // in a shifted tile (SHIFT) only the block's own (own: whole granules where the stores are 16
-    // bytes: rows aligned, the tile's columns 4-aligned).
-    constexpr bool WIDE = STORE == EDGE_FAST || STORE == EDGE_INTERIOR;  // (EDGE_INTERIOR: on aligned rows)
-    auto store_seg = [&](float* X, int row, int col, const float* v) {
-        if constexpr (!SHIFT) {
-            store_row<TN, STORE>(X, row, col, M, N, v);
-        } else if (WIDE && (N & 3) == 0) {
-#pragma unroll
-            for (int j = 0; j < TN; j += 4)
-                if (own(row, col + j)) store4(X + row * N + col + j, make_float4(v[j], v[j + 1], v[j + 2], v[j + 3]));
-        } else {
-#pragma unroll
-            for (int j = 0; j < TN; ++j)
-                if (own(row, col + j)) X[row * N + col + j] = v[j];
-        }
-    };
-    auto load_seg = [&](const float* X, int row, int col, float* v) {
-        if constexpr (!SHIFT) {
-            load_row<TN, STORE>(X, row, col, M, N, v);
-        } else if (WIDE && (N & 3) == 0) {
-#pragma unroll
-            for (int j = 0; j < TN; j += 4) {
-                const float4 q = own(row, col + j) ? __ldcg(reinterpret_cast<const float4*>(X + row * N + col + j))
-                                                   : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                v[j] = q.x; v[j + 1] = q.y; v[j + 2] = q.z; v[j + 3] = q.w;
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < TN; ++j) v[j] = own(row, col + j) ? __ldcg(X + row * N + col + j) : 0.0f;
-        }
-    };
     auto put = [&](float* X, int wm, int i, int wn) {
         if (!staged) {
-            store_seg(X, erow0 + am + wm * WSUBM + i, ecol0 + bn + wn * WSUBN, &acc[wm * TM + i][wn * TN]);  // @step:store
+            store_seg<BM, BN, TN, STORE, SHIFT>(X, erow0 + am + wm * WSUBM + i, ecol0 + bn + wn * WSUBN, M, N, ey, ex,
+                                                &acc[wm * TM + i][wn * TN]);  // @step:store
             return;
         }
         __syncwarp();  // the lanes have read the previous segment
@@ -537,40 +613,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         if (!__syncthreads_or(arrived == tile.splits())) return;
         if (tid == 0) tiles_done[tile.y() * tile.gx() + tile.x()] = 0;  // ready for the next launch
         __threadfence();
-        // C = W[0] + W[1] + ... in the order z = 0, 1, ..: the same float sum whichever block is
-        // last. The thread's rows (SEGS of TN floats) in groups of G, each group slice by slice:
-        // the G loads of one slice are independent and travel together, one round trip to L2 per
-        // slice and group instead of per slice and row. Its own slice is read back as it stored
-        // it. (G = 8, 4 where loads are checked: more rows at once spill registers in the
-        // configurations with 4 blocks per SM, whose registers are capped at 128.)
-        constexpr int SEGS = WMITER * TM * WNITER, GMAX = STORE == EDGE_FAST && !SHIFT ? 8 : 4;
-        constexpr int G = [] { int g = SEGS < GMAX ? SEGS : GMAX; while (SEGS % g) --g; return g; }();  // (12 rows: 6)
-#pragma unroll
-        for (int g0 = 0; g0 < SEGS; g0 += G) {
-            float sum[G][TN] = {};
-            for (int z = 0; z < tile.splits(); ++z) {
-                const float* Wz = W + split_offset(z, M, N);
-#pragma unroll
-                for (int q = 0; q < G; ++q) {
-                    const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
-                    float part[TN];
-                    load_seg(Wz, erow0 + am + wm * WSUBM + i, ecol0 + bn + wn * WSUBN, part);
-#pragma unroll
-                    for (int j = 0; j < TN; ++j) sum[q][j] += part[j];  // @step:compute
-                }
-            }
-#pragma unroll
-            for (int q = 0; q < G; ++q) {
-                const int sg = g0 + q, wm = sg / (TM * WNITER), i = sg / WNITER % TM, wn = sg % WNITER;
-                const int row = erow0 + am + wm * WSUBM + i, col = ecol0 + bn + wn * WSUBN;
-                store_seg(C, row, col, sum[q]);  // @step:store
-#pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    if (SHIFT ? own(row, col + j) : row < M && col + j < N)
-                        TRACE_OUT(WMITER * TM * WNITER * TN, (wm * TM + i) * WNITER * TN + wn * TN + j,
-                                  row * N + col + j);
-            }
-        }
+        split_fixup<BM, BN, TM, TN, WMITER, WNITER, WSUBM, WSUBN, STORE, SHIFT>(W, C, M, N, tile, erow0 + am,
+                                                                              ecol0 + bn, ey, ex);
         return;
     }
 

@@ -54,6 +54,10 @@ def spill_stores(ptxas_report: str) -> dict[str, int]:
 #: split-K entry of warptile_64x64_bk32, at 128, since its edge tiles shift (session 29): 20 bytes,
 #: 3 LDL a phase of 1024 FFMA a thread and the others outside the loop).
 GUARD3_SPILL = 20
+#: ... and what the split-K entry of the aligned, guarded body (GUARD 1) may spill: warptile_64x64_bk32's
+#: at 128 registers, since its fix-up is a function of its own (split_fixup, session 30): 4 bytes, one STL
+#: before the K loop and one LDL a phase of 1024 FFMA (SASS read with nvdisasm).
+SPLITK_GUARD1_SPILL = 4
 
 
 def may_spill(entry: str, nbytes: int | None = None) -> bool:
@@ -61,13 +65,15 @@ def may_spill(entry: str, nbytes: int | None = None) -> bool:
     kernel 14's split-tail entry points, and its GUARD 2 (by pairs: 5) element-copy bodies of
     configurations made for several blocks per SM (``__launch_bounds__`` MINB >= 2), whose roomy
     twin, GUARD 4 (6), is what a launch runs where that costs no round (``ladder.Rung.runs_roomy``);
-    and ``nbytes`` up to :data:`GUARD3_SPILL` in a padded launch's entry points (GUARD 3).
+    and ``nbytes`` up to :data:`GUARD3_SPILL` in a padded launch's entry points (GUARD 3), up to
+    :data:`SPLITK_GUARD1_SPILL` in the split-K entry point's GUARD 1.
     Everything else, GUARD 4 and 6 included, spills nothing."""
     if not entry.startswith("_Z") or "warptile_" not in entry:
         return False
     *_, minb, guard = (int(v) for v in re.findall(r"Li(\d+)E", entry))
     return ("splittail" in entry or (guard in (2, 5) and minb >= 2)
-            or (guard == 3 and nbytes is not None and nbytes <= GUARD3_SPILL))
+            or (guard == 3 and nbytes is not None and nbytes <= GUARD3_SPILL)
+            or (guard == 1 and "splitk" in entry and nbytes is not None and nbytes <= SPLITK_GUARD1_SPILL))
 
 
 def test_spill_rule_reads_the_template_arguments():
@@ -80,7 +86,9 @@ def test_spill_rule_reads_the_template_arguments():
     padded = tight.replace("Li4ELi2EEv", "Li4ELi3EEv")  # GUARD 3: a few bytes
     assert may_spill(padded, GUARD3_SPILL) and not may_spill(padded, GUARD3_SPILL + 4) and not may_spill(padded)
     assert may_spill(padded.replace("_Z13warptile_gemm", "_Z20warptile_splitk_gemm"), 4)
-    assert not may_spill(tight.replace("Li4ELi2EEv", "Li4ELi1EEv").replace("_Z13warptile_gemm", "_Z20warptile_splitk_gemm"), 4)
+    aligned_split = tight.replace("Li4ELi2EEv", "Li4ELi1EEv").replace("_Z13warptile_gemm", "_Z20warptile_splitk_gemm")
+    assert may_spill(aligned_split, SPLITK_GUARD1_SPILL) and not may_spill(aligned_split, SPLITK_GUARD1_SPILL + 4)
+    assert not may_spill(aligned_split) and not may_spill(tight.replace("Li4ELi2EEv", "Li4ELi1EEv"), 4)  # whole K
     assert may_spill(tight.replace("_Z13warptile_gemm", "_Z23warptile_splittail_gemm").replace("Li2EEv", "Li0EEv"))
     assert not may_spill("_Z16mma_staged_gemmILi128EEvPKfS1_Pfiii")
     report = ("ptxas info    : Function properties for _Z1ai\n    32 bytes stack frame, 52 bytes spill stores, "

@@ -31,7 +31,7 @@ number of rounds and leave a last, partial one (3000^3 in 256 x 128 tiles: 288 t
 fifth of K) and the rest computed whole: the busiest SM runs 2 whole blocks and one slice instead
 of 3 whole blocks. Model: ``ceil(whole / SMs)`` whole blocks plus ``ceil(tail * S / SMs)`` slices,
 plus the tail's fix-up traffic and the fix-up of one tile: its last block reads the S slices alone
-(:data:`FIXUP_TILE_GBS`; on the H100 a tail split in 31 ran 55% longer than in 8). A tuning table without split-tail rows estimates it from the
+(:data:`FIXUP_TILE_GBS`; on the H100 a tail of warptile_128x128 split in 31 ran 9-16% longer than in 8). A tuning table without split-tail rows estimates it from the
 kernel's whole launch (S = 1) at the nearest tuned shape, scaled by the model.
 
 Too few blocks to cover the loads (:func:`sm_load`): an SM that gets fewer blocks than it holds
@@ -71,12 +71,13 @@ MIN_TAIL_GAIN = 0.05
 #: bandwidth (benchmarks/results/ladder_planner_2026-11-23.md); most of it stays in L2.
 FIXUP_GBS = 2990.0
 #: ... and kernel 14's own fix-up has the last of a tile's S blocks read the S slices of its tile
-#: alone, one block on one SM: S x BM x BN floats at this rate (GB/s), on the busiest SM's time.
-#: Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 30): split tails of
-#: warptile_128x128 and warptile_64x128 at 2157x919x1719, 2156x920x1720, 907x1027x1073 and
-#: 908x1028x1076 took 10-54 GB/s (median 21) more for each further slice of a tile, the slices
-#: themselves getting shorter; 128x128 at 2156x920x1720, 4 tiles in 31: 0.314 ms, in 8: 0.203.
-FIXUP_TILE_GBS = 16.0
+#: alone, one block on one SM (``split_fixup``): S x BM x BN floats at this rate (GB/s), on the
+#: busiest SM's time. Fitted on the H100 (benchmarks/results/splitk_2026-11-23.md, session 30) to
+#: what a split tail's time gains from 8 slices to 16-31 (warptile_128x128 at 2157x919x1719 and
+#: 2156x920x1720: 4 tiles in 8, 0.229 and 0.201 ms; in 31, 0.266 and 0.219) and to the nearly flat
+#: times of warptile_64x128's (8 in 8 and 16; 3 in 8 and 27 at 907x1027x1073). One slice at a time,
+#: before session 30's split_fixup, the rate was ~16 GB/s (in 31, 0.345 and 0.314 ms).
+FIXUP_TILE_GBS = 48.0
 #: A split-K launch with a separate reduction (``+reduce``, kernels/splitk_reduce.cu) is planned
 #: up to this many slices: the reduction reads the S slices over every SM, where kernel 14's own
 #: fix-up has one block per tile read them (S up to :data:`MAX_SPLITS`).
