@@ -1,22 +1,12 @@
 #!/bin/bash
-# Session 30: kernel 14's split-K fix-up reading U slices at a time (benchmarks/proto/k14_fixup_u_s30.patch,
+# Session 30: kernel 14's split-K fix-up reading U slices at a time (benchmarks/proto/k14_fixup_u_s30.patch, on
+# kernels/14_warptile.cu of commit ef362ca,
 # applied to the working tree before the call; not kept). Warm the cache for the patched source (timed and
 # trace, 16 at once), return its entries ($OUT/ccnew_*), run the split GPU tests, then time split tails and
 # split-K launches with the source before (git's HEAD, swapped in place: its cache entries are carried)
 # and after, one bench process each.
-mkdir -p ~/.cupy && tar xJf .cc/cc.tar.xz -C ~/.cupy; tar xJf .cc/ccnew.tar.xz -C ~/.cupy; touch /tmp/marker
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 {
-nvidia-smi --query-gpu=name,serial,driver_version --format=csv,noheader; date -u
-t0=$(date +%s)
-python3 - <<'PY' | xargs -P 16 -L 1 python3 benchmarks/proto/precompile.py 2>&1 | grep -v "^compiled" | tail -3
-from explainer.model import ladder
-for r in ladder.RUNGS + ladder.CONFIGS:
-    if r.splits_k: print(r.name, "timed"); print(r.name, "trace")
-PY
-echo "precompile $(( $(date +%s) - t0 )) s"
-(cd ~/.cupy && find kernel_cache -newer /tmp/marker -type f | tar cJf /tmp/new.tar.xz -T - && split -b 15M /tmp/new.tar.xz $OUT/ccnew_)
+source benchmarks/proto/warm_k14.sh
 timeout 150 python3 -m pytest -q -m gpu tests/test_gpu_ladder.py -k "split or tail or reduce" -p no:cacheprovider 2>&1 | tail -3
 echo "tests $(( $(date +%s) - t0 )) s"
 cp kernels/14_warptile.cu /tmp/new.cu

@@ -2,19 +2,8 @@
 # Session 30: warm the cache (kernel 14, timed and trace; carry .cc), return the new cache entries in
 # 15 MB pieces ($OUT/ccnew_*: join them into .cc/ccnew.tar.xz), then `pytest -m gpu` over TESTS
 # (default: every GPU test) for what is left of the call's 580 s; log in $OUT/log.
-mkdir -p ~/.cupy && tar xJf .cc/cc.tar.xz -C ~/.cupy; [ -f .cc/ccnew.tar.xz ] && tar xJf .cc/ccnew.tar.xz -C ~/.cupy; touch /tmp/marker
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 {
-nvidia-smi --query-gpu=name,serial,driver_version --format=csv,noheader; date -u
-t0=$(date +%s)
-python3 - <<'PY' | xargs -P 16 -L 1 python3 benchmarks/proto/precompile.py 2>&1 | grep -v "^compiled" | tail -3
-from explainer.model import ladder
-for r in ladder.RUNGS + ladder.CONFIGS:
-    if r.splits_k: print(r.name, "timed"); print(r.name, "trace")
-PY
-echo "precompile $(( $(date +%s) - t0 )) s"
-(cd ~/.cupy && find kernel_cache -newer /tmp/marker -type f | tar cJf /tmp/new.tar.xz -T - && split -b 15M /tmp/new.tar.xz $OUT/ccnew_ && ls -la $OUT)
+source benchmarks/proto/warm_k14.sh
 timeout $(( 580 - $(date +%s) + t0 )) python3 -m pytest -q -m gpu ${TESTS:-tests} -p no:cacheprovider --durations=15 2>&1 | tail -30
 echo "tests $(( $(date +%s) - t0 )) s"
 } 2>&1 | tee $OUT/log
