@@ -29,7 +29,8 @@ Split tail (kernel 14's ``warptile_splittail_gemm``): where the tiles fill the S
 number of rounds and leave a last, partial one (3000^3 in 256 x 128 tiles: 288 tiles on 132 SMs,
 2 rounds and 24 tiles), the last ``tiles mod SMs`` tiles are split in S (24 x 5 = 120 blocks of a
 fifth of K) and the rest computed whole: the busiest SM runs 2 whole blocks and one slice instead
-of 3 whole blocks. Model: ``ceil(whole / SMs)`` whole blocks plus ``ceil(tail * S / SMs)`` slices,
+of 3 whole blocks. Model: ``ceil(whole / SMs)`` whole blocks (:func:`sm_load`: too few an SM to
+cover a phase's loads count longer) plus ``ceil(tail * S / SMs)`` slices,
 plus the tail's fix-up traffic and the fix-up of one tile: its last block reads the S slices alone
 (:data:`FIXUP_TILE_GBS`; on the H100 a tail of warptile_128x128 split in 31 ran 9-16% longer than in 8). A tuning table without split-tail rows estimates it from the
 kernel's whole launch (S = 1) at the nearest tuned shape, scaled by the model.
@@ -310,10 +311,18 @@ class Candidate:
                                 self.tail)
 
     @property
+    def starved_blocks(self) -> int:
+        """The blocks on the busiest SM that :func:`sm_load` counts: all of them, or with the split
+        tail its whole blocks (its slices are short)."""
+        return ceil_div(self.tiles - self.tail, self.sms) if self.tail else self.longest
+
+    @property
     def latency_slowdown(self) -> float:
         """How much longer the model counts each block (:func:`sm_load`): more than 1 where the
-        busiest SM gets fewer blocks than it holds at once, too few to cover a phase's loads."""
-        return 1.0 if self.tail else starved_factor(self.rung, self.longest, self.resident)
+        busiest SM gets fewer blocks than it holds at once, too few to cover a phase's loads (with the
+        split tail: its whole blocks, 100x5000x700's warptile_64x64@26x5 one an SM of 4 warps, which ran
+        2.1x the estimate that left this out, session 30)."""
+        return starved_factor(self.rung, self.starved_blocks, self.resident)
 
     @property
     def busy_fraction(self) -> float:
@@ -363,7 +372,7 @@ class Candidate:
         s += f", {idle} SM{'s' if idle != 1 else ''} idle" if idle else f", {self.busy_fraction:.0%} of the SM time does work"
         slow = self.latency_slowdown
         if slow > 1.0:
-            warps = self.longest * r.threads // 32
+            warps = self.starved_blocks * r.threads // 32
             s += (f"; {warps} warp{'s' if warps != 1 else ''} an SM, too few to cover a phase's loads: "
                   f"each block counted {slow:.2f}× longer than on a full SM")
         if self.guarded:
@@ -431,15 +440,15 @@ def model_ms(r: Rung, M: int, N: int, K: int, sms: int, cal: Calibration | None,
         return None
     gx, gy = r.grid(M, N)
     k_slice = min(K, ceil_div(r.phases(K), splits) * r.BK)
+    res = residency(r) if res is None else res
     if tail:
         area = min(tail * r.BM * r.BN, M * N)
-        return (sm_shares(gx * gy - tail, sms) * cal.per_block_ms(K)
+        return (sm_load(r, gx * gy - tail, sms, res) * cal.per_block_ms(K)
                 + sm_shares(tail * splits, sms) * cal.per_block_ms(k_slice)
                 + 2 * splits * area * 4 / (FIXUP_GBS * 1e6) + tile_fixup_ms(r, splits))
     fixup = 2 * splits * M * N * 4 / (FIXUP_GBS * 1e6) if splits > 1 else 0.0
     if reduce:
         fixup = (splits + 1) * M * N * 4 / (REDUCE_GBS * 1e6) + REDUCE_LAUNCH_MS
-    res = residency(r) if res is None else res
     return sm_load(r, gx * gy * splits, sms, res) * cal.per_block_ms(k_slice) + fixup
 
 

@@ -36,7 +36,7 @@ def starved_text(c: "planner.Candidate") -> str:
     slow = c.latency_slowdown
     if slow <= 1.0:
         return ""
-    warps = c.longest * c.rung.threads // 32
+    warps = c.starved_blocks * c.rung.threads // 32
     return (f"<br><span style='font-size:11px;color:#b45309' title='{warps} warps on the SM: too few to issue "
             f"multiply-adds while a phase&#39;s copies travel'>{warps} warps: each ×{slow:.2f}</span>")
 
