@@ -110,6 +110,9 @@ Where the tiles fill the SMs a few times and leave a last, partial round, only t
 more, which would run a round of their own on {_blocks(W, 3000) % SMS} SMs while {SMS - _blocks(W, 3000) % SMS} wait. Split in {SMS // (_blocks(W, 3000) % SMS)}
 along K, those {_blocks(W, 3000) % SMS} tiles become {(SMS // (_blocks(W, 3000) % SMS)) * (_blocks(W, 3000) % SMS)} short blocks: the busiest SM runs {_blocks(W, 3000) // SMS} whole blocks and
 one slice instead of {-(-_blocks(W, 3000) // SMS)} whole blocks (`warptile@{_blocks(W, 3000) % SMS}x{SMS // (_blocks(W, 3000) % SMS)}` in `tiled-explainer bench`).
+Each split tile's slices are then added by its last block, alone: it reads {SMS // (_blocks(W, 3000) % SMS)} partial tiles of
+{W.BM}×{W.BN} floats, which the planner counts as {planner.tile_fixup_ms(W, SMS // (_blocks(W, 3000) % SMS)) * 1000:.0f} µs, and twice that for twice the slices:
+cutting a tail finer shortens its slices but lengthens this last step.
 
 Where K or N is not a multiple of 4, the rows of A or B do not start on 16-byte boundaries and
 kernel 14 copies them into shared memory element by element: four loads, and their addresses,
