@@ -155,8 +155,8 @@ def test_the_shortlist_adds_launches_that_fill_every_sm_in_one_round():
     added_somewhere, two_levels = 0, 0
     for M, N, K in [(598, 332, 10560), (490, 130, 18596), (128, 128, 65536), (4096, 4096, 4096),
                     (300, 202, 59276)]:
-        full = planner.shortlist(M, N, K, ROWS, SMS, trows)
-        base = planner.shortlist(M, N, K, ROWS, SMS, trows, fill_top=0)
+        full = planner.shortlist(M, N, K, ROWS, SMS, trows, tail_wholes=0)
+        base = planner.shortlist(M, N, K, ROWS, SMS, trows, fill_top=0, tail_wholes=0)
         assert full[:len(base)] == base
         added = full[len(base):]
         split_kernels = {c.rung.name for c in base if c.splits > 1 and not c.tail and not c.pad}
@@ -179,6 +179,31 @@ def test_the_shortlist_adds_launches_that_fill_every_sm_in_one_round():
     # where @48 (4 an SM, estimated 0.4% lower) ran 82%: both are listed
     labels = [c.label for c in planner.shortlist(300, 202, 59276, ROWS, SMS, trows)]
     assert "warptile_64x128@39+reduce" in labels and "warptile_64x128@48+reduce" in labels
+
+
+def test_the_shortlist_adds_the_whole_launch_of_a_kernel_whose_split_tail_it_lists():
+    """For up to SHORTLIST_TAIL_WHOLES kernels with a split tail on the list, the kernel's whole
+    launch (not padded) is measured too; nothing else changes on the list. 3506x1802x282 (session
+    31): warptile_64x64_t64's two tails were listed, its whole launch (measured faster) was not."""
+    trows = _tuned_rows()
+    with_tails = 0
+    for M, N, K in [(3506, 1802, 282), (1701, 1519, 923), (2157, 919, 1719), (1999, 2001, 1997),
+                    (5000, 100, 700), (777, 1000, 333)]:
+        full = planner.shortlist(M, N, K, ROWS, SMS, trows)
+        base = planner.shortlist(M, N, K, ROWS, SMS, trows, tail_wholes=0)
+        assert full[:len(base)] == base
+        added = full[len(base):]
+        tails = list(dict.fromkeys(c.rung.name for c in base if c.tail and not c.pad))
+        listed = {c.label for c in base}
+        want = [n for n in tails[:planner.SHORTLIST_TAIL_WHOLES] if n not in listed]
+        assert [c.label for c in added] == want  # a kernel's whole launch is labelled by its name alone
+        assert all(c.splits == 1 and not c.tail and not c.pad for c in added)
+        with_tails += bool(tails)
+        if (M, N, K) == (3506, 1802, 282):
+            assert "warptile_64x64_t64" in [c.label for c in full]
+    assert with_tails >= 2
+    one = planner.shortlist(3506, 1802, 282, ROWS, SMS, trows, tail_wholes=1)
+    assert len(one) <= len(planner.shortlist(3506, 1802, 282, ROWS, SMS, trows, tail_wholes=0)) + 1
 
 
 def test_an_sm_with_too_few_blocks_to_cover_a_phases_loads_counts_them_longer():
@@ -453,7 +478,7 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
     labels = [c.label for c in planner.shortlist(M, N, K, ROWS, SMS, tuned)]
     assert labels[0] == ranked[0].label and len(set(labels)) == len(labels)
     # the launches that fill every SM (test_the_shortlist_adds_launches_that_fill_every_sm_in_one_round) left out
-    listed = planner.shortlist(M, N, K, ROWS, SMS, tuned, fill_top=0)
+    listed = planner.shortlist(M, N, K, ROWS, SMS, tuned, fill_top=0, tail_wholes=0)
     labels = [c.label for c in listed]
     key = lambda c: c.estimate_ms or c.predicted_ms  # noqa: E731
     plain = next(c for c in ranked if not c.pad)  # the window's reference: the best launch without padding
@@ -519,7 +544,8 @@ def test_the_shortlist_is_the_planners_choice_and_the_launches_estimated_near_it
         assert all(c.padded_from == (M, N, K) for c in padded)
     else:
         assert padded == []
-    assert planner.shortlist(M, N, K, ROWS, SMS, tuned, top=1, padded=0, reduce=0, fill_top=0) == listed[:1]
+    assert planner.shortlist(M, N, K, ROWS, SMS, tuned, top=1, padded=0, reduce=0, fill_top=0,
+                             tail_wholes=0) == listed[:1]
     if ranked[0].pad:  # a padded choice: the best launch without padding is measured too
         assert plain.label in labels
 
@@ -996,6 +1022,8 @@ def test_page_08_and_the_readme_state_the_shortlists_rules_as_the_planner_has_th
         assert within in text and f"the {planner.SHORTLIST_LEAD} closest" in text
     assert f"at most {planner.SHORTLIST_TOP}:" in page and f"up to {planner.SHORTLIST_REDUCE} more" in page
     assert f"its {planner.SHORTLIST_PADDED} best padded launches" in page
+    for text in (page, readme):
+        assert f"for up to {planner.SHORTLIST_TAIL_WHOLES} kernels with a split tail on the list" in text
 
 
 def _table(rows, cublas, command, date="2026-01-01T00:00:00+00:00", name="Fake GPU"):

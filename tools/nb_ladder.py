@@ -185,7 +185,8 @@ estimates within {planner.SHORTLIST_WITHIN:.0%} of it (at most {planner.SHORTLIS
 another launch of a kernel already listed; up to {planner.SHORTLIST_REDUCE} more with a separate reduction, chosen the same way; where rows are unaligned, its {planner.SHORTLIST_PADDED} best padded launches too, and where its choice is padded the window is
 counted from its best launch without padding; and for up to {planner.SHORTLIST_FILL} kernels split along K, the best launch whose
 blocks fill every SM in one round, since the model cannot see that 2 blocks an SM run slower than 3
-with the same work), then runs the fastest,
+with the same work; and for up to {planner.SHORTLIST_TAIL_WHOLES} kernels with a split tail on the list, their whole
+launch, since how long a tail's last, partial round takes is what the model knows least), then runs the fastest,
 as a library's autotuner does. The reason it prints says what was measured."""),
         ("code", "ladder.planner()"),
         ("md", """## The same kernels on another GPU

@@ -735,12 +735,18 @@ SHORTLIST_PER_KERNEL = 3
 SHORTLIST_PER_KIND = 2
 #: ... the best this many of a group first whatever their kernels, then each kernel's best.
 SHORTLIST_LEAD = 3
+#: :func:`shortlist`: for at most this many kernels with a split tail on the list, their whole launch
+#: too. The per-kind cap alone did not keep it: each kernel's best launch comes before any kernel's
+#: second, and at 3506x1802x282 sixteen kernels' bests filled the list after warptile_64x64_t64's two
+#: tails (estimated 4% below its whole launch, measured 2-3% above it: session 31, 0.1143 ms whole
+#: against 0.1170 and 0.1183; at 1701x1519x923 warptile_64x128 whole 0.1458 against @60x2 0.1484).
+SHORTLIST_TAIL_WHOLES = 3
 
 
 def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[dict] = (),
               top: int = SHORTLIST_TOP, within: float = SHORTLIST_WITHIN,
               padded: int = SHORTLIST_PADDED, reduce: int = SHORTLIST_REDUCE,
-              fill_top: int = SHORTLIST_FILL) -> list[Candidate]:
+              fill_top: int = SHORTLIST_FILL, tail_wholes: int = SHORTLIST_TAIL_WHOLES) -> list[Candidate]:
     """The launches worth measuring at this very shape, the planner's choice first: ``bench
     --kernels planned`` times them there and runs the fastest (as a library's autotuner measures
     its heuristic's best few). The planner's estimates come from tuned shapes up to a grid step
@@ -758,7 +764,9 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     them: they are scaled from split-K without it, whose fix-up costs what the model does not
     see); for up to ``fill_top`` kernels split along K on the list, the kernel's best launch
     whose blocks fill every SM in one round, as many an SM as it runs at once (one for each build
-    where kernel 14's roomy one runs a block fewer an SM); and where K or N
+    where kernel 14's roomy one runs a block fewer an SM); for up to ``tail_wholes`` kernels with a
+    split tail on the list, their whole launch (the tail's estimate of its lone last round is the
+    model's least sure: :data:`SHORTLIST_TAIL_WHOLES`); and where K or N
     is not a multiple of 4 the ``padded`` best padded launches whatever their estimates. Of each
     kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and one padded launch: a
     kernel's split counts differ by little, and a list of one kernel's would measure nothing else
@@ -826,7 +834,12 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     if padded > 0 and (N4, K4) != (N, K):
         pads = [c for c in plan(M, N, K, rows, sms, tuned, pad="all") if c.pad and c.label != first.label]
         out += few_each(pads, padded - int(first.pad), 1, [first] if first.pad else [])
-    return out + fills
+    listed = {c.label for c in out + fills}
+    tails = list(dict.fromkeys(c.rung.name for c in out if c.tail and not c.pad))[:max(tail_wholes, 0)]
+    wholes = [w for name in tails
+              for w in [next((c for c in ranked if c.rung.name == name and c.splits == 1 and not c.pad), None)]
+              if w is not None and w.label not in listed]
+    return out + fills + wholes
 
 
 def _reference(c: Candidate, at: dict,
