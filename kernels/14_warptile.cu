@@ -505,8 +505,26 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // bytes with it, and split launches of 128x64 and 64x128 that spilled ran 8-9% slower.
     constexpr bool SERPENTINE = WMITER * TM == 8 && WNITER * TN == 8 && !SPLIT
                                 && ((EDGE == EDGE_FAST && STORE == EDGE_FAST) || MAXREGS > 128);
+    // The element copies' loads are issued where the source issues them, not at the end of the
+    // phase: ptxas's scheduler, with the accumulators' registers live, holds back instructions
+    // that start a new live range, and it sank the 4 x A4 + 4 x B4 scalar loads (a register each)
+    // past every multiply-add of the phase, right before the stores that consume them, so that
+    // every phase waited out the loads' latency (SASS of warptile_128x64_bk16's GUARD 4 body: 24
+    // LDG after FFMA 1022 of 1024; ncu at 2157x919x1719: long-scoreboard stalls 68 k a warp
+    // against 1.6 k on aligned rows, 77% of cuBLAS against 91%; the granule copies of aligned rows
+    // stayed at the top). A __syncwarp() right after the copy is a point ptxas does not move
+    // memory accesses across; the lanes are converged there, so it costs no instruction. Only
+    // where the copy comes after the first k-step (LATE_FETCH) or a phase is 32 k-steps long:
+    // there the held loads gained (H100, session 31, against the sunk ones in one process:
+    // 128x64_bk16 76.6 -> 85.3% of cuBLAS at 2157x919x1719 and 80.2 -> 91.6 at 2158x920x1718,
+    // 48x128 68.8 -> 72.3, 64x64_bk32 71.2 -> 73.5); copies at the top of a phase of 8 or 16
+    // k-steps lost 1-5 points held there (t64 88.5 -> 85.3 at 2158x920x1718, 128x256 96.8 -> 93.8
+    // at 1999x2001x1997, 32x128 82.9 -> 78.1 at 845x1099x819): the warps released by a barrier
+    // then all wait on their loads' registers before the phase's multiply-adds have spread them out.
+    constexpr bool HOLD_LOADS = (a_elems || b_elems) && (LATE_FETCH || BK >= 32);
     for (int t = t_begin; t < t_end; ++t) {  // @step:phase
         if (!LATE_FETCH && t + 1 < t_end) fetch(t + 1, false);
+        if constexpr (HOLD_LOADS && !LATE_FETCH) __syncwarp();
         const float* as = As[t & 1];
         const float* bs = Bs[t & 1];
 #pragma unroll
@@ -538,6 +556,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
                 }
             }
             if (LATE_FETCH && k == 0 && t + 1 < t_end) fetch(t + 1, false);
+            if constexpr (HOLD_LOADS && LATE_FETCH) if (k == 0) __syncwarp();
         }
         if (t + 1 < t_end) stash(t + 1);
         __syncthreads();  // @step:barrier1
