@@ -131,8 +131,8 @@ def fresh_shapes(per_family: int, seed: int) -> dict[str, list[str]]:
 
 def rows_of(report: dict, source: str) -> list[dict]:
     """One row per shape of a `bench --kernels planned --json` report: the planned launch's
-    time, cuBLAS's in the same run, and the launch's label from the report's plans (with its reason:
-    the times of the planner's shortlist measured there, kept in ``--out``'s rows)."""
+    time, cuBLAS's in the same run, and the launch's label from the report's plans (with its reason
+    and ``measured``, the times of the planner's shortlist measured there, kept in ``--out``'s rows)."""
     cublas = {(r["M"], r["N"], r["K"]): r["median_ms"] for r in report.get("cublas", []) if r.get("median_ms")}
     plans = report.get("plans", {})
     out = []
@@ -143,7 +143,8 @@ def rows_of(report: dict, source: str) -> list[dict]:
             continue
         plan = plans.get(shape_text(*key)) or plans.get(f"{key[0]}x{key[1]}x{key[2]}") or {}
         out.append({"shape": shape_text(*key), "M": key[0], "N": key[1], "K": key[2],
-                    "label": plan.get("label", r["kernel"]), "why": plan.get("why", ""), "ms": r["median_ms"], "cublas_ms": cub,
+                    "label": plan.get("label", r["kernel"]), "why": plan.get("why", ""),
+                    "measured": plan.get("measured") or {}, "ms": r["median_ms"], "cublas_ms": cub,
                     "pct": 100.0 * cub / r["median_ms"], "passed": r.get("passed", True), "source": source,
                     "device": report.get("device", {}).get("name", "?"), "date": report.get("date", "?")})
     return out
@@ -193,10 +194,14 @@ def measure(shapes: list[str], chunk: int, extra: list[str]) -> list[dict]:
     return reports
 
 
-def shortlist_ms(why: str) -> float | None:
-    """The chosen launch's time in the shortlist's run, from its reason ("the fastest measured
-    here, 0.0574 ms, ..."); None where the reason does not say."""
-    m = re.match(r"the fastest measured here, ([\d.]+) ms", why or "")
+def shortlist_ms(row: dict) -> float | None:
+    """The chosen launch's time in the shortlist's run: the row's ``measured`` (bench's plans keep
+    it), or in rows saved before it, read from the reason ("the fastest measured here, 0.0574 ms,
+    ..."); None where neither says."""
+    got = (row.get("measured") or {}).get(row.get("label"))
+    if got:
+        return float(got)
+    m = re.match(r"the fastest measured here, ([\d.]+) ms", row.get("why") or "")
     return float(m.group(1)) if m else None
 
 
@@ -205,7 +210,7 @@ def outliers(rows: dict[str, dict], low: float = RECHECK[0], high: float = RECHE
     """The scored shapes (cuBLAS over the launch bound) whose percentage lies outside [low, high],
     or whose launch's time is more than ``drift`` times off its time in the shortlist's run."""
     def off(r):
-        first = shortlist_ms(r.get("why", ""))
+        first = shortlist_ms(r)
         return bool(first) and not first / drift <= r["ms"] <= first * drift
     return [s for s, r in rows.items() if not launch_bound(r["cublas_ms"]) and (not low <= r["pct"] <= high or off(r))]
 

@@ -25,7 +25,8 @@ from explainer.model import planner  # noqa: E402
 
 
 def measured_list(why: str, label: str, ms: float) -> dict[str, float]:
-    """{label: ms} of every launch a targets row measured: the fastest and the listed others."""
+    """{label: ms} of every launch a targets row measured: the fastest and the listed others, read
+    from the reason (rows saved before bench's plans kept ``measured``, see :func:`measured_of`)."""
     out = {label: ms}
     m = re.search(r"\(its choice (\S+)(?: ([\d.]+) ms)?(?:; (.*?) ms)?\)", why)
     if m:
@@ -34,6 +35,13 @@ def measured_list(why: str, label: str, ms: float) -> dict[str, float]:
             if len(bits) == 2 and re.fullmatch(r"[\d.]+", bits[1]):
                 out[bits[0]] = float(bits[1])
     return out
+
+
+def measured_of(row: dict) -> dict[str, float]:
+    """{label: ms} of the launches a targets row measured (those that ran): its ``measured``, or in
+    rows saved before bench kept it, :func:`measured_list` of its reason."""
+    got = {k: float(v) for k, v in (row.get("measured") or {}).items() if v}
+    return got or measured_list(row.get("why", ""), row["label"], row["ms"])
 
 
 def main(files: list[str]) -> int:
@@ -48,7 +56,7 @@ def main(files: list[str]) -> int:
             if r["shape"] in seen or "its choice" not in r.get("why", ""):
                 continue
             seen.add(r["shape"])
-            times = measured_list(r["why"], r["label"], r["ms"])
+            times = measured_of(r)
             choice = planner.plan(r["M"], r["N"], r["K"], rows, sms, tuned_rows)[0].label
             t = times.get(choice)
             best = min(times.values())

@@ -456,7 +456,7 @@ def test_bench_planned_resolves_each_size_through_the_planner():
     tuned = recorded.load_tuned(DATA["device"]["name"])  # the shipped table for this device, if any
     for size, (M, N, K) in zip(plans, [(1024, 1024, 1024), (777, 1000, 333), (4096, 512, 4096)]):
         best = planner.plan(M, N, K, ROWS, SMS, recorded.recorded_rows(tuned, split_k=True) if tuned else ())[0]
-        assert plans[size] == (best.label, best.why())
+        assert plans[size] == (best.label, best.why(), {})  # nothing measured
     with pytest.raises(ValueError):
         bench.planned_kernels(["12x0x3"], DATA, SMS)
     out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "planned", "--sizes", "64"],
@@ -575,17 +575,21 @@ def test_bench_planned_runs_the_fastest_of_the_shortlist_measured_at_the_size():
         asked.append((size, labels))
         return {lab: (None if i == 1 else 1.0 - 0.01 * i) for i, lab in enumerate(labels)}
 
-    (label, why), = bench.planned_kernels(["1200"], DATA, SMS, measure).values()
+    (label, why, measured), = bench.planned_kernels(["1200"], DATA, SMS, measure).values()
     assert asked == [("1200", [c.label for c in listed])]
+    # the shortlist's times as measured, in its order (bench --json keeps them as the plan's "measured")
+    assert list(measured) == [c.label for c in listed]
+    assert measured == {c.label: (None if i == 1 else 1.0 - 0.01 * i) for i, c in enumerate(listed)}
     assert label == listed[-1].label and label != listed[0].label
     assert why.startswith(f"the fastest measured here, {1.0 - 0.01 * (len(listed) - 1):.4f} ms, of the planner's "
                           f"shortlist of {len(listed)} (its choice {listed[0].label} 1.0000 ms")
     assert f"{listed[1].label} failed" in why and why.endswith(listed[-1].why())
     # nothing measured: the planner's choice stands, and says so
-    (label, why), = bench.planned_kernels(["1200"], DATA, SMS, lambda size, labels: {}).values()
+    (label, why, measured), = bench.planned_kernels(["1200"], DATA, SMS, lambda size, labels: {}).values()
     assert label == listed[0].label and "not measured here" in why
+    assert measured == {c.label: None for c in listed}
     # no measuring: the planner's choice from its tables
-    assert bench.planned_kernels(["1200"], DATA, SMS)["1200"] == (listed[0].label, listed[0].why())
+    assert bench.planned_kernels(["1200"], DATA, SMS)["1200"] == (listed[0].label, listed[0].why(), {})
     out = subprocess.run([sys.executable, "-m", "explainer", "bench", "--kernels", "planned", "--plan-only",
                           "--sizes", "64"], capture_output=True, text=True, timeout=120,
                          env={**__import__("os").environ, "EXPLAINER_NO_GPU": "1"})

@@ -29,6 +29,16 @@ def test_the_measured_list_is_read_from_the_reason():
     assert reg.measured_list("measured at 1x1x1", "warptile", 1.0) == {"warptile": 1.0}
 
 
+def test_the_measured_times_come_from_the_row_where_bench_kept_them():
+    """Rows of bench's plans since session 31 carry ``measured`` (the shortlist's times, None where
+    a launch failed); older rows only the reason."""
+    why = "the fastest measured here, 0.0709 ms, of the planner's shortlist of 2 (its choice a; b 0.0742 ms); ..."
+    old = {"label": "a", "ms": 0.0709, "why": why}
+    assert reg.measured_of(old) == {"a": 0.0709, "b": 0.0742}
+    new = {**old, "measured": {"a": 0.0709, "b": 0.0750, "c": None}}
+    assert reg.measured_of(new) == {"a": 0.0709, "b": 0.0750}
+
+
 def _row(M, N, K, times):
     label, ms = min(times.items(), key=lambda kv: kv[1])
     others = ", ".join(f"{k} {v:.4f}" for k, v in times.items() if k != label)

@@ -3,7 +3,7 @@
 import json, sys, math, glob
 sys.path.insert(0, '.')
 sys.path.insert(0, 'benchmarks')
-from planner_regret_offline import measured_list
+from planner_regret_offline import measured_of
 from explainer.gpu import recorded
 from explainer.model import planner
 from explainer.gpu.launch import parse_launch
@@ -14,7 +14,7 @@ seen=set(); pairs=[]
 for f in sorted(glob.glob('benchmarks/results/issue13_targets_h100_2026-11-2*_s*.json')):
     for r in json.load(open(f)):
         if 'its choice' not in r.get('why',''): continue
-        t = measured_list(r['why'], r['label'], r['ms'])
+        t = measured_of(r)
         key=(r['shape'])
         wh = {}
         for lab, ms in t.items():

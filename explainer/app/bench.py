@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import NamedTuple
 
 from ..gpu import KERNEL_NAMES
 from ..gpu.recorded import OVERHEAD_NOTE, best_rows, launch_bound, load_recorded, save_report
@@ -134,9 +135,19 @@ def format_best(r: dict) -> str:
             f"({r['cublas_ms']:.3f} ms, same inputs, same run{note})")
 
 
+class Plan(NamedTuple):
+    """One size's planned launch: its label, the reason in words, and the planner's shortlist as
+    measured there (``{label: ms, or None where it failed}`` in the list's order; empty where
+    nothing was measured), which ``--json`` keeps as the plan's ``measured``."""
+
+    label: str
+    why: str
+    measured: dict
+
+
 def planned_kernels(sizes, data: dict, sms: int, measure=None) -> dict:
     """Per size (as given), the planner's choice among the ladder kernels and its reason, from
-    the recorded timings ``data`` (explainer.model.planner): ``{size: (label, why)}``.
+    the recorded timings ``data`` (explainer.model.planner): ``{size: Plan}``.
 
     With ``measure`` (``measure(size, labels) -> {label: ms or None}``, :func:`explainer.gpu.time_launches`
     on a GPU) the planner's shortlist at each size (``planner.shortlist``: its choice and the
@@ -154,14 +165,15 @@ def planned_kernels(sizes, data: dict, sms: int, measure=None) -> dict:
         shape = parse_size(size)
         if measure is None:
             best = planner.plan(*shape, rows, sms, tuned_rows)[0]
-            out[size] = (best.label, best.why())
+            out[size] = Plan(best.label, best.why(), {})
             continue
         listed = planner.shortlist(*shape, rows, sms, tuned_rows)
         times = measure(size, [c.label for c in listed]) or {}
+        measured = {c.label: times.get(c.label) for c in listed}
         timed = sorted((t, i) for i, c in enumerate(listed) if (t := times.get(c.label)))
         if not timed:
-            out[size] = (listed[0].label, listed[0].why() + "; not measured here (nothing on the planner's "
-                                                              "shortlist ran), the planner's choice")
+            out[size] = Plan(listed[0].label, listed[0].why() + "; not measured here (nothing on the planner's "
+                                                                "shortlist ran), the planner's choice", measured)
             continue
         chosen = listed[timed[0][1]]
         others = ", ".join(f"{c.label} {times[c.label]:.4f}" if times.get(c.label) else f"{c.label} failed"
@@ -170,7 +182,7 @@ def planned_kernels(sizes, data: dict, sms: int, measure=None) -> dict:
                 f"(its choice {listed[0].label}"
                 + ("" if chosen is listed[0] else f" {times[listed[0].label]:.4f} ms" if times.get(listed[0].label)
                    else " failed") + (f"; {others} ms" if others else "") + ")")
-        out[size] = (chosen.label, f"{head}; {chosen.why()}")
+        out[size] = Plan(chosen.label, f"{head}; {chosen.why()}", measured)
     return out
 
 
@@ -232,7 +244,7 @@ def run(args) -> int:
             return 2
         others = [k for k in args.kernels if k != PLANNED]
         report = None
-        for size, (name, why) in plans.items():
+        for size, (name, why, _) in plans.items():
             if not as_json:
                 print(f"# planned for {size}: {name}: {why} (calibrated on {rec['label']})", flush=True)
             part = gpu.benchmark(kernels=list(dict.fromkeys(others + [name])), sizes=[size], **common)
@@ -248,7 +260,7 @@ def run(args) -> int:
 
     data = report.to_dict()
     if plans is not None:
-        data["plans"] = {str(size): {"label": name, "why": why} for size, (name, why) in plans.items()}
+        data["plans"] = {str(size): {"label": p.label, "why": p.why, "measured": p.measured} for size, p in plans.items()}
     if args.save is not None:
         command = "tiled-explainer bench " + " ".join(
             [f"--kernels {' '.join(args.kernels)}" if args.kernels else "",
