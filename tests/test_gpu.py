@@ -69,9 +69,30 @@ def test_small_tiles_of_the_seed_examples(kernel, tile):
 def test_check_catches_a_wrong_answer(monkeypatch):
     """The check can fail: a reference of the transposed product is rejected."""
     real = gpu.verify._compare
-    monkeypatch.setattr(gpu.verify, "_compare", lambda out, ref: real(out, ref.T.copy()))
+    monkeypatch.setattr(gpu.verify, "_compare", lambda out, ref, **kw: real(out, ref.T.copy(), **kw))
     r = gpu.check("tiled", 48, 48, 48, 16, seed=3)
     assert not r.passed and r.rel_error > 0.1
+
+
+def test_the_device_check_gives_numpy_figures():
+    """A check compares C with the float64 reference on the device (no copy of C to the host):
+    the same relative and largest errors as numpy's, and the unwritten (NaN) elements counted."""
+    from explainer.gpu.runtime import _runtime
+    rt = _runtime()
+    prob = gpu.verify._Problem(rt, 37, 53, 29, seed=11)
+    try:
+        prob.C[...] = rt.cp.asarray(prob.reference.astype(np.float32))
+        prob.C[3, 5] += 0.25
+        dev, host = prob.check_C(rt), gpu.verify._compare(prob.C.get(), prob.reference)
+        assert dev["all_written"] and host["all_written"] and dev["unwritten"] == 0
+        assert dev["rel_error"] == pytest.approx(host["rel_error"], rel=1e-9) and dev["rel_error"] > 1e-4
+        assert dev["max_abs_error"] == pytest.approx(host["max_abs_error"], rel=1e-9)
+        prob.C[7, :4] = np.nan  # four elements no thread stored
+        dev, host = prob.check_C(rt), gpu.verify._compare(prob.C.get(), prob.reference)
+        assert dev["unwritten"] == host["unwritten"] == 4 and not dev["all_written"]
+        assert np.isnan(dev["rel_error"]) and np.isnan(host["rel_error"])
+    finally:
+        prob.release(rt)
 
 
 @pytest.mark.parametrize("kernel", ALL)

@@ -503,3 +503,19 @@ def test_each_timed_launch_waits_behind_a_hold_with_the_collector_off():
     one = ["flush", ("hold", timing.HOLD_US), "start", "launch", "end"]
     assert len(times) == 3 and log == one * 4 and timing.HOLD_US >= 50
     assert seen_gc == [False] * 4 and gc.isenabled()
+
+
+def test_the_comparison_counts_unwritten_elements_and_errors():
+    """verify._compare (numpy path; the device path runs the same sums, tests/test_gpu.py): the
+    relative error in the Frobenius norm, the largest error, and NaN left where no thread stored."""
+    from explainer.gpu.verify import _compare
+    ref = np.arange(12, dtype=np.float64).reshape(3, 4) + 1.0
+    out = ref.astype(np.float32)
+    r = _compare(out, ref)
+    assert r == {"rel_error": 0.0, "max_abs_error": 0.0, "all_written": True, "unwritten": 0}
+    out[1, 2] += 0.5
+    r = _compare(out, ref)
+    assert r["rel_error"] == pytest.approx(0.5 / np.linalg.norm(ref)) and r["max_abs_error"] == 0.5
+    out[0, :3] = np.nan
+    r = _compare(out, ref)
+    assert r["unwritten"] == 3 and not r["all_written"] and np.isnan(r["rel_error"])
