@@ -5,7 +5,7 @@ import dataclasses, sys
 import numpy as np
 from explainer import gpu
 from explainer.gpu.launch import launch_config, parse_launch
-from explainer.gpu.verify import _Problem, _check_on, _launch, _compare
+from explainer.gpu.verify import _Problem, _check_on, _launch
 from explainer.gpu.timing import _time_loop, _time_cublas_on
 
 rt = gpu.runtime._runtime()
