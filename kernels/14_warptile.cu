@@ -35,7 +35,9 @@
 // first copied, kernels/pad_rows.cu, into rows of a multiple of 4 floats, A's each starting with K's
 // lead mod 4 zeros so that its granules stay aligned); C is always stored in place, N floats a row.
 // "Rows aligned" (GUARD 1): lda, ldb and N multiples of 4; GUARD 3: lda, ldb only (padded, C's not);
-// "rows even" (GUARD 5, roomy 6): lda and ldb even, not both multiples of 4.
+// "rows even" (GUARD 5, roomy 6): lda and ldb even, not both multiples of 4. GUARD | 16 (whole-K entry,
+// GUARD 2-6, K <= 256: explainer.model.ladder.WIDE_ROWS_K): the same bodies, C's unaligned rows staged a
+// whole warp tile wide (WIDE, see put).
 // Run it:  tiled-explainer bench --kernels warptile --sizes 1024 4096
 // The trace records by tile of C (explainer.model.ladder.predict_trace's layout), which the split
 // tail's 1D grid does not spell as blockIdx: every entry point names its tile (GridTile, SplitTail below).
@@ -240,7 +242,8 @@ __device__ __noinline__ void split_fixup(const float* W, float* C, int M, int N,
 // the split-K workspace, laid out like C): EDGE, but for a padded launch's interior blocks whose
 // C rows are not aligned (GUARD 3: the fast copies, EDGE_INTERIOR's scalar stores).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int EDGE, int STORE, bool SPLIT, class Tile, int ELEMS, int MAXREGS = 255, bool SHIFT = false>
+          int PAD, int EDGE, int STORE, bool SPLIT, class Tile, int ELEMS, int MAXREGS = 255, bool SHIFT = false,
+          bool WIDE = false>
 __device__ __forceinline__ void
 warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
               int* tiles_done, const Tile tile)
@@ -584,26 +587,54 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // instruction. Only where to store changes: each output is still the one its thread summed.
     // put(X, ...): the thread's TN outputs of row i of sub-tile (wm, wn) into X (C, or split-K's
     // slice of the workspace, laid out like C).
+    // WIDE (GUARD | 16: whole-K launches of short K, where the epilogue is much of a block's time):
+    // put(X, wm, i, 0) passes row i of all WNITER sub-tiles at once (put(X, wm, i, wn > 0) then does
+    // nothing), so that a store instruction runs along WN consecutive floats of a row instead of
+    // WSUBN, and a warp passes its outputs through shared memory half as often. Measured on the H100
+    // (benchmarks/results/splitk_2026-11-23.md, session 33), % of cuBLAS: 2490x2974x64 64x64_bk16
+    // 88.8 -> 94.2, 128x128 87.6 -> 95.8; 2548x1738x72 t64 83.7 -> 94.8; K = 188: -3 to +3 points; at
+    // K of 800-2000 the same stores ran 2-9% slower (128x256, t64, 128x128's spilling GUARD 2 body):
+    // hence only where K is short.
     const bool staged = STORE != EDGE_FAST && (STORE != EDGE_INTERIOR || (N & 3) != 0);
-    static_assert(THREADS * TN <= 2 * (BK * LDA + BK * BN), "a row segment per warp in shared memory");
-    float* const seg = smem + warp * 32 * TN;
+    static_assert(THREADS * TN * (WIDE ? WNITER : 1) <= 2 * (BK * LDA + BK * BN), "a row segment per warp in shared memory");
+    float* const seg = smem + warp * 32 * TN * (WIDE ? WNITER : 1);
     auto put = [&](float* X, int wm, int i, int wn) {
         if (!staged) {
             store_seg<BM, BN, TN, STORE, SHIFT>(X, erow0 + am + wm * WSUBM + i, ecol0 + bn + wn * WSUBN, M, N, ey, ex,
                                                 &acc[wm * TM + i][wn * TN]);  // @step:store
             return;
         }
-        __syncwarp();  // the lanes have read the previous segment
+        if constexpr (WIDE) {  // segments of the warp's WSUBM / TM rows x WN columns: every wn at once
+            if (wn > 0) return;  // (stored with sub-tile 0's)
+            __syncwarp();  // the lanes have read the previous segment
+            const int r0 = lane / (WSUBN / TN), c0 = (lane % (WSUBN / TN)) * TN;  // the lane's place in a sub-tile
 #pragma unroll
-        for (int j = 0; j < TN; j += 4)
-            store4(&seg[lane * TN + j], make_float4(acc[wm * TM + i][wn * TN + j], acc[wm * TM + i][wn * TN + j + 1],
-                                                    acc[wm * TM + i][wn * TN + j + 2], acc[wm * TM + i][wn * TN + j + 3]));
-        __syncwarp();
+            for (int v = 0; v < WNITER; ++v)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) {
-            const int f = lane + 32 * j, r = f / WSUBN, c = f % WSUBN;  // row r (trow) of the segment
-            const int row = erow0 + wrow * WM + wm * WSUBM + r * TM + i, col = ecol0 + wcol * WN + wn * WSUBN + c;
-            if (SHIFT ? own(row, col) : STORE == EDGE_INTERIOR || (row < M && col < N)) X[row * N + col] = seg[f];  // @step:store
+                for (int j = 0; j < TN; j += 4)
+                    store4(&seg[r0 * WN + v * WSUBN + c0 + j],
+                           make_float4(acc[wm * TM + i][v * TN + j], acc[wm * TM + i][v * TN + j + 1],
+                                       acc[wm * TM + i][v * TN + j + 2], acc[wm * TM + i][v * TN + j + 3]));
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < WNITER * TN; ++j) {
+                const int f = lane + 32 * j, r = f / WN, c = f % WN;  // row r (trow) of the segment
+                const int row = erow0 + wrow * WM + wm * WSUBM + r * TM + i, col = ecol0 + wcol * WN + c;
+                if (SHIFT ? own(row, col) : STORE == EDGE_INTERIOR || (row < M && col < N)) X[row * N + col] = seg[f];  // @step:store
+            }
+        } else {
+            __syncwarp();  // the lanes have read the previous segment
+#pragma unroll
+            for (int j = 0; j < TN; j += 4)
+                store4(&seg[lane * TN + j], make_float4(acc[wm * TM + i][wn * TN + j], acc[wm * TM + i][wn * TN + j + 1],
+                                                        acc[wm * TM + i][wn * TN + j + 2], acc[wm * TM + i][wn * TN + j + 3]));
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < TN; ++j) {
+                const int f = lane + 32 * j, r = f / WSUBN, c = f % WSUBN;  // row r (trow) of the segment
+                const int row = erow0 + wrow * WM + wm * WSUBM + r * TM + i, col = ecol0 + wcol * WN + wn * WSUBN + c;
+                if (SHIFT ? own(row, col) : STORE == EDGE_INTERIOR || (row < M && col < N)) X[row * N + col] = seg[f];  // @step:store
+            }
         }
     };
 
@@ -700,13 +731,16 @@ template <int V> struct IntConst { static constexpr int value = V; };
 // 128x64_bk16: -2 to -5%) and, with their copy at the top of the phase (LATE_FETCH), +4 to +6%
 // for the two alone on theirs (warptile, warptile_128x256).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
-          int PAD, int GUARD, bool SPLIT, class Tile, int MAXREGS = 255>
+          int PAD, int GW, bool SPLIT, class Tile, int MAXREGS = 255>
 __device__ __forceinline__ void
 warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, float* W,
              int* tiles_done, const Tile tile)
 {
-    static_assert(GUARD >= 0 && GUARD <= 6,
+    constexpr int GUARD = GW & 15;         // which bodies (below)
+    constexpr bool WIDE = (GW & 16) != 0;  // their unaligned rows staged a warp tile wide (put)
+    static_assert(GUARD >= 0 && GUARD <= 6 && GW < 32,
                   "GUARD: 0 fast, 1 aligned rows, 2 (4) any rows, 3 aligned A and B rows, 5 (6) even rows");
+    static_assert(!WIDE || (!SPLIT && GUARD >= 2), "GUARD | 16: whole-K entry, rows not all aligned");
     constexpr bool ANY = GUARD == 2 || GUARD == 4 || GUARD == 5 || GUARD == 6;
     constexpr int PAIRS = GUARD == 5 || GUARD == 6 ? 4 : 0;  // ELEMS bit 2: copies by pairs
     constexpr int INSIDE = ANY ? WARPTILE_INSIDE : EDGE_FAST;
@@ -723,11 +757,12 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
         constexpr int E = decltype(elems)::value | (decltype(elems)::value ? PAIRS : 0);
         constexpr int E_INSIDE = INSIDE == EDGE_INTERIOR ? E : 0;  // (EXPLAINER_NO_INTERIOR_UNALIGNED: guarded)
         if (inside)
-            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E_INSIDE, MAXREGS, SHIFT>(
-                A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
+            warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, INSIDE, INSIDE_STORE, SPLIT, Tile, E_INSIDE, MAXREGS, SHIFT,
+                          WIDE>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
         else
             warptile_body<BM, BN, BK, WM, WN, WNITER, TM, TN, THREADS, PAD, GUARD ? EDGES : EDGE_FAST,
-                          GUARD ? EDGES : EDGE_FAST, SPLIT, Tile, E, MAXREGS>(A, B, C, M, N, K, lda, ldb, W, tiles_done, tile);
+                          GUARD ? EDGES : EDGE_FAST, SPLIT, Tile, E, MAXREGS, false, WIDE>(A, B, C, M, N, K, lda, ldb, W,
+                                                                                          tiles_done, tile);
     };
     if constexpr (!ANY) {
         run(IntConst<0>{});
@@ -747,11 +782,11 @@ warptile_run(const float* A, const float* B, float* C, int M, int N, int K, int 
 // ncu at 297x329x46641: 6 local loads per phase in the loop). The launch takes GUARD 4 where its
 // busiest SM's blocks run in as many rounds either way (explainer/model/ladder.py Rung.runs_roomy), and where
 // MINB's share is below the 255 registers a thread can have (Rung.has_roomy: not warptile_128x48_t64's 64 threads).
-// Spills are allowed only there (GUARD 2 and 5 with MINB >= 2), in the split-tail entry points, whose
+// Spills are allowed only there (GUARD 2 and 5 with MINB >= 2, and + 16), in the split-tail entry points, whose
 // whole tiles fill every slot of MINB, and up to 8 bytes in a padded launch's whole-K entry (GUARD 3: 48x128
 // keeps one register in local memory across its K loop) (tests/test_kernels_compile.py may_spill checks the timed builds).
 template <int MINB, int GUARD>
-__host__ __device__ constexpr int warptile_min_blocks() { return (GUARD == 4 || GUARD == 6) && MINB > 1 ? MINB - 1 : MINB; }
+__host__ __device__ constexpr int warptile_min_blocks() { return ((GUARD & 15) == 4 || (GUARD & 15) == 6) && MINB > 1 ? MINB - 1 : MINB; }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int THREADS,
           int PAD, int MINB, int GUARD>

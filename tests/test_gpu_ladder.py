@@ -32,9 +32,12 @@ def _shapes(r):
     """Odd shapes (guarded), whole block tiles (fast), whole in M, N but not in K, and edges on
     aligned rows (kernel 14's tiles shifted back inside C, or its clamped copies where C is narrower
     than a tile: the first odd shapes, the smallest N it allows); kernel 14 also on even
-    rows (GUARD 5: copies by pairs), A's, B's and both unaligned."""
+    rows (GUARD 5: copies by pairs), A's, B's and both unaligned, and on unaligned rows of C with K
+    past WIDE_ROWS_K (the bodies without the wide epilogue: GUARD 2, 5; the shorter K run GUARD + 16)."""
     even = [(r.BM + 3, 2 * r.BN - 2, 4 * r.BK + 2), (r.BM + 3, 2 * r.BN - 4, 4 * r.BK + 2),
             (r.BM + 3, 2 * r.BN - 2, 4 * r.BK + 4)] if r.splits_k else []
+    if r.splits_k:
+        even += [(r.BM + 3, 2 * r.BN - 1, 33 * r.BK + 1), (r.BM + 3, 2 * r.BN - 2, 33 * r.BK + 2)]
     return ODD + [(2 * r.BM, 3 * r.BN, 5 * r.BK), (r.BM, r.BN, 3 * r.BK + 1),
                   (r.BM + 1, 2 * r.BN - 1, 4 * r.BK), (r.BM + 4, 2 * r.BN - 4, 4 * r.BK + 4), (3, 4, 8)] + even
 
@@ -78,6 +81,8 @@ def test_exact_on_small_integers(r):
 def test_trace_matches_the_model(r):
     even = [(2 * r.BM + 1, r.BN + 6, 3 * r.BK + 2), (2 * r.BM + 1, r.BN + 6, 3 * r.BK + 4),
             (2 * r.BM + 1, r.BN + 4, 3 * r.BK + 2)] if r.splits_k else []  # pairs (GUARD 5): both, B, A
+    if r.splits_k:  # K past WIDE_ROWS_K on unaligned rows of C: the bodies without the wide epilogue
+        even += [(2 * r.BM + 1, r.BN + 3, 33 * r.BK + 2), (2 * r.BM + 1, r.BN + 6, 33 * r.BK + 2)]
     for M, N, K in [(35, 79, 19), (2 * r.BM + 1, r.BN + 3, 3 * r.BK + 2),
                     (2 * r.BM, 2 * r.BN, 4 * r.BK), (2 * r.BM + 4, r.BN + 4, 3 * r.BK + 4)] + even:
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace", r.name, M, N, K))
@@ -264,6 +269,7 @@ def test_padded_launch_trace_matches_the_model(r):
     as the model says (B's granules clamped into its padded rows at the edge), every output by
     the thread the model names, whole, split and split tail."""
     for M, N, K, S, R in [(2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 1, 0), (2 * r.BM + 1, r.BN + 3, 7 * r.BK + 2, 4, 0),
+                          (2 * r.BM + 1, r.BN + 3, 33 * r.BK + 2, 1, 0),  # K past WIDE_ROWS_K: GUARD 3
                           (2 * r.BM - 3, 2 * r.BN + 4, 5 * r.BK + 1, 1, 0), (2 * r.BM - 3, 2 * r.BN + 4, 5 * r.BK + 1, 3, 0),
                           (2 * r.BM + 4, r.BN + 1, 6 * r.BK + 4, 3, 2)]:
         tr = gpu.trace(r.name, M, N, K, seed=_seed("trace-pad", r.name, M, N, K, S), splits=S, tail=R, pad=True)
@@ -315,15 +321,20 @@ def test_roomy_and_tight_instantiations_agree(r, monkeypatch):
     of few blocks runs here) and GUARD 2 (MINB; ladder.Rung.roomy switched off) both correct
     against float64 with C poisoned, whole and split, their traces equal to the model."""
     rt = gpu.runtime._runtime()
-    for M, N, K, guards in ((2 * r.BM + 3, r.BN + 5, 7 * r.BK + 1, (", 4>", ", 2>")),
-                            (2 * r.BM + 3, r.BN + 6, 7 * r.BK + 2, (", 6>", ", 5>"))):  # even rows: pairs
+    for M, N, K, guards in ((2 * r.BM + 3, r.BN + 5, 33 * r.BK + 1, (", 4>", ", 2>")),
+                            (2 * r.BM + 3, r.BN + 6, 33 * r.BK + 2, (", 6>", ", 5>")),  # even rows: pairs
+                            (2 * r.BM + 3, r.BN + 5, 7 * r.BK + 1, (", 20>", ", 18>")),  # short K: the wide twins
+                            (2 * r.BM + 3, r.BN + 6, 7 * r.BK + 2, (", 22>", ", 21>"))):
         monkeypatch.undo()
         for roomy in (True, False):
             if not roomy:
                 monkeypatch.setattr(ladder.Rung, "roomy", lambda self, blocks, sms: False)
             for S in (1, 3):
                 cfg = gpu.launch_config(r.name, M, N, K, splits=S)
-                assert cfg.on_device(rt.sm_count).endswith(guards[0] if roomy else guards[1])
+                want = guards[0] if roomy else guards[1]
+                if S > 1:  # split entry points: never the wide epilogue
+                    want = f", {int(want[2:-1]) & 15}>"
+                assert cfg.on_device(rt.sm_count).endswith(want), (cfg.on_device(rt.sm_count), want)
                 res = gpu.check(r.name, M, N, K, seed=_seed("roomy", r.name, M, S, roomy), splits=S)
                 assert isinstance(res, gpu.CheckResult), res
                 assert res.all_written and res.rel_error < 1e-5, (r.name, M, N, K, S, roomy, res)

@@ -195,6 +195,7 @@ def test_launch_config_comes_from_the_ladder(r):
         fast = M % r.BM == 0 and N % r.BN == 0 and K % r.BK == 0
         if r.splits_k:  # int GUARD: 0 fast, 1 guarded on aligned rows (K, N multiples of 4), 2 not
             guard = 0 if fast else 1 if K % 4 == 0 and N % 4 == 0 else 2
+            guard += 16 if N % 4 and K <= ladder.WIDE_ROWS_K else 0  # C's rows staged a warp tile wide
             assert cfg.expression.endswith(f", {guard}>"), (M, N, K, cfg.expression)
         else:
             assert cfg.expression.endswith("false>" if fast else "true>")
@@ -350,7 +351,8 @@ def test_padded_launch_labels_and_geometry():
     a_only = gpu.launch_config("warptile", 100, 64, 7, pad=True)  # rows of C aligned: GUARD 1
     assert (a_only.pad_floats, a_only.ld) == ((100 * 8, 0), (8, 64)) and a_only.expression.endswith(", 1>")
     b_only = gpu.launch_config("warptile", 100, 63, 8, pad=True)
-    assert (b_only.pad_floats, b_only.ld) == ((0, 8 * 64), (8, 64)) and b_only.expression.endswith(", 3>")
+    assert (b_only.pad_floats, b_only.ld) == ((0, 8 * 64), (8, 64)) and b_only.expression.endswith(", 19>")  # short K
+    assert gpu.launch_config("warptile", 100, 63, 260, pad=True).expression.endswith(", 3>")
     assert gpu.launch_config("warptile", 4096, 4096, 4096).ld == (4096, 4096)
     assert gpu.launch_config("double_buffered", 100, 63, 8).ld is None  # kernels 10-13 take no strides
     assert ", 3>" in " ".join(ladder.rung("warptile").expressions)  # compiled with the others
@@ -392,12 +394,12 @@ def test_even_rows_copy_by_pairs():
     6), whose bodies copy pairs of elements; the model's edge blocks (C narrower than a tile) then
     hold B's last pair of columns (N - 2, N - 1) past N, where odd rows (GUARD 2) hold column N - 1."""
     r = ladder.rung("warptile_64x128")
-    assert gpu.launch_config(r.name, 131, 134, 66).expression.endswith(", 5>")
-    assert gpu.launch_config(r.name, 131, 134, 66, splits=2).expression.endswith(", 5>")
-    assert gpu.launch_config(r.name, 131, 135, 66).expression.endswith(", 2>")
-    assert gpu.launch_config(r.name, 131, 136, 68).expression.endswith(", 1>")
-    assert gpu.launch_config(r.name, 131, 134, 66).on_device(132).endswith(", 6>")  # 6 blocks: roomy
-    assert gpu.launch_config(r.name, 131, 135, 66).on_device(132).endswith(", 4>")
+    assert gpu.launch_config(r.name, 131, 134, 266).expression.endswith(", 5>")
+    assert gpu.launch_config(r.name, 131, 134, 266, splits=2).expression.endswith(", 5>")
+    assert gpu.launch_config(r.name, 131, 135, 266).expression.endswith(", 2>")
+    assert gpu.launch_config(r.name, 131, 136, 268).expression.endswith(", 1>")
+    assert gpu.launch_config(r.name, 131, 134, 266).on_device(132).endswith(", 6>")  # 6 blocks: roomy
+    assert gpu.launch_config(r.name, 131, 135, 266).on_device(132).endswith(", 4>")
     assert {", 5>", ", 6>"} <= {e[e.rindex(","):] for e in r.expressions}
     M, N, K = 2 * r.BM + 1, r.BN - 6, 7 * r.BK + 2  # (narrower than a tile: the edge blocks clamp)
     _, n = ladder.slot_coords_b(r)
@@ -499,7 +501,7 @@ def test_no_roomy_twin_where_minb_already_leaves_every_register(r):
     assert bool(roomy_built) == r.has_roomy
     if not r.has_roomy:
         assert not any(r.roomy(b, 132) for b in range(1, 4 * 132))
-        cfg = gpu.launch_config(r.name, 3 * r.BM + 1, 2 * r.BN + 3, 9 * r.BK + 1)
+        cfg = gpu.launch_config(r.name, 3 * r.BM + 1, 2 * r.BN + 3, 33 * r.BK + 1)
         assert cfg.on_device(132) == cfg.expression and cfg.expression.endswith(", 2>")
     assert any(not c.has_roomy for c in ladder.CONFIGS if c.min_blocks > 1)  # the rule has a case
 
@@ -518,7 +520,7 @@ def test_roomy_instantiation_only_where_the_rounds_stay(r):
             assert r.roomy(blocks, sms) == (r.has_roomy and rounds(minb - 1) == rounds(minb)), (sms, blocks)
         if r.has_roomy:
             assert r.roomy((minb - 1) * sms, sms) and not r.roomy(minb * sms, sms)
-    M, N, K = 3 * r.BM + 1, 2 * r.BN + 3, 9 * r.BK + 1  # rows unaligned: GUARD 2
+    M, N, K = 3 * r.BM + 1, 2 * r.BN + 3, 33 * r.BK + 1  # rows unaligned: GUARD 2 (K > WIDE_ROWS_K)
     cfg = gpu.launch_config(r.name, M, N, K)
     few = cfg.grid[0] * cfg.grid[1]  # 6 blocks
     assert cfg.expression.endswith(", 2>")
@@ -564,3 +566,31 @@ def test_the_swizzle_is_what_spreads_the_bk32_stores(monkeypatch):
     assert r.swizzled and min(_float4_store_banks(r)) == 16
     monkeypatch.setattr(ladder, "as_swizzle", lambda rr, k: np.zeros_like(np.asarray(k)))
     assert min(_float4_store_banks(r)) == 8
+
+
+@pytest.mark.parametrize("r", [r for r in RUNGS if r.splits_k], ids=lambda r: r.name)
+def test_short_k_on_unaligned_rows_stages_c_a_warp_tile_wide(r):
+    """Kernel 14's whole-K launches on rows of C that are not 16-byte aligned (N not a multiple of 4)
+    with K <= WIDE_ROWS_K run GUARD + 16 (the same bodies, C's rows staged a warp tile wide): odd rows,
+    even rows, a padded launch and the roomy twins; never a split launch, aligned rows or a longer K.
+    Every such instantiation is compiled with the others."""
+    short, long_ = ladder.WIDE_ROWS_K, ladder.WIDE_ROWS_K + 1
+    M = 3 * r.BM + 1
+    for N, K, base in ((2 * r.BN + 3, short, 2), (2 * r.BN + 3, short - 1, 2), (2 * r.BN + 2, short, 5),
+                       (2 * r.BN + 2, 2, 5), (2 * r.BN + 3, 1, 2)):
+        cfg = gpu.launch_config(r.name, M, N, K)
+        assert cfg.expression.endswith(f", {base + 16}>"), (N, K, cfg.expression)
+        assert cfg.expression in r.expressions and cfg.on_device(132) in r.expressions
+        roomy = {2: 4, 5: 6}[base] if r.has_roomy else base  # 12 blocks or fewer: a roomy twin where there is one
+        assert cfg.on_device(132).endswith(f", {roomy + 16}>"), cfg.on_device(132)
+        padded = gpu.launch_config(r.name, M, N, K, pad=True)
+        assert padded.expression.endswith(", 19>") and padded.expression in r.expressions
+        for other in (gpu.launch_config(r.name, M, N, long_ + (N % 2 == 0)), gpu.launch_config(r.name, M, N, K + 1 if K == 1 else K, splits=2) if r.phases(K) >= 2 else None,
+                      gpu.launch_config(r.name, M, N + (4 - N % 4), K), gpu.launch_config(r.name, M, N, long_ + (N % 2 == 0), pad=True)):
+            if other is not None:
+                assert int(other.expression.rsplit(", ", 1)[1][:-1]) < 16, other.expression
+    for args in (dict(split=True, aligned=False), dict(tail=True, aligned=False), dict()):
+        with pytest.raises(ValueError, match="warp tile wide"):
+            r.expression(True, wide=True, **{"split": False, **args}) if args else r.expression(True, wide=True)
+    assert ladder.wide_rows(N=2975, K=64) and not ladder.wide_rows(N=2976, K=64)
+    assert not ladder.wide_rows(N=2975, K=64, splits=2) and not ladder.wide_rows(N=2975, K=64, splits=2, tail=3)

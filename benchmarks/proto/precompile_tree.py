@@ -11,6 +11,10 @@ if tree != "new":
         from explainer.model import ladder
         _expression = ladder.Rung.expression
         ladder.Rung.expression = lambda self, *a, even=False, **kw: _expression(self, *a, **kw)
+    elif "GW & 15" not in (gpu.runtime.KERNELS_DIR / "14_warptile.cu").read_text():  # before GUARD + 16 (wide rows)
+        from explainer.model import ladder
+        _expression = ladder.Rung.expression
+        ladder.Rung.expression = lambda self, *a, wide=False, **kw: _expression(self, *a, **kw)
 rt = gpu.runtime._runtime()
 rt.module(KERNELS[name], False)
 print("compiled", tree, name, flush=True)

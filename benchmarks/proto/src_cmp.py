@@ -33,6 +33,10 @@ def _no_even(self, *args, even=False, **kw):  # a tree from before GUARD 5 (pair
     return _expression(self, *args, **kw)
 
 
+def _no_wide(self, *args, wide=False, **kw):  # a tree from before GUARD + 16 (C's rows staged a warp tile wide)
+    return _expression(self, *args, **kw)
+
+
 # Each tree's own splitk_reduce on its own layout (before session 23's patch: a block per 128 floats
 # of C, min(S, 8) warps; after: the tree's launch.py layout), switched with the tree being timed.
 import cupy as _cp
@@ -58,7 +62,8 @@ for d, tree in TREES.items():
     gpu.runtime.KERNELS_DIR = tree
     src = (tree / "14_warptile.cu").read_text()
     old = "int MINB, bool GUARD>" in src
-    ladder.Rung.expression = _bool_guard if old else _expression if "GUARD <= 6" in src else _no_even
+    ladder.Rung.expression = (_bool_guard if old else _expression if "GW & 15" in src else _no_wide if "GUARD <= 6" in src
+                              else _no_even)
     builds[d] = {}
     for sh, *labels in lines:
         M, N, K = (int(x) for x in sh.split("x"))

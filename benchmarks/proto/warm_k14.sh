@@ -2,7 +2,7 @@
 # Sourced by the session-30 device scripts: unpack CuPy's carried cache (.cc), install the wheels (.whl),
 # compile kernel 14's timed and trace builds of every configuration (16 at once), and return the cache
 # entries compiled here in 15 MB pieces ($OUT/ccnew_*: join them into .cc/ccnew.tar.xz). Sets t0.
-mkdir -p ~/.cupy && tar xJf .cc/cc.tar.xz -C ~/.cupy; [ -f .cc/ccnew.tar.xz ] && tar xJf .cc/ccnew.tar.xz -C ~/.cupy; touch /tmp/marker
+mkdir -p ~/.cupy && for f in .cc/*.tar.xz; do tar xJf $f -C ~/.cupy; done; touch /tmp/marker
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
 export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,serial,driver_version --format=csv,noheader; date -u

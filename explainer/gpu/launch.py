@@ -272,7 +272,8 @@ class LaunchConfig:
         if r is None or self.pad or not r.runs_roomy(self.M, self.N, self.K, sms, self.splits, self.tail):
             return self.expression
         return r.expression(True, self.splits > 1, False, False, True, roomy=True,
-                            even=ladder.copy_width(self.K, self.N) == 2)
+                            even=ladder.copy_width(self.K, self.N) == 2,
+                            wide=ladder.wide_rows(self.N, self.K, self.splits, self.tail))
 
     @property
     def workspace_floats(self) -> int:
@@ -333,7 +334,8 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
             raise ValueError(f"{M}x{N}x{K}: K and N are multiples of 4 already, nothing to pad")
         _, N4, K4 = padded_shape(M, N, K)
         return dataclasses.replace(launch_config(kernel, M, N, K, tile, splits, tail), pad=True, ld=(K4, N4),
-                                   expression=spec.ladder.expression(True, splits > 1, tail > 0, True, N % 4 == 0))
+                                   expression=spec.ladder.expression(True, splits > 1, tail > 0, True, N % 4 == 0,
+                                                                     wide=ladder.wide_rows(N, K, splits, tail)))
     S = _whole("splits", splits)
     if isinstance(tail, bool) or not isinstance(tail, (int, np.integer)) or tail < 0:
         raise ValueError(f"tail must be a whole number >= 0, got {tail!r}")
@@ -380,7 +382,8 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1, ta
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
         phases=r.phases(K), file=spec.file,
         expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0, ladder.copy_width(K, N) == 4,
-                                even=ladder.copy_width(K, N) == 2), splits=splits,
+                                even=ladder.copy_width(K, N) == 2,
+                                wide=r.splits_k and ladder.wide_rows(N, K, splits, tail)), splits=splits,
         tail=tail, tile_grid=(gx, gy) if tail else None, ld=(K, N) if r.splits_k else None,
     )
 

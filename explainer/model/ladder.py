@@ -190,7 +190,7 @@ class Rung:
         return self.layout == "warp"
 
     def expression(self, guard: bool, split: bool = False, tail: bool = False, aligned: bool = True,
-                   c_aligned: bool = True, roomy: bool = False, even: bool = False) -> str:
+                   c_aligned: bool = True, roomy: bool = False, even: bool = False, wide: bool = False) -> str:
         """The template instantiation a launch names: ``split`` the split-K entry point, with
         ``tail`` the split tail's (only the tiles of the last, partial round split). Kernel 14's
         guarded instantiations come in three (its ``int GUARD``: 1 where the rows of A, B and C
@@ -199,7 +199,9 @@ class Rung:
         of 4), the other rungs' one (``bool GUARD``). ``roomy`` (kernel 14, rows not aligned, no
         tail): GUARD 4, the instantiation of GUARD 2 that leaves room for one block per SM fewer
         (see :meth:`roomy`). ``even`` (rows not aligned, but K and N even: every row starts 8-byte
-        aligned): GUARD 5 (roomy: 6), GUARD 2's bodies copying pairs of elements."""
+        aligned): GUARD 5 (roomy: 6), GUARD 2's bodies copying pairs of elements. ``wide`` (kernel 14's
+        whole-K entry point where C's rows are not aligned, GUARD 2 to 6: :func:`wide_rows`): GUARD + 16,
+        the same bodies with C's rows staged a whole warp tile wide."""
         if (split or tail) and not self.splits_k:
             raise ValueError(f"{self.name} has no split-K entry point")
         args = ", ".join(str(v) for _, v in self.params)
@@ -213,7 +215,13 @@ class Rung:
                 raise ValueError(f"{self.name}: only a guarded launch on unaligned rows, without a split tail, "
                                  "of a configuration with MINB >= 2 and registers to gain has a roomy instantiation")
             unaligned = (6 if roomy else 5) if even else (4 if roomy else 2)
-            return f"{symbol}<{args}, {((1 if c_aligned else 3) if aligned else unaligned) if guard else 0}>"
+            value = ((1 if c_aligned else 3) if aligned else unaligned) if guard else 0
+            if wide:
+                if split or tail or value < 2:
+                    raise ValueError(f"{self.name}: only the whole-K entry point on rows of C that are not aligned "
+                                     "stages them a warp tile wide (GUARD + 16)")
+                value += WIDE
+            return f"{symbol}<{args}, {value}>"
         return f"{symbol}<{args}, {'true' if guard else 'false'}>"
 
     @property
@@ -226,6 +234,11 @@ class Rung:
         if self.has_roomy:
             out += [self.expression(True, s, False, False, True, roomy=True, even=e) for e in (False, True)
                     for s in (False, True)]
+        # the whole-K entry point's wide twins (short K, C's rows not aligned): GUARD 2, 5, 3, 4, 6 + 16
+        out += [self.expression(True, aligned=False, even=e, wide=True) for e in (False, True)]
+        out += [self.expression(True, c_aligned=False, wide=True)]
+        if self.has_roomy:
+            out += [self.expression(True, aligned=False, roomy=True, even=e, wide=True) for e in (False, True)]
         return list(dict.fromkeys(out))
 
     @property
@@ -554,6 +567,24 @@ class LadderTrace:
     a: np.ndarray  # (gy, gx, phases, slots_a)
     b: np.ndarray  # (gy, gx, phases, slots_b)
     c: np.ndarray  # (gy, gx, threads, outputs_per_thread)
+
+
+#: Kernel 14's GUARD flag for the wide epilogue (:func:`wide_rows`).
+WIDE = 16
+#: K up to which a whole-K launch of kernel 14 on rows of C that are not 16-byte aligned stages them a
+#: whole warp tile wide (WN floats a row, GUARD + 16) instead of a sub-tile (WSUBN). Measured on the H100
+#: (benchmarks/results/splitk_2026-11-23.md, session 33), points of cuBLAS: at K = 64-72 +2 to +11 (the
+#: best launch at 2490x2974x64 88.8 -> 95.8%), at K = 181-188 -1 to +3 (128x128's spilling GUARD 2 body
+#: -3), at K = 282 +0.5; at K = 800-2000 the wide stores ran 2-9% slower (128x256, t64, 128x128): the
+#: epilogue matters where the K loop is short.
+WIDE_ROWS_K = 256
+
+
+def wide_rows(N: int, K: int, splits: int = 1, tail: int = 0) -> bool:
+    """Whether kernel 14's launch stages C's rows a whole warp tile wide (GUARD + 16): the whole-K
+    entry point (no split-K, no split tail), C's rows not 16-byte aligned (N not a multiple of 4:
+    its stores go through shared memory) and K at most :data:`WIDE_ROWS_K`."""
+    return splits == 1 and not tail and N % 4 != 0 and K <= WIDE_ROWS_K
 
 
 def copy_width(K: int, N: int) -> int:

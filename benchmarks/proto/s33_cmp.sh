@@ -1,0 +1,12 @@
+#!/bin/bash
+# Session 33: kernel 14 variants (benchmarks/proto/trees/NAME for each NAME in TREES: wide1, wide4 = the staged
+# epilogue over whole rows of the warp tile, scalar / 16-byte granules) against the shipped source ("new"),
+# src_cmp.py over ROWS, ROUNDS interleaved rounds, every launch checked. Carry .whl .cc benchmarks/proto/trees.
+source benchmarks/proto/warm_k14.sh >/dev/null 2>&1; rm -f $OUT/ccnew_*
+ROWS=${ROWS:-benchmarks/proto/s33_rows.txt}
+for T in $TREES; do
+  for k in $(awk '{for(i=2;i<=NF;i++){split($i,a,"[@+]"); print a[1]}}' $ROWS | sort -u); do echo benchmarks/proto/trees/$T $k; done
+done | xargs -P 16 -L 1 python3 benchmarks/proto/precompile_tree.py 2>&1 | grep -v "^compiled" | tail -3
+echo "precompile $(( $(date +%s) - t0 )) s"
+python3 benchmarks/proto/src_cmp.py $ROWS ${ROUNDS:-2} $(for T in $TREES; do echo benchmarks/proto/trees/$T; done) 2>&1 | tee $OUT/s33_cmp.txt
+echo "done $(( $(date +%s) - t0 )) s"
