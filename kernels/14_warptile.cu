@@ -37,7 +37,7 @@
 // "Rows aligned" (GUARD 1): lda, ldb and N multiples of 4; GUARD 3: lda, ldb only (padded, C's not);
 // "rows even" (GUARD 5, roomy 6): lda and ldb even, not both multiples of 4. GUARD | 16 (whole-K entry,
 // GUARD 2-6, K <= 256: explainer.model.ladder.WIDE_ROWS_K): the same bodies, C's unaligned rows staged a
-// whole warp tile wide (WIDE, see put).
+// whole warp tile wide (WIDE, see put), or with 4 warps or more the whole block tile (BLOCK_ROWS).
 // Run it:  tiled-explainer bench --kernels warptile --sizes 1024 4096
 // The trace records by tile of C (explainer.model.ladder.predict_trace's layout), which the split
 // tail's 1D grid does not spell as blockIdx: every entry point names its tile (GridTile, SplitTail below).
@@ -587,8 +587,8 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // instruction. Only where to store changes: each output is still the one its thread summed.
     // put(X, ...): the thread's TN outputs of row i of sub-tile (wm, wn) into X (C, or split-K's
     // slice of the workspace, laid out like C).
-    // WIDE (GUARD | 16: whole-K launches of short K, where the epilogue is much of a block's time):
-    // put(X, wm, i, 0) passes row i of all WNITER sub-tiles at once (put(X, wm, i, wn > 0) then does
+    // WIDE (GUARD | 16: whole-K launches of short K, where the epilogue is much of a block's time; with
+    // 4 warps or more BLOCK_ROWS below stages the whole block tile instead): put(X, wm, i, 0) passes row i of all WNITER sub-tiles at once (put(X, wm, i, wn > 0) then does
     // nothing), so that a store instruction runs along WN consecutive floats of a row instead of
     // WSUBN, and a warp passes its outputs through shared memory half as often. Measured on the H100
     // (benchmarks/results/splitk_2026-11-23.md, session 33), % of cuBLAS: 2490x2974x64 64x64_bk16
@@ -668,6 +668,52 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
         return;
     }
 
+    // BLOCK_ROWS (the WIDE bodies of 4 warps or more): C's tile passes through shared memory block-wide,
+    // R rows of BN floats at a time (as many as the As and Bs buffers hold, rows padded to BN + 4 floats),
+    // and each warp stores whole rows of the tile, 32 consecutive floats an instruction: a row of the
+    // tile at an unaligned address touches one partial sector at each end, not two per WN (put's WIDE).
+    // Measured on the H100 against put's WIDE (session 33), % of cuBLAS: 2316x4390x160 128x64_bk16
+    // 88.7 -> 93.9, 48x128 88.5 -> 95.8; 1496x2326x188 64x64_bk32 90.3 -> 93.2; 2490x2974x64 128x128
+    // 95.4 -> 97.4; but t64's 2 warps 95.1 -> 87.3 at 2548x1738x72 (the rows' stores by 2 warps). Rows of
+    // whole store instructions only (BN a multiple of 32: 128x48's bodies spilled 36-604 bytes with it).
+    constexpr bool BLOCK_ROWS = WIDE && THREADS >= 128 && BN % 32 == 0;
+    if constexpr (BLOCK_ROWS) {
+        if (staged) {
+            constexpr int SP = BN + 4;                              // a staged row's stride (floats)
+            constexpr int HOLD = (2 * (BK * LDA + BK * BN)) / SP;   // rows the buffers hold
+            constexpr int R = HOLD < BM ? HOLD : BM;
+            static_assert(R >= 1, "a row of the tile in shared memory");
+            for (int c0 = 0; c0 < BM; c0 += R) {
+                __syncthreads();  // epilogue: the previous rows, or the K loop's last reads, are done
+#pragma unroll
+                for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+                    for (int i = 0; i < TM; ++i) {
+                        const int rr = am + wm * WSUBM + i - c0;  // the thread's row i of sub-tile row wm, in this pass
+                        if (rr >= 0 && rr < R) {
+#pragma unroll
+                            for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+                                for (int j = 0; j < TN; j += 4)
+                                    store4(&smem[rr * SP + bn + wn * WSUBN + j],
+                                           make_float4(acc[wm * TM + i][wn * TN + j], acc[wm * TM + i][wn * TN + j + 1],
+                                                       acc[wm * TM + i][wn * TN + j + 2], acc[wm * TM + i][wn * TN + j + 3]));
+                        }
+                    }
+                __syncthreads();  // epilogue: the pass's rows are in shared memory
+                const int rows = BM - c0 < R ? BM - c0 : R;
+                for (int rr = warp; rr < rows; rr += THREADS / 32) {
+                    const int row = erow0 + c0 + rr;
+#pragma unroll
+                    for (int j = 0; j < BN / 32; ++j) {
+                        const int c = lane + 32 * j, col = ecol0 + c;
+                        if (SHIFT ? own(row, col) : STORE == EDGE_INTERIOR || (row < M && col < N))
+                            C[row * N + col] = smem[rr * SP + c];  // @step:store
+                    }
+                }
+            }
+        }
+    }
 #pragma unroll
     for (int wm = 0; wm < WMITER; ++wm) {
 #pragma unroll
@@ -676,7 +722,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
 #pragma unroll
             for (int wn = 0; wn < WNITER; ++wn) {
                 const int col = ecol0 + bn + wn * WSUBN;
-                put(C, wm, i, wn);
+                if (!BLOCK_ROWS || !staged) put(C, wm, i, wn);
 #pragma unroll
                 for (int j = 0; j < TN; ++j)
                     if (SHIFT ? own(row, col + j) : row < M && col + j < N)

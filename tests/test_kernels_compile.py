@@ -184,11 +184,11 @@ def test_header_manual_markers_and_shared_header(name):
         want = HOPPER_STEPS  # mbarriers: who waits for whom, marked line by line
     assert set(steps) == want
     # every barrier line is marked, and marked as a barrier
-    # (split-K's epilogue barriers, kernel 14, say that they are split-K's instead; kernel 17's
-    # one __syncthreads() publishes its mbarriers)
+    # (kernel 14's epilogue barriers, split-K's and the block-wide staging of C's rows, say that they
+    # are split-K's or the epilogue's instead; kernel 17's one __syncthreads() publishes its mbarriers)
     for line in lines:
         if "__syncthreads()" in line:
-            assert re.search(r"// (@step:barrier[12]\s*$|split-K: )", line) or (
+            assert re.search(r"// (@step:barrier[12]\s*$|split-K: |epilogue: )", line) or (
                 spec.model == "hopper" and line.rstrip().endswith("// @step:init")), line
     if spec.model == "hopper":  # no trace build yet (the GPU tests compare its product bit for bit)
         assert "mbarrier.try_wait" in text and "wgmma.mma_async" in text and "cp.async.bulk.tensor" in text

@@ -572,7 +572,8 @@ class LadderTrace:
 #: Kernel 14's GUARD flag for the wide epilogue (:func:`wide_rows`).
 WIDE = 16
 #: K up to which a whole-K launch of kernel 14 on rows of C that are not 16-byte aligned stages them a
-#: whole warp tile wide (WN floats a row, GUARD + 16) instead of a sub-tile (WSUBN). Measured on the H100
+#: whole warp tile wide (WN floats a row, GUARD + 16; with 4 warps or more the whole block tile, BN floats
+#: a row: the kernel's BLOCK_ROWS) instead of a sub-tile (WSUBN). Measured on the H100 (the warp-wide rows)
 #: (benchmarks/results/splitk_2026-11-23.md, session 33), points of cuBLAS: at K = 64-72 +2 to +11 (the
 #: best launch at 2490x2974x64 88.8 -> 95.8%), at K = 181-188 -1 to +3 (128x128's spilling GUARD 2 body
 #: -3), at K = 282 +0.5; at K = 800-2000 the wide stores ran 2-9% slower (128x256, t64, 128x128): the
@@ -581,9 +582,10 @@ WIDE_ROWS_K = 256
 
 
 def wide_rows(N: int, K: int, splits: int = 1, tail: int = 0) -> bool:
-    """Whether kernel 14's launch stages C's rows a whole warp tile wide (GUARD + 16): the whole-K
-    entry point (no split-K, no split tail), C's rows not 16-byte aligned (N not a multiple of 4:
-    its stores go through shared memory) and K at most :data:`WIDE_ROWS_K`."""
+    """Whether kernel 14's launch stages C's rows a whole warp tile wide, or with 4 warps or more the
+    whole block tile (GUARD + 16): the whole-K entry point (no split-K, no split tail), C's rows not
+    16-byte aligned (N not a multiple of 4: its stores go through shared memory) and K at most
+    :data:`WIDE_ROWS_K`."""
     return splits == 1 and not tail and N % 4 != 0 and K <= WIDE_ROWS_K
 
 
