@@ -585,12 +585,14 @@ def test_short_k_on_unaligned_rows_stages_c_a_warp_tile_wide(r):
         assert cfg.on_device(132).endswith(f", {roomy + 16}>"), cfg.on_device(132)
         padded = gpu.launch_config(r.name, M, N, K, pad=True)
         assert padded.expression.endswith(", 19>") and padded.expression in r.expressions
-        for other in (gpu.launch_config(r.name, M, N, long_ + (N % 2 == 0)), gpu.launch_config(r.name, M, N, K + 1 if K == 1 else K, splits=2) if r.phases(K) >= 2 else None,
-                      gpu.launch_config(r.name, M, N + (4 - N % 4), K), gpu.launch_config(r.name, M, N, long_ + (N % 2 == 0), pad=True)):
-            if other is not None:
-                assert int(other.expression.rsplit(", ", 1)[1][:-1]) < 16, other.expression
+        others = [gpu.launch_config(r.name, M, N, long_ + (N % 2 == 0)), gpu.launch_config(r.name, M, N + (4 - N % 4), K),
+                  gpu.launch_config(r.name, M, N, long_ + (N % 2 == 0), pad=True)]
+        if r.phases(K) >= 2:
+            others.append(gpu.launch_config(r.name, M, N, K, splits=2))
+        for other in others:
+            assert int(other.expression.rsplit(", ", 1)[1][:-1]) < 16, other.expression
     for args in (dict(split=True, aligned=False), dict(tail=True, aligned=False), dict()):
         with pytest.raises(ValueError, match="warp tile wide"):
-            r.expression(True, wide=True, **{"split": False, **args}) if args else r.expression(True, wide=True)
+            r.expression(True, wide=True, **args)
     assert ladder.wide_rows(N=2975, K=64) and not ladder.wide_rows(N=2976, K=64)
     assert not ladder.wide_rows(N=2975, K=64, splits=2) and not ladder.wide_rows(N=2975, K=64, splits=2, tail=3)

@@ -1,4 +1,7 @@
-import sys, pathlib, re
+"""Prototype (session 33): kernel 14's staged stores over whole rows of the warp tile (put_rows), in a copy
+of the kernels: ``python mk_wide_rows_s33.py TREE/14_warptile.cu 1`` (scalar stores, [wide1]) or ``4``
+(16-byte granules with a scalar head and tail, [wide4])."""
+import sys, pathlib
 src_path = pathlib.Path(sys.argv[1]); granule = sys.argv[2] == "4"
 s = src_path.read_text()
 anchor = "    if (SPLIT && (Tile::always_split || tile.splits() > 1)) {\n        // Split-K epilogue."

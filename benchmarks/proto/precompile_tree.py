@@ -10,7 +10,7 @@ if tree != "new":
     if "GUARD <= 6" not in (gpu.runtime.KERNELS_DIR / "14_warptile.cu").read_text():  # before GUARD 5 (pairs)
         from explainer.model import ladder
         _expression = ladder.Rung.expression
-        ladder.Rung.expression = lambda self, *a, even=False, **kw: _expression(self, *a, **kw)
+        ladder.Rung.expression = lambda self, *a, even=False, wide=False, **kw: _expression(self, *a, **kw)
     elif "GW & 15" not in (gpu.runtime.KERNELS_DIR / "14_warptile.cu").read_text():  # before GUARD + 16 (wide rows)
         from explainer.model import ladder
         _expression = ladder.Rung.expression

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Session 33: kernel 14 variants (benchmarks/proto/trees/NAME for each NAME in TREES: wide1, wide4 = the staged
-# epilogue over whole rows of the warp tile, scalar / 16-byte granules) against the shipped source ("new"),
+# epilogue over whole rows of the warp tile, scalar / 16-byte granules, mk_wide_rows_s33.py; blockrows =
+# mk_block_rows_s33.py; prev = the last commit's kernels) against the shipped source ("new"),
 # src_cmp.py over ROWS, ROUNDS interleaved rounds, every launch checked. Carry .whl .cc benchmarks/proto/trees.
 mkdir -p ~/.cupy && for f in .cc/*.tar.xz; do tar xJf $f -C ~/.cupy; done  # (the shipped kernels' timed builds: cc33)
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1

@@ -29,7 +29,7 @@ def _bool_guard(self, guard, split=False, tail=False, aligned=True):  # a tree f
     return e[:e.rindex(", ")] + (", true>" if guard else ", false>") if self.splits_k else e
 
 
-def _no_even(self, *args, even=False, **kw):  # a tree from before GUARD 5 (pairs): GUARD 2 on even rows
+def _no_even(self, *args, even=False, wide=False, **kw):  # a tree from before GUARD 5 (pairs): GUARD 2 on even rows
     return _expression(self, *args, **kw)
 
 

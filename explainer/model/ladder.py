@@ -201,7 +201,7 @@ class Rung:
         (see :meth:`roomy`). ``even`` (rows not aligned, but K and N even: every row starts 8-byte
         aligned): GUARD 5 (roomy: 6), GUARD 2's bodies copying pairs of elements. ``wide`` (kernel 14's
         whole-K entry point where C's rows are not aligned, GUARD 2 to 6: :func:`wide_rows`): GUARD + 16,
-        the same bodies with C's rows staged a whole warp tile wide."""
+        the same bodies with C's rows staged a whole warp tile (with 4 warps or more, block tile) wide."""
         if (split or tail) and not self.splits_k:
             raise ValueError(f"{self.name} has no split-K entry point")
         args = ", ".join(str(v) for _, v in self.params)
