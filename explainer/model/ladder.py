@@ -438,6 +438,13 @@ CONFIGS: tuple[Rung, ...] = (
        "2 warps of 64 x 48 stacked along M, 8 x 12 outputs a thread (t64's thread tile with a third "
        "column group): for C with 129-144 or 145-192 columns at deep K, where 64-column tiles "
        "leave columns empty and 4 x 12 threads wait on shared memory"),
+    _r("warptile_64x96_t64", "14_warptile.cu", "warptile_gemm",
+       [("BM", 64), ("BN", 96), ("BK", 16), ("WM", 64), ("WN", 48), ("WNITER", 3),
+        ("TM", 8), ("TN", 4), ("THREADS", 64), ("PAD", 4), ("MINB", 4)],
+       "warp tiling, 64 x 96, 2 warps",
+       "128x48_t64's two warps of 64 x 48 side by side along N, 8 x 12 outputs a thread: for C with "
+       "257-288 or 449-480 columns at deep K, where 64- and 128-column tiles leave a tenth to a "
+       "quarter of the columns empty and 48-column tiles read every row of A twice as often"),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
