@@ -1168,3 +1168,29 @@ def test_tune_joins_its_rows_into_the_devices_table(tmp_path, monkeypatch):
                                    "--kernels", "warptile", "--out", str(fresh), "--new-table"])) == 0
     (alone,) = fresh.glob("*.json.gz")
     assert old not in recorded.read_json(alone)["results"]
+
+
+def test_deep_k_where_64x96_tiles_cover_c_best_lists_them():
+    """warptile_64x96_t64 was added for deep K on C of 257-320 rows and 257-288 or 449-480 columns
+    (316x476x46676: 89.6% of cuBLAS with 64 x 128 tiles, 102-108% with 64 x 96 on the H100, session
+    34). Wherever its tiles cover such a C better than every other configuration's, the planner's
+    shortlist (what ``bench --kernels planned`` measures) holds one of its split-K launches. Without
+    its rows in the recording and the tuning table it has no estimate and no prediction, is ranked
+    after every other launch and is listed nowhere: how it first looked (ranked 992nd there)."""
+    tuned = _tuned_rows()
+    t = ladder.BY_NAME["warptile_64x96_t64"]
+
+    def cover(r, M, N):  # the share of the tiles' outputs that land in C
+        gx, gy = r.grid(M, N)
+        return M * N / (gx * r.BN * gy * r.BM)
+
+    rng = __import__("random").Random(34)
+    checked = 0
+    while checked < 8:
+        M, K = rng.randint(257, 320), rng.randint(16384, 60000)
+        N = rng.choice([rng.randint(449, 480), rng.randint(257, 288)])
+        if cover(t, M, N) <= max(cover(r, M, N) for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k and r is not t):
+            continue
+        checked += 1
+        listed = [c for c in planner.shortlist(M, N, K, ROWS, SMS, tuned) if c.rung is t]
+        assert any(c.splits > 1 for c in listed), (M, N, K)
