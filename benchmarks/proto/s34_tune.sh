@@ -4,11 +4,7 @@
 # unpacks the carried caches, compiles the kernels' timed modules, then `tune --new-table --unpadded-only`
 # (written as it goes to $OUT/tuned/: a run cut short keeps the shapes it measured); join it locally
 # with recorded.merge_tables.
-mkdir -p ~/.cupy && for f in .cc/*.tar.xz; do tar xJf $f -C ~/.cupy; done
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,serial,driver_version --format=csv,noheader; date -u
-t0=$(date +%s)
+source benchmarks/proto/device_env.sh
 echo $KERNELS | tr ' ' '\n' | xargs -P 16 -L 1 python3 benchmarks/proto/precompile.py 2>&1 | tail -1
 echo "precompile $(( $(date +%s) - t0 )) s"
 FAM=(); while [ "$1" != "--" ]; do FAM+=("$1"); shift; done; shift
