@@ -443,8 +443,8 @@ CONFIGS: tuple[Rung, ...] = (
         ("TM", 8), ("TN", 4), ("THREADS", 64), ("PAD", 4), ("MINB", 4)],
        "warp tiling, 64 x 96, 2 warps",
        "128x48_t64's two warps of 64 x 48 side by side along N, 8 x 12 outputs a thread: for C with "
-       "257-288 or 449-480 columns at deep K, where 64- and 128-column tiles leave a tenth to a "
-       "quarter of the columns empty and 48-column tiles read every row of A twice as often"),
+       "257-288 or 449-480 columns at deep K, where 64- and 128-column tiles leave 6-33% of their "
+       "columns outside C and 48-column tiles read every row of A twice as often"),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS + CONFIGS}
 NAMES = tuple(r.name for r in RUNGS)
