@@ -5,6 +5,7 @@ that the planner did not calibrate on."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import subprocess
 import sys
@@ -1184,7 +1185,7 @@ def test_deep_k_where_64x96_tiles_cover_c_best_lists_them():
         gx, gy = r.grid(M, N)
         return M * N / (gx * r.BN * gy * r.BM)
 
-    rng = __import__("random").Random(34)
+    rng = random.Random(34)
     checked = 0
     while checked < 8:
         M, K = rng.randint(257, 320), rng.randint(16384, 60000)
