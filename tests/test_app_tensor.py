@@ -54,6 +54,8 @@ def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_p
     assert "There was an error when executing cell" not in body and "Traceback" not in body, body[-3000:]
     timings = page.locator(".explainer-tensor-timings").inner_text()
     assert "% of cuBLAS TF32" in timings and "Recorded on" in timings and "mma_tf32_staged" in timings, timings
+    feeding = page.locator(".explainer-tensor-feeding").inner_text()  # the file's rows, kernel 16 itself last
+    assert "% of cuBLAS TF32" in feeding and "Recorded on" in feeding and "kernel 16 itself" in feeding, feeding
     table = page.locator(".explainer-fragment-table").inner_text()
     assert "a0=A[0][0], a1=A[8][0], a2=A[0][4], a3=A[8][4]" in table  # lane 0, from the model
     wait_state(page, warp=0, lane=0, step=0)

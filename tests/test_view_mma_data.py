@@ -5,6 +5,8 @@ element each register is stored to; bad input keeps the last good state."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,39 @@ def test_tensor_timings_table_reads_the_recorded_rows():
     assert [r[1] for r in rows] == ["cuBLAS FP32", "cuBLAS TF32", "15 · mma_tf32", "16 · mma_tf32_staged"]
     assert [r[4] for r in rows] == ["25.0", "100.0", "20.0", "50.0"]  # % of cuBLAS TF32
     assert tensor.timing_rows({"cublas": data["cublas"], "results": data["results"]}) == []  # no TF32 reference
+
+
+def test_feeding_table_reads_the_recorded_rows():
+    """Page 09's feeding table: every row of a benchmarks/mma_feed.py file, kernel 16 itself last,
+    figures formatted from the file; nothing without a file."""
+    from explainer.pages import tensor
+
+    data = {"rows": [{"what": "loop", "indent": False, "median_ms": 0.5, "tflops": 275.0, "pct_cublas_tf32": 70.0},
+                     {"what": "no cvt", "indent": True, "median_ms": 0.45, "tflops": 305.4, "pct_cublas_tf32": 77.78}],
+            "kernel16": {"what": "kernel 16 itself", "median_ms": 0.7, "tflops": 196.3, "pct_cublas_tf32": 50.0}}
+    assert tensor.feeding_rows(data) == [("loop", "0.500", "275", "70.0"), ("· no cvt", "0.450", "305", "77.8"),
+                                         ("kernel 16 itself", "0.700", "196", "50.0")]
+    assert tensor.feeding_rows(None) == [] and tensor.feeding_rows({"rows": []}) == []
+    assert "No recorded feeding" in tensor.feeding().value or "Recorded on" in tensor.feeding().value
+
+
+def test_the_shipped_feeding_record_is_measured_and_consistent():
+    """The file page 09 shows: device, versions and date recorded; every % of cuBLAS TF32 is that
+    row's rate over cuBLAS TF32's in the same rounds (4096^3's work per launch), and the page's
+    table shows the file's rows."""
+    from explainer.gpu import recorded
+    from explainer.pages import tensor
+
+    data = recorded.load_feeding()
+    assert data is not None and data["schema"] == recorded.FEEDING_SCHEMA
+    assert data["device"]["name"] and data["device"]["versions"]["cupy"] and data["date"][:4] == "2026"
+    cub_ms = data["cublas_tf32"]["median_ms"]
+    work = data["settings"]["work_flop"]
+    assert work == 2 * 4096 ** 3
+    for r in data["rows"] + [data["kernel16"]]:
+        assert r["median_ms"] > 0 and len(r["rounds_ms"]) == data["settings"]["rounds"]
+        assert abs(r["pct_cublas_tf32"] - 100 * r["tflops"] / (work / cub_ms / 1e9)) < 0.5, r["what"]
+    assert data["kernel16"]["rel_error"] < 2e-3
+    html_ = tensor.feeding().value
+    assert data["source"] in html_ and data["kernel16"]["what"] in html_
+    assert all(html.escape(r["what"], quote=True) in html_ for r in data["rows"])

@@ -24,6 +24,9 @@ TUNED_SUFFIX = ".json.gz"
 #: The endings of the files ``save_report`` writes and ``load_tuned`` reads.
 JSON_SUFFIXES = (".json", TUNED_SUFFIX)
 SCHEMA = "tiled-explainer/recorded-timings/1"
+#: ``benchmarks/mma_feed.py --save``: how fast mma.sync runs when fed from shared memory, beside
+#: kernel 16 and cuBLAS TF32 (page 09).
+FEEDING_SCHEMA = "tiled-explainer/recorded-feeding/1"
 #: Below this cuBLAS time a launch's fixed cost (a few microseconds) is a large share of it, so a
 #: "% of cuBLAS" compares overheads more than kernels: every place that prints one says so.
 LAUNCH_BOUND_MS = 0.010
@@ -50,8 +53,8 @@ def recorded_files() -> list[Path]:
         return sorted(RECORDED_DIR.glob("*.json")) if RECORDED_DIR.is_dir() else []
 
 
-def _newest(files, device: str | None) -> dict | None:
-    """The newest (by its ``date``) of ``files`` in this schema whose device name contains
+def _newest(files, device: str | None, schema: str = SCHEMA) -> dict | None:
+    """The newest (by its ``date``) of ``files`` in ``schema`` whose device name contains
     ``device`` (any when ``None``), parsed, with ``"source"`` (its file name) added."""
     best = None
     for f in files:
@@ -59,7 +62,7 @@ def _newest(files, device: str | None) -> dict | None:
             data = read_json(f)
         except (OSError, ValueError, EOFError):
             continue
-        if data.get("schema") != SCHEMA:
+        if data.get("schema") != schema:
             continue
         if device and device.lower() not in str(data.get("device", {}).get("name", "")).lower():
             continue
@@ -92,6 +95,14 @@ def load_recorded(path: str | Path | None = None, device: str | None = None) -> 
         if found:
             return found
     return _newest(files, device)
+
+
+def load_feeding(device: str | None = None) -> dict | None:
+    """The newest ``benchmarks/mma_feed.py --save`` file (of :func:`pages_device` when it has one,
+    else of ``device`` or any), parsed, with ``"source"``; ``None`` when none is shipped."""
+    files = recorded_files()
+    own = pages_device() if device is None else None
+    return (own and _newest(files, own, FEEDING_SCHEMA)) or _newest(files, device, FEEDING_SCHEMA)
 
 
 def recorded_by_device() -> list[dict]:

@@ -206,20 +206,60 @@ def timing_rows(data: dict | None, sizes=(1024, 2048, 4096)) -> list[tuple]:
     return out
 
 
+def _none_recorded(what: str, command: str, cls: str):
+    return _html(f'<div style="{NOTE}">No recorded {what} yet: <code>{command}</code> on a GPU records them.</div>', cls)
+
+
+def _recorded_on(data: dict) -> str:
+    """A caption's start: the device, the day, the software versions and the file of a recording."""
+    dev = data.get("device", {})
+    versions = recorded.versions_text(dev)
+    return (f"Recorded on {dev.get('name', '?')} on {str(data.get('date', '?'))[:10]}"
+            + (f" ({versions})" if versions else "") + f", file {data.get('source', '')}: ")
+
+
 def timings(sizes=(1024, 2048, 4096)):
     """Recorded times of the tensor-core kernels beside cuBLAS in TF32 and FP32 (same runs)."""
     data = recorded.load_recorded()
     rows = timing_rows(data, sizes)
     if not rows:
-        return _html(f'<div style="{NOTE}">No recorded timings of the tensor-core kernels yet: '
-                     "<code>tiled-explainer bench --kernels mma_tf32 mma_tf32_staged wgmma_tma --save</code> on a GPU "
-                     "records them.</div>", "explainer-tensor-timings")
-    dev = data.get("device", {})
-    versions = recorded.versions_text(dev)
+        return _none_recorded("timings of the tensor-core kernels",
+                              "tiled-explainer bench --kernels mma_tf32 mma_tf32_staged wgmma_tma --save",
+                              "explainer-tensor-timings")
     return _html(table(
         ("size", "what", "ms (median)", "TFLOP/s", "% of cuBLAS TF32"), rows,
-        f"Recorded on {dev.get('name', '?')} on {str(data.get('date', '?'))[:10]}"
-        + (f" ({versions})" if versions else "") + f", file {data.get('source', '')}: "
-        "tiled-explainer bench, L2 flushed, same inputs and same run for every row of a size. cuBLAS TF32 is "
+        _recorded_on(data) + "tiled-explainer bench, L2 flushed, same inputs and same run for every row of a size. cuBLAS TF32 is "
         "cupy.matmul with the TF32 compute type; FP32 is the reference of every other page."),
         "explainer-tensor-timings")
+
+
+def feeding_rows(data: dict | None) -> list[tuple]:
+    """Rows of a ``benchmarks/mma_feed.py --save`` file: what the loop does, ms per 4096^3's work,
+    TFLOP/s and % of cuBLAS TF32 (same run); kernel 16 itself last. Empty without a file."""
+    if not data or not data.get("rows"):
+        return []
+    rows = [(("· " if r.get("indent") else "") + r["what"], f"{r['median_ms']:.3f}", f"{r['tflops']:.0f}",
+             f"{r['pct_cublas_tf32']:.1f}") for r in data["rows"]]
+    k16 = data.get("kernel16")
+    if k16:
+        rows.append((k16["what"], f"{k16['median_ms']:.3f}", f"{k16['tflops']:.0f}", f"{k16['pct_cublas_tf32']:.1f}"))
+    return rows
+
+
+def feeding():
+    """How fast mma.sync runs when its fragments come from shared memory (recorded on a GPU)."""
+    data = recorded.load_feeding()
+    rows = feeding_rows(data)
+    if not rows:
+        return _none_recorded("feeding measurements", "python benchmarks/mma_feed.py --save explainer/data/recorded/",
+                              "explainer-tensor-feeding")
+    cub = data.get("cublas_tf32", {}).get("median_ms")
+    return _html(table(
+        ("what the warps do (8 per SM)", "ms", "TFLOP/s", "% of cuBLAS TF32"), rows,
+        _recorded_on(data) + "benchmarks/mma_feed.py. "
+        "Each row but the last is kernel 16's inner loop on shared memory filled once (no copies from "
+        "global memory, no C stored), every launch doing the work of a 4096³ product; the last is kernel 16 "
+        "itself at 4096³, checked against numpy float64 first. All timed alike (L2 flushed, median of "
+        f"{data.get('settings', {}).get('repeats', '?')}) in the same rounds as cuBLAS TF32"
+        + (f" ({cub:.3f} ms)" if cub else "") + "."),
+        "explainer-tensor-feeding")
