@@ -120,8 +120,11 @@ def test_feeding_table_reads_the_recorded_rows():
     data = {"rows": [{"what": "loop", "indent": False, "median_ms": 0.5, "tflops": 275.0, "pct_cublas_tf32": 70.0},
                      {"what": "no cvt", "indent": True, "median_ms": 0.45, "tflops": 305.4, "pct_cublas_tf32": 77.78}],
             "kernel16": {"what": "kernel 16 itself", "median_ms": 0.7, "tflops": 196.3, "pct_cublas_tf32": 50.0}}
-    assert tensor.feeding_rows(data) == [("loop", "0.500", "275", "70.0"), ("· no cvt", "0.450", "305", "77.8"),
-                                         ("kernel 16 itself", "0.700", "196", "50.0")]
+    rows = tensor.feeding_rows(data)
+    assert [r[1:] for r in rows] == [("0.500", "275", "70.0"), ("0.450", "305", "77.8"), ("0.700", "196", "50.0")]
+    labels = [r[0][1] for r in rows]  # ("html", a left-aligned span)
+    assert [lab.split(">", 1)[1].split("<")[0] for lab in labels] == ["loop", "· no cvt", "kernel 16 itself"]
+    assert "bold" in labels[2] and "bold" not in labels[0]
     assert tensor.feeding_rows(None) == [] and tensor.feeding_rows({"rows": []}) == []
     assert "No recorded feeding" in tensor.feeding().value or "Recorded on" in tensor.feeding().value
 

@@ -238,11 +238,14 @@ def feeding_rows(data: dict | None) -> list[tuple]:
     TFLOP/s and % of cuBLAS TF32 (same run); kernel 16 itself last. Empty without a file."""
     if not data or not data.get("rows"):
         return []
-    rows = [(("· " if r.get("indent") else "") + r["what"], f"{r['median_ms']:.3f}", f"{r['tflops']:.0f}",
-             f"{r['pct_cublas_tf32']:.1f}") for r in data["rows"]]
+    def row(r, label, weight="normal"):  # the label left-aligned, as text reads
+        cell = ("html", f"<span style='display:block;text-align:left;font-weight:{weight}'>{html.escape(label)}</span>")
+        return (cell, f"{r['median_ms']:.3f}", f"{r['tflops']:.0f}", f"{r['pct_cublas_tf32']:.1f}")
+
+    rows = [row(r, ("· " if r.get("indent") else "") + r["what"]) for r in data["rows"]]
     k16 = data.get("kernel16")
     if k16:
-        rows.append((k16["what"], f"{k16['median_ms']:.3f}", f"{k16['tflops']:.0f}", f"{k16['pct_cublas_tf32']:.1f}"))
+        rows.append(row(k16, k16["what"], "bold"))
     return rows
 
 
@@ -255,7 +258,8 @@ def feeding():
                               "explainer-tensor-feeding")
     cub = data.get("cublas_tf32", {}).get("median_ms")
     return _html(table(
-        ("what the warps do (8 per SM)", "ms", "TFLOP/s", "% of cuBLAS TF32"), rows,
+        (("html", "<span style='display:block;text-align:left'>what the warps do (8 per SM)</span>"), "ms", "TFLOP/s",
+         "% of cuBLAS TF32"), rows,
         _recorded_on(data) + "benchmarks/mma_feed.py. "
         "Each row but the last is kernel 16's inner loop on shared memory filled once (no copies from "
         "global memory, no C stored), every launch doing the work of a 4096³ product; the last is kernel 16 "
