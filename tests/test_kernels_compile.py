@@ -4,9 +4,11 @@ files carry what the explainer relies on: a header manual, the shared header, st
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -111,24 +113,48 @@ def _instantiate(src: Path, name: str, exprs: list[str]) -> Path:
     return src
 
 
-@pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
-@pytest.mark.parametrize("trace", [False, True], ids=["timed", "trace"])
-@pytest.mark.parametrize("name, kernels", _units())
-def test_nvcc_compiles(name, kernels, trace, tmp_path):
+def _nvcc_command(name: str, kernels: tuple, trace: bool, tmp: Path) -> list[str]:
+    """The nvcc call that compiles one unit (:func:`_units`), timed or trace build, into ``tmp``."""
     specs = [gpu.KERNELS[k] for k in kernels]  # a file may serve several configurations
     spec = specs[0]
     src = KDIR / name
-    exprs = [e for s in specs for e in (s.name_expressions or [])]
     if spec.rung:
         # the ladder's templates are instantiated by the runner (name_expressions); here by
         # explicit instantiation of the same expressions
-        src = _instantiate(tmp_path / "instantiate.cu", name, exprs)
+        src = _instantiate(tmp / "instantiate.cu", name, [e for s in specs for e in (s.name_expressions or [])])
     arch = f"-gencode=arch=compute_{spec.arch[3:]},code={spec.arch}" if spec.arch else "-arch=sm_90"
-    cmd = [NVCC, arch, "-std=c++17", f"-I{KDIR}", "-c", str(src),
-           "-o", str(tmp_path / "k.o"), "-Xptxas", "-v"]
+    cmd = [NVCC, arch, "-std=c++17", f"-I{KDIR}", "-c", str(src), "-o", str(tmp / "k.o"), "-Xptxas", "-v"]
     if trace:
         cmd.insert(1, gpu.launch.TRACE_DEFINE)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return cmd
+
+
+@pytest.fixture(scope="module")
+def nvcc_runs(request, tmp_path_factory):
+    """The nvcc calls of every selected ``test_nvcc_compiles``, started together the first time one is
+    needed, as many at once as this machine has cores (each call keeps one core busy; one after another
+    they were most of CI's time): (name, kernels, trace) -> (command, future of its CompletedProcess)."""
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+    runs = {}
+    for item in request.session.items:
+        if getattr(item, "originalname", None) == "test_nvcc_compiles" and item.module is request.module:
+            key = (item.callspec.params["name"], item.callspec.params["kernels"], item.callspec.params["trace"])
+            if key not in runs:
+                cmd = _nvcc_command(*key, tmp_path_factory.mktemp("nvcc"))
+                runs[key] = cmd, pool.submit(subprocess.run, cmd, capture_output=True, text=True, timeout=600)
+    yield runs
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
+@pytest.mark.parametrize("trace", [False, True], ids=["timed", "trace"])
+@pytest.mark.parametrize("name, kernels", _units())
+def test_nvcc_compiles(name, kernels, trace, nvcc_runs):
+    specs = [gpu.KERNELS[k] for k in kernels]  # a file may serve several configurations
+    spec = specs[0]
+    exprs = [e for s in specs for e in (s.name_expressions or [])]
+    cmd, run = nvcc_runs[(name, kernels, trace)]
+    p = run.result()
     assert p.returncode == 0, f"{' '.join(cmd)}\n{p.stderr}"
     # one ptxas report per kernel: every instantiation the runner asks for was compiled
     n_kernels = len(exprs or [None])
