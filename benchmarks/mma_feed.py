@@ -121,14 +121,14 @@ def main(argv=None) -> int:
             raise SystemExit(f"{label}: non-finite sums")
         runs[label] = (launch, flop_per_phase(d, sms) * phases)
 
-    # cuBLAS TF32 and every variant timed alike (timing._time_loop: L2 flushed and the same hold
-    # before each launch), in interleaved rounds, the order reversed every other round.
     # Kernel 16 itself at 4096^3, checked against numpy float64 (C poisoned) before any timing.
     prob = _Problem(rt, 4096, 4096, 4096, seed=1)
     cfg = gpu.launch_config(KERNEL16, 4096, 4096, 4096)
     chk = _check_on(rt, cfg, prob)
     if not (chk["all_written"] and chk["rel_error"] < 2e-3):
         raise SystemExit(f"kernel 16 failed its check: {chk}")
+    # cuBLAS TF32, kernel 16 and every variant timed alike (L2 flushed and the same hold before each
+    # launch: timing._time_loop), in interleaved rounds, the order reversed every other round.
     kw = dict(repeats=a.repeats, warmup=2, budget_s=3.0, flush_l2=True)
     ms = {label: [] for label, _ in VARIANTS}
     cub, k16 = [], []
