@@ -11,7 +11,8 @@
 //   FEED_NT   n8 tiles per warp (8: 64 columns)
 //   FEED_B    0: B's fragments by scalar loads from Bs[k][n] (row-major B, kernel 16's layout);
 //             1: by ldmatrix.x4 from Bs[n][k] (as if B were stored K-major, CUTLASS's "B col")
-//   FEED_CVT  1: cvt.rn.tf32.f32 on every fragment element (kernel 16); 0: none (truncation)
+//   FEED_CVT  1: tf32_bits (common.cuh: cvt.rn.tf32.f32) on every fragment element (kernel 16);
+//             0: none (truncation)
 //   FEED_BAR  1: one __syncthreads() per BK (kernel 16's phase barrier); 0: none
 //   FEED_DB   1: the next k-step's fragments loaded before this one's mma.sync (two register sets,
 //             kernel 16); 0: one set, loaded at the top of each k-step
@@ -57,32 +58,18 @@
 #endif
 #define A_STAGE (BM * LDA)
 #define SMEM_FLOATS (STAGES * (A_STAGE + B_STAGE))
+#if !FEED_CVT
+#define EXPLAINER_TF32_TRUNCATE  // common.cuh's tf32_bits then rounds nothing
+#endif
+#include "common.cuh"  // tf32_bits (cvt.rn.tf32 on sm_90) and mma_m16n8k8, as kernels 15 and 16 use them
 #ifdef FEED_SMEM_FLOATS
 static_assert(SMEM_FLOATS == FEED_SMEM_FLOATS, "benchmarks/mma_feed.py allocates another amount of shared memory");
 #endif
-
-__device__ __forceinline__ unsigned round_tf32(unsigned x)
-{
-#if FEED_CVT
-    unsigned r;
-    asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(x)));
-    return r;
-#else
-    return x;
-#endif
-}
 
 __device__ __forceinline__ void ldsm_x4(unsigned r[4], unsigned a)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
-}
-
-__device__ __forceinline__ void mma(float d[4], const unsigned a[4], const unsigned b[2])
-{
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) mma_feed(const float* __restrict__ fill, float* out, int phases)
@@ -108,24 +95,24 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mma_feed(const float* _
         for (int mi = 0; mi < FEED_MT; ++mi) {
             ldsm_x4(a[f][mi], a_base + 4 * (st * A_STAGE + mi * 16 * LDA + kk));
 #pragma unroll
-            for (int i = 0; i < 4; ++i) a[f][mi][i] = round_tf32(a[f][mi][i]);
+            for (int i = 0; i < 4; ++i) a[f][mi][i] = tf32_bits(__uint_as_float(a[f][mi][i]));
         }
 #if FEED_B == 1
 #pragma unroll
         for (int np = 0; np < FEED_NT / 2; ++np) {
             unsigned r[4];
             ldsm_x4(r, b_base + 4 * (st * B_STAGE + np * 16 * LDB + kk));
-            b[f][2 * np][0] = round_tf32(r[0]);
-            b[f][2 * np][1] = round_tf32(r[1]);
-            b[f][2 * np + 1][0] = round_tf32(r[2]);
-            b[f][2 * np + 1][1] = round_tf32(r[3]);
+            b[f][2 * np][0] = tf32_bits(__uint_as_float(r[0]));
+            b[f][2 * np][1] = tf32_bits(__uint_as_float(r[1]));
+            b[f][2 * np + 1][0] = tf32_bits(__uint_as_float(r[2]));
+            b[f][2 * np + 1][1] = tf32_bits(__uint_as_float(r[3]));
         }
 #else
 #pragma unroll
         for (int ni = 0; ni < FEED_NT; ++ni) {
             const float* p = b_base + st * B_STAGE + kk * LDB + ni * 8;
-            b[f][ni][0] = round_tf32(__float_as_uint(p[0]));
-            b[f][ni][1] = round_tf32(__float_as_uint(p[4 * LDB]));
+            b[f][ni][0] = tf32_bits(p[0]);
+            b[f][ni][1] = tf32_bits(p[4 * LDB]);
         }
 #endif
     };
@@ -163,7 +150,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mma_feed(const float* _
 #pragma unroll
             for (int mi = 0; mi < FEED_MT; ++mi)
 #pragma unroll
-                for (int ni = 0; ni < FEED_NT; ++ni) mma(acc[mi][ni], a[f][mi], b[f][ni]);
+                for (int ni = 0; ni < FEED_NT; ++ni) mma_m16n8k8(acc[mi][ni], a[f][mi], b[f][ni]);
         }
         st = next;
     }

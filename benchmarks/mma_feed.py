@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from explainer import gpu  # noqa: E402
 from explainer.gpu import recorded, timing  # noqa: E402
 from explainer.gpu.verify import _check_on, _Problem  # noqa: E402
+from explainer.resources import kernels_dir  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -62,7 +63,8 @@ def smem_floats(d: dict) -> int:
 
 def options(d: dict) -> tuple[str, ...]:
     """The compile options of a variant (nvcc and NVRTC alike)."""
-    return ("-std=c++17",) + tuple(f"-D{k}={v}" for k, v in d.items()) + (f"-DFEED_SMEM_FLOATS={smem_floats(d)}",)
+    return (("-std=c++17", f"-I{kernels_dir()}") + tuple(f"-D{k}={v}" for k, v in d.items())
+            + (f"-DFEED_SMEM_FLOATS={smem_floats(d)}",))
 
 
 def flop_per_phase(d: dict, sms: int) -> int:
