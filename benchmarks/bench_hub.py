@@ -13,7 +13,9 @@ stepped once with the arrow key) or, with ``--browsers K`` for all but K of them
 that sends the requests a browser's pages send to the hub and the server (login form, the spawn,
 the app, page 02 rendered by Voila to its last cell) and runs no page script: the server's side
 of a class whose browsers are on the students' own machines. Browsers run on the hub's machine,
-so their CPU is part of what they measure.
+so their CPU is part of what they measure. The hub's log is searched for kernels that failed or
+were restarted (:data:`TROUBLE`). Run as root, the hub gives each student an account of their
+own (``te-s00`` ...), removed after the run.
 """
 
 from __future__ import annotations
@@ -251,8 +253,35 @@ async def drive(base: str, users: list[str], delays: list[float], args, state: P
     return list(rows), mem, wall
 
 
+#: What the hub's log says when a kernel failed or was started again (a port taken by another
+#: kernel, messages signed for another kernel, a kernel that died and was restarted).
+TROUBLE = ("restarting kernel", "Address already in use", "Invalid Signature", "KernelRestarter", "kernel died")
+
+
+def trouble(log: Path) -> dict:
+    text = log.read_text(errors="replace")
+    return {t: text.count(t) for t in TROUBLE if t in text}
+
+
+def remove_accounts(users: list[str]) -> None:
+    """The students' accounts a hub run as root made for this run."""
+    if os.geteuid() != 0:
+        return
+    import pwd
+
+    from explainer.app.hub_spawner import MARK, account_name
+
+    for u in users:
+        try:
+            if pwd.getpwnam(account_name(u)).pw_gecos == MARK:
+                subprocess.run(["userdel", account_name(u)], capture_output=True)
+        except KeyError:
+            pass
+
+
 def run_mode(mode: str, n: int, spread_s: float, args) -> dict:
     root = Path(tempfile.mkdtemp(prefix=f"bench-hub-{mode}-"))
+    os.chmod(root, 0o755)  # the students' accounts reach their folders in it
     state, log = root / "state", root / "hub.log"
     port = free_port()
     users = [f"s{i:02d}" for i in range(n)]
@@ -267,9 +296,10 @@ def run_mode(mode: str, n: int, spread_s: float, args) -> dict:
             hub.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(hub.pid, signal.SIGKILL)
+        remove_accounts(users)
     ok = sorted(r["login_to_page02_s"] for r in rows if "login_to_page02_s" in r)
     return {"mode": mode, "students": n, "spread_s": spread_s if mode != "at-once" else 0, "wall_s": wall,
-            "rows": rows, "memory": mem, "ok": len(ok),
+            "rows": rows, "memory": mem, "ok": len(ok), "kernel_trouble": trouble(log),
             "login_to_page02_s": {"median": statistics.median(ok) if ok else None,
                                   "p90": ok[max(0, math.ceil(0.9 * len(ok)) - 1)] if ok else None,
                                   "max": ok[-1] if ok else None}}
@@ -312,7 +342,8 @@ def main(argv=None) -> int:
               f"per student {statistics.median(per):.0f} MB median "
               f"({min(per):.0f}-{max(per):.0f}); hub {m['hub_mb']:.0f} MB, proxy {m['proxy_mb']:.0f} MB, "
               f"idle culler {m['culler_mb']:.0f} MB; reloads {sum(x.get('reloads', 0) for x in r['rows'])}; outside requests: "
-              f"{sum(len(x['outside_requests']) for x in r['rows'])}", flush=True)
+              f"{sum(len(x['outside_requests']) for x in r['rows'])}; kernel restarts and failures in the log: "
+              f"{r['kernel_trouble'] or 'none'}", flush=True)
         for kind in ("chromium", "http"):
             mine = [x for x in r["rows"] if x.get("client") == kind]
             got = sorted(x["login_to_page02_s"] for x in mine if "login_to_page02_s" in x)

@@ -1,5 +1,6 @@
-"""The Voila app: `tiled-explainer serve` refuses a busy port, and in a real browser the index page
-renders, shows no code and raises no errors."""
+"""The Voila app: `tiled-explainer serve` refuses a busy port; a browser can do no more than the
+pages (no kernel started, no file read, no code run on a page's kernel); and in a real browser
+the index page renders, shows no code and raises no errors."""
 
 import json
 import socket
@@ -35,6 +36,34 @@ def test_serve_refuses_a_busy_port():
                               "--port", str(port)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and f"port {port} is already in use" in run.stderr
+
+
+def test_serve_lets_a_browser_run_nothing_but_the_pages(voila_server):
+    """Voila on its own (what `serve` runs; a lecture laptop on the class network) has no route
+    that starts a kernel or lists files, and a page's kernel channel drops code sent on any of
+    its channels: the kernel-info handshake gets its reply, the execute requests nothing, and
+    the server's log names each refusal."""
+    import tempfile
+    import urllib.error
+    import urllib.request
+
+    from kernel_channel import REFUSED, code_on_every_channel, exchange, page_kernel
+
+    for method, path in (("POST", "/api/kernels"), ("GET", "/api/kernels"), ("GET", "/api/contents"),
+                         ("POST", "/api/sessions"), ("GET", "/files/02_tiled.ipynb")):
+        req = urllib.request.Request(voila_server.url + path, method=method, data=b"{}" if method == "POST" else None)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(req, timeout=30)
+        assert refused.value.code in (403, 404, 405), (method, path, refused.value.code)
+    with urllib.request.urlopen(voila_server.page_url("02_tiled.ipynb"), timeout=120) as r:
+        kernel = page_kernel(r.read().decode())
+    marker = Path(tempfile.gettempdir()) / f"explainer-attack-{kernel}"
+    before = voila_server.log.read_text(errors="replace").count(REFUSED)
+    got = exchange(f"ws{voila_server.url[4:]}/api/kernels/{kernel}/channels", code_on_every_channel(str(marker)))
+    kinds = [k for _, k, _ in got]
+    assert "kernel_info_reply" in kinds and "execute_reply" not in kinds and "stream" not in kinds, kinds
+    assert not marker.exists()
+    assert voila_server.log.read_text(errors="replace").count(REFUSED) - before == 3
 
 
 @pytest.mark.browser

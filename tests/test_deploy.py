@@ -57,6 +57,13 @@ def test_values_keep_the_hubs_choices_and_offer_cpu_and_gpu_profiles():
     assert server["ServerApp"]["jpserver_extensions"]["jupyterlab"] is False
     assert server["ServerApp"]["tornado_settings"]["mathjax_url"] == ""  # (helm would drop a null)
     assert server["VoilaConfiguration"]["template"] == "explainer"
+    # the pages only, as the single-machine hub: the same authorizer and browser messages
+    from explainer.app.hub_guard import BROWSER_MESSAGES
+
+    assert server["ServerApp"]["authorizer_class"] == "explainer.app.hub_guard.PagesOnlyAuthorizer"
+    assert server["MappingKernelManager"]["allowed_message_types"] == BROWSER_MESSAGES
+    assert server["KernelManager"]["transport"] == "ipc"
+    assert su["uid"] != 0 and su["networkPolicy"]["enabled"] is True
     assert VALUES["cull"]["enabled"] is True
     profiles = {p["slug"]: p for p in su["profileList"]}
     assert profiles["gpu"]["kubespawner_override"]["extra_resource_limits"] == {"nvidia.com/gpu": "1"}

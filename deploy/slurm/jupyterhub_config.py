@@ -4,10 +4,14 @@
     pip install batchspawner
     tiled-explainer hub --password 'class-password' --ip 0.0.0.0 --extra-config deploy/slurm/jupyterhub_config.py
 
-Everything else (login, Voila only, culling, the proxy) stays as the shipped config sets it.
+Everything else (login, the pages only, culling, the proxy) stays as the shipped config sets it.
 The hub must be reachable from the compute nodes (hub_connect_ip below), the students must have
 accounts on the cluster (the hub starts jobs as them through sudo: see batchspawner's README),
 and the explainer must be installed in the Python the jobs run (the same path on every node).
+Each server then runs as its student's own cluster account, with the job's limits; the hub's
+``--state`` folder must be on a file system the nodes share, because the servers read the
+pages-only rules from its ``server-config/`` (and must not read the rest: keep its database and
+cookie secret mode 0600, as the hub makes them).
 """
 
 c = get_config()  # noqa: F821

@@ -11,19 +11,28 @@ folder, the proxy) and starts ``jupyterhub -f`` on it. The proxy, configurable-h
 installed from npm on first use into a cache folder (``EXPLAINER_HUB_PROXY_DIR``, default
 ``~/.cache/tiled-explainer/proxy``); ``--install-proxy`` does only that.
 
-The state folder (default ``~/.local/share/tiled-explainer/hub``) keeps the hub's database, its
-cookie secret and each student's folder (``users/<name>``, their copy of the pages).
+The state folder (default ``/var/lib/tiled-explainer/hub`` for root, else
+``~/.local/share/tiled-explainer/hub``) keeps the hub's database and cookie secret (the hub's
+alone, mode 0600) and each student's folder (``users/<name>``, their copy of the pages, mode
+0700 and owned by their account when the hub is root).
+
+``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops the hub, its proxy, the idle culler, every student's
+server and kernel: what has not stopped after :data:`STOP_GRACE_S` seconds is ended, as is
+anything still running as a student's account.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 PROG = "tiled-explainer hub"
@@ -33,6 +42,8 @@ PROXY_PACKAGE = "configurable-http-proxy@5.3.0"
 PROXY_DIR_ENV = "EXPLAINER_HUB_PROXY_DIR"
 DEFAULT_PORT = 8000
 MIN_PASSWORD = 8  # SharedPasswordAuthenticator refuses shorter class passwords
+STOP_GRACE_S = 15  # JupyterHub's own stop, before what is left is ended (all of it within 30 s)
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans of the hub's processes become ours to end
 
 
 class HubError(Exception):
@@ -68,7 +79,39 @@ def ensure_proxy(quiet: bool = False) -> Path:
 
 
 def default_state() -> Path:
+    if os.geteuid() == 0:  # a service's state; root's home is closed to the students' accounts
+        return Path("/var/lib/tiled-explainer/hub")
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "tiled-explainer" / "hub"
+
+
+def _closed_to_others(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` that other accounts cannot pass through, if any."""
+    for d in [*reversed(path.parents), path]:
+        if d.exists() and not d.stat().st_mode & stat.S_IXOTH:
+            return d
+    return None
+
+
+def prepare_state(state: Path) -> None:
+    """The state folder and ``users/`` in it (mode 0711: students reach their own folder by
+    name, list nobody's); as root, check the students' accounts can reach their folders and
+    run this environment's Python."""
+    for d in (state, state / "users"):
+        d.mkdir(parents=True, exist_ok=True)
+        os.chmod(d, 0o711)
+    if os.geteuid() != 0:
+        return
+    import explainer
+
+    for what, path in (("the state folder", state), ("this environment", Path(sys.prefix)),
+                       ("its Python", Path(os.path.realpath(sys.executable))),
+                       ("Python's library", Path(sys.base_prefix)),
+                       ("the explainer package", Path(explainer.__file__).parent)):
+        closed = _closed_to_others(path.resolve())
+        if closed is not None:
+            raise HubError(f"students run as accounts of their own and cannot reach {what}: {closed} "
+                           f"is closed to other users (chmod o+x {closed}, or choose a state folder "
+                           "and a Python environment outside it)")
 
 
 def _free_port(ip: str) -> int:
@@ -125,6 +168,9 @@ def check(args: argparse.Namespace) -> None:
         raise HubError(f"--cull must be at least 10 seconds, not {args.cull}")
     if args.extra_config and not Path(args.extra_config).is_file():
         raise HubError(f"--extra-config {args.extra_config}: no such file")
+    if args.lab and os.geteuid() != 0 and not args.extra_config:
+        raise HubError("--lab gives every student a Python kernel, so each must run as an account of "
+                       "their own: run the hub as root (or give a container spawner in --extra-config)")
     if not args.extra_config and len(args.password or "") < MIN_PASSWORD:
         raise HubError(f"set a class password of at least {MIN_PASSWORD} characters: --password P "
                        "(or EXPLAINER_HUB_PASSWORD)")
@@ -145,22 +191,91 @@ def run(args: argparse.Namespace) -> int:
             print(ensure_proxy())
             return 0
         check(args)
+        state = Path(args.state).resolve() if args.state else default_state()
+        prepare_state(state)
         proxy = ensure_proxy()
-    except HubError as e:
+    except (HubError, OSError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
-    state = Path(args.state).resolve() if args.state else default_state()
-    (state / "users").mkdir(parents=True, exist_ok=True)
     host = "localhost" if args.ip in ("0.0.0.0", "::", "") else args.ip
     print(f"Tiled GEMM explainer hub: students log in at http://{host}:{args.port}/ (state in {state})", flush=True)
+    _become_subreaper()
+    # umask 077: the database, the cookie secret and the proxy's files are the hub's alone
     proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(CONFIG)], cwd=state,
-                            env=hub_environment(args, state, proxy))
-    signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGTERM))
+                            env=hub_environment(args, state, proxy), umask=0o077)
+    asked: list[float] = []
+
+    def stop(*_):
+        if not asked:
+            asked.append(time.monotonic())
+            print(f"{PROG}: stopping the hub, its proxy and every student's server ...", file=sys.stderr, flush=True)
+        proc.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
-        return proc.wait()
-    except KeyboardInterrupt:
+        while True:
+            try:
+                return proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                _reap_orphans(proc.pid)
+                if asked and time.monotonic() - asked[0] > STOP_GRACE_S:
+                    proc.kill()
+    finally:
+        end_everything(state)
+
+
+def _become_subreaper() -> None:
+    """Processes the hub starts and then loses (a kernel whose server died) stay ours to end."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: JupyterHub's own stop is all there is
+
+
+def _children() -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                ppid = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            out.setdefault(ppid, []).append(int(p.name))
+    return out
+
+
+def descendants(pid: int) -> set[int]:
+    children, out, todo = _children(), set(), [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            if c not in out:
+                out.add(c)
+                todo.append(c)
+    return out
+
+
+def _reap_orphans(keep: int) -> None:
+    for c in _children().get(os.getpid(), []):
+        if c != keep:
+            try:
+                os.waitpid(c, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def end_everything(state: Path) -> None:
+    """Whatever the hub started that is still running, and every process of the students'
+    accounts (their folders' owners): SIGTERM, then SIGKILL."""
+    from .hub_spawner import end_processes, processes_of, student_accounts
+
+    left = descendants(os.getpid())
+    for uid in student_accounts(state / "users"):
+        left |= set(processes_of(uid))
+    if left:
+        end_processes(left, grace=5)
+    for c in _children().get(os.getpid(), []):
         try:
-            return proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            return 130
+            os.waitpid(c, 0)
+        except ChildProcessError:
+            pass

@@ -8,17 +8,19 @@ file after setting them. What it does, each choice explained where it is made:
   (``SharedPasswordAuthenticator``: any user name with that password; the instructor logs in as
   admin with the admin password); a course platform's OAuth or LTI replaces it through an extra
   config file (``tiled-explainer hub --extra-config``);
-* one server per student, started as a local process in the student's own folder
-  (``SimpleLocalProcessSpawner``: no system accounts needed on one machine), opening straight on
-  the Voila app (the index page), sources stripped, no terminals, no JupyterLab unless the
-  instructor asks for it (``EXPLAINER_HUB_LAB=1``);
+* one server per student, started as a local process in the student's own folder, as their own
+  OS account when the hub is root (``StudentSpawner``: kernels on private Unix sockets, limits
+  per student), opening straight on the Voila app (the index page), sources stripped, no
+  terminals;
+* the pages only: the server's REST API and the pages' kernel channels pass only what the pages
+  need (``hub_guard``), unless the instructor gives students JupyterLab (``EXPLAINER_HUB_LAB=1``,
+  which needs per-student accounts);
 * idle kernels culled inside each server, idle servers culled by jupyterhub-idle-culler (a hub
   service); a culled server starts again on the student's next visit.
 """
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -47,54 +49,64 @@ if env.get("EXPLAINER_HUB_ADMIN_PASSWORD"):
 c.Authenticator.allow_all = True  # anyone with the class password (narrow it with allowed_users)
 
 # ---- each student's server ----------------------------------------------------------------------
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = str(state / "users" / "{username}")
+# A local process in the student's own folder, as their own OS account when the hub is root
+# (explainer/app/hub_spawner.py says how: accounts, socket folders, limits, leftovers).
+lab = env.get("EXPLAINER_HUB_LAB") == "1"
+c.JupyterHub.spawner_class = "explainer.app.hub_spawner.StudentSpawner"
+c.StudentSpawner.home_dir_template = str(state / "users" / "{username}")
+c.StudentSpawner.pages_dir = str(notebooks)  # copied into a new student's folder, theirs from then on
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]  # this environment's Python
 c.Spawner.default_url = "/voila/render/00_index.ipynb"  # straight to the app, not a file browser
 c.JupyterHub.implicit_spawn_seconds = 1  # a culled server starts again when its student comes back
 c.Spawner.http_timeout = 60
 c.Spawner.start_timeout = 120
-# Idle kernels (a Voila page left open costs ~110 MB) are culled inside each server after 5
-# minutes without a connected browser; the server itself by the idle culler below.
-c.Spawner.args = ["--MappingKernelManager.cull_idle_timeout=300", "--MappingKernelManager.cull_interval=60"]
-if os.geteuid() == 0:  # a hub run as root (a container, a CI machine) runs the servers as root too
-    c.Spawner.args.append("--ServerApp.allow_root=True")
+# Per student: a server, a kernel per open page (~110 MB each) and, with --lab, their own
+# work; one core at most, so an endless loop slows only its owner.
+c.Spawner.mem_limit = "2G"
+c.Spawner.cpu_limit = 1.0
+c.Spawner.args = [
+    # Idle kernels (a Voila page left open costs ~110 MB) are culled inside each server after 5
+    # minutes without a connected browser; the server itself by the idle culler below.
+    "--MappingKernelManager.cull_idle_timeout=300", "--MappingKernelManager.cull_interval=60",
+    # Kernels talk to the server over Unix sockets in the student's private runtime folder:
+    # nothing to collide on or to connect to, as loopback TCP ports are.
+    "--KernelManager.transport=ipc",
+]
 
 server_config = state / "server-config"  # a Jupyter config folder every student's server reads first
 server_config.mkdir(parents=True, exist_ok=True)
-lab = env.get("EXPLAINER_HUB_LAB") == "1"
-(server_config / "jupyter_server_config.json").write_text(json.dumps({
-    "ServerApp": {
-        "terminals_enabled": False,  # no shell for students
-        # Voila only, unless the instructor enables the lab (EXPLAINER_HUB_LAB=1)
-        "jpserver_extensions": {"jupyterlab": lab, "notebook": lab, "notebook_shim": lab,
-                                "jupyter_lsp": lab, "jupyter_server_terminals": False,
-                                "voila.server_extension": True},
-        # Voila inside a Jupyter server takes MathJax from a public CDN unless the server says
-        # where it is; the pages need none (as `tiled-explainer serve`, where Voila sets none)
-        "tornado_settings": {"mathjax_url": "", "mathjax_config": ""},
-    },
+os.chmod(server_config, 0o755)  # read by the students' accounts; it holds no secret
+server = {
+    "terminals_enabled": False,  # no shell for students
+    # Voila only, unless the instructor enables the lab (EXPLAINER_HUB_LAB=1)
+    "jpserver_extensions": {"jupyterlab": lab, "notebook": lab, "notebook_shim": lab,
+                            "jupyter_lsp": lab, "jupyter_server_terminals": False,
+                            "voila.server_extension": True},
+    # Voila inside a Jupyter server takes MathJax from a public CDN unless the server says
+    # where it is; the pages need none (as `tiled-explainer serve`, where Voila sets none)
+    "tornado_settings": {"mathjax_url": "", "mathjax_config": ""},
+}
+kernels = {}
+if not lab:
+    # The pages only: Jupyter's REST API answers 403 to all the pages do not use, and a page's
+    # kernel channel drops every message but the widgets' (explainer/app/hub_guard.py).
+    from explainer.app.hub_guard import BROWSER_MESSAGES
+
+    server["authorizer_class"] = "explainer.app.hub_guard.PagesOnlyAuthorizer"
+    kernels["allowed_message_types"] = BROWSER_MESSAGES
+config_file = server_config / "jupyter_server_config.json"
+config_file.write_text(json.dumps({
+    "ServerApp": server,
+    "MappingKernelManager": kernels,
     # lab's template minus its CDN links (explainer/app/jupyter/voila/templates/explainer), no code
     "VoilaConfiguration": {"template": "explainer", "theme": "light", "strip_sources": True},
 }))
+os.chmod(config_file, 0o644)
 c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH": str(server_config),
     "JUPYTER_PATH": env["EXPLAINER_HUB_TEMPLATES"],
     "EXPLAINER_NO_GPU": env.get("EXPLAINER_NO_GPU", ""),
 }
-
-
-def give_pages(spawner):
-    """Before a student's server starts: their folder holds the pages (copied once; their own
-    copy from then on)."""
-    home = Path(spawner.home_dir_template.format(username=spawner.user.name))
-    home.mkdir(parents=True, exist_ok=True)
-    for nb in notebooks.glob("*.ipynb"):
-        if not (home / nb.name).exists():
-            shutil.copyfile(nb, home / nb.name)
-
-
-c.Spawner.pre_spawn_hook = give_pages
 
 # ---- idle servers: stopped after EXPLAINER_HUB_CULL seconds without activity (a hub service) ----
 cull = int(env.get("EXPLAINER_HUB_CULL", "1800"))
@@ -119,3 +131,8 @@ c.JupyterHub.load_roles = [{
 extra = env.get("EXPLAINER_HUB_EXTRA_CONFIG")
 if extra:  # an instructor's additions (OAuth / LTI authenticator, resource limits), or a test's
     load_subconfig(extra)  # noqa: F821
+
+if lab and c.JupyterHub.spawner_class == "explainer.app.hub_spawner.StudentSpawner" and os.geteuid() != 0:
+    # students with a kernel of their own, all as the hub's user, could read its secrets
+    sys.exit("tiled-explainer hub: --lab runs each student as an account of their own, which needs "
+             "the hub to run as root (or a container spawner in --extra-config)")
