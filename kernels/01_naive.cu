@@ -1,5 +1,5 @@
 // kernels/01_naive.cu -- the naive kernel: one thread per element of C, every operand read from
-// global memory. Follows seed 000's first kernel and seed 004's row partition (PMPP 3.4 / 5.1).
+// global memory. Follows the course notes' first kernel and the lab report's row partition (PMPP 3.4 / 5.1).
 //
 // What it teaches
 //   The thread -> data mapping: threadIdx.x walks the columns of C (col), threadIdx.y the rows.

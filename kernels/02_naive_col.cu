@@ -1,5 +1,5 @@
 // kernels/02_naive_col.cu -- the naive kernel with threadIdx.x mapped to ROWS: the uncoalesced case.
-// Follows seed 004's column partition (kernel matMulCol, section 2.1.2); its index math is kept.
+// Follows the lab report's column partition (kernel matMulCol, section 2.1.2); its index math is kept.
 //
 // What it teaches
 //   Same arithmetic as 01_naive.cu, a different thread -> data mapping:
@@ -7,9 +7,9 @@
 //   The 32 threads of a warp (consecutive threadIdx.x) now own 32 consecutive ROWS of C. The load
 //   A[row * K + k] touches 32 addresses K floats apart (32 transactions instead of one) and the
 //   store C[row * N + col] is strided the same way; B[k * N + col] becomes a broadcast. This is the
-//   truly uncoalesced access (seed 001 wrongly calls the tiled kernel's B load uncoalesced), and
+//   truly uncoalesced access (the gemm_tiled walk-through wrongly calls the tiled kernel's B load uncoalesced), and
 //   the reason this kernel is several times slower than 01 at large sizes.
-//   Seed 004 scales row by blockDim.x and col by blockDim.y; with the square blocks used here
+//   The lab report scales row by blockDim.x and col by blockDim.y; with the square blocks used here
 //   (T, T) the grid is the same as 01's.
 //
 // Launch (explainer/gpu/launch.py launch_config): block (T, T), grid (ceil(N/T), ceil(M/T)), no shared

@@ -1,7 +1,7 @@
 // kernels/03_tiled.cu -- shared-memory tiling: PMPP 4th ed. fig. 5.9 with the boundary checks of
-// section 5.5, the kernel that seed 001 walks through line by line (gemm_tiled, T = 16) and seed
-// 002 explains (5.4-5.5). Instantiated for TILE
-// = 8, 16, 32, and 2, 4 for the seeds' small worked examples (seed 000: Width 3, TILE_WIDTH 2).
+// section 5.5, the kernel that the gemm_tiled walk-through reads line by line (T = 16) and the
+// PMPP chapter 5 notes explain (5.4-5.5). Instantiated for TILE = 8, 16, 32, and 2, 4 for the
+// course material's small worked examples (the course notes: Width 3, TILE_WIDTH 2).
 //
 // What it teaches
 //   A block of T x T threads computes a T x T tile of C. The K dimension is strip-mined into
@@ -10,11 +10,11 @@
 //   Bs (T multiply-adds). Each global element is loaded once per block instead of once per
 //   thread: DRAM traffic drops by a factor T (0.25 FLOP/B becomes T/4 FLOP/B; 4.0 at T = 16).
 //   Both loads are coalesced: neighbouring threadIdx.x read neighbouring addresses of A's row and
-//   of B's row t*T + ty (seed 001 says the B load is not; it is).
+//   of B's row t*T + ty (the gemm_tiled walk-through says the B load is not; it is).
 //   Barrier 1 is a true dependence (nobody may read the tile before everyone wrote it); barrier 2
 //   a false one (nobody may overwrite the tile while a slower thread still reads it).
 //   Boundary checks: elements outside A or B are replaced by zeros, which add nothing to the sum,
-//   and only threads inside C store. Seed 000's example Width = 3, TILE_WIDTH = 2 shows both.
+//   and only threads inside C store. The course notes' example Width = 3, TILE_WIDTH = 2 shows both.
 //
 // Launch (explainer/gpu/launch.py launch_config): block (T, T), grid (ceil(N/T), ceil(M/T)), static shared
 // memory 2 * T * T * 4 bytes. Correct for any M, N, K >= 1.

@@ -1,6 +1,6 @@
 // kernels/04_tiled_dynamic.cu -- the tiled kernel with the tile width chosen at RUN time: one
 // dynamically sized shared array (extern __shared__), its size passed at launch. Follows PMPP 4th
-// ed. 5.6 and seed 002's section on dynamic shared memory and device queries.
+// ed. 5.6 and the PMPP chapter 5 notes' section on dynamic shared memory and device queries.
 //
 // What it teaches
 //   03_tiled.cu fixes TILE at compile time. Here T = blockDim.x, and the host passes

@@ -1,12 +1,12 @@
-// kernels/05_tiled_register_copy.cu -- seed 004's "register tiling" kernel (matMulRegisterTile,
+// kernels/05_tiled_register_copy.cu -- the lab report's "register tiling" kernel (matMulRegisterTile,
 // section 2.2.2): 03_tiled.cu with each shared element copied into a local variable before the
 // multiply-add. Instantiated for TILE
-// = 8, 16, 32, and 2, 4 for the seeds' small worked examples (seed 000: Width 3, TILE_WIDTH 2).
+// = 8, 16, 32, and 2, 4 for the course material's small worked examples (the course notes: Width 3, TILE_WIDTH 2).
 //
 // What it teaches
 //   Nothing changes, and that is the lesson. The compiler already loads As[ty][k] and Bs[k][tx]
 //   into registers before the FFMA in 03; naming the registers a and b produces the same machine
-//   code, so the measured time equals 03's (the timing page shows the two side by side). Seed 004
+//   code, so the measured time equals 03's (the timing page shows the two side by side). The lab report
 //   calls this "register tiling" and credits it with a speed-up; real register blocking has each
 //   thread compute SEVERAL outputs, reusing each loaded value several times. That is a different
 //   kernel (a later page).
@@ -45,7 +45,7 @@ __global__ void tiled_register_copy_gemm(const float* A, const float* B, float* 
 
 #pragma unroll
         for (int k = 0; k < TILE; ++k) {
-            // seed 004's "register" step: the copies the compiler makes anyway
+            // the lab report's "register" step: the copies the compiler makes anyway
             float a = As[ty][k];  // @step:compute
             float b = Bs[k][tx];  // @step:compute
             sum += a * b;         // @step:compute

@@ -1,6 +1,7 @@
 // kernels/06_tiled_unguarded.cu -- PMPP 4th ed. fig. 5.9 exactly as printed: the tiled kernel with
-// NO boundary checks and Width/TILE_WIDTH phases (integer division). Seed 002 (PMPP 5.5) and seed
-// 000 (Width = 3, TILE_WIDTH = 2) explain why the book then adds the checks of 03_tiled.cu.
+// NO boundary checks and Width/TILE_WIDTH phases (integer division). The PMPP chapter 5 notes (5.5)
+// and the course notes (Width = 3, TILE_WIDTH = 2) explain why the book then adds the checks of
+// 03_tiled.cu.
 // Instantiated for TILE = 2, 4, 8, 16, 32.
 //
 // What it teaches
@@ -19,7 +20,7 @@
 //
 // Launch (explainer/gpu/launch.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
 // shared memory 2 * T * T * 4 bytes; K / T phases. Correct only when T divides M, N and K.
-// Run it:  python -c "from explainer import gpu_edges; print(gpu_edges.run_unguarded(3, 3, 3, 2))"
+// Run it:  tiled-explainer trace --kernel tiled_unguarded --M 3 --N 3 --K 3 --tile 2 --block 1,0 --thread 1,0
 #include "common.cuh"
 
 template <int TILE>

@@ -1,5 +1,5 @@
 // kernels/08_tiled_no_barrier2.cu -- 03_tiled.cu with barrier 2 removed: the false dependence
-// (write-after-read) is no longer enforced. PMPP 4th ed. 5.4 (seed 002): the second barrier makes
+// (write-after-read) is no longer enforced. PMPP 4th ed. 5.4: the second barrier makes
 // sure all threads have finished using the tiles before any of them loads the next ones.
 // Instantiated for TILE = 2, 4, 8, 16, 32.
 //
@@ -14,7 +14,7 @@
 //
 // Launch (explainer/gpu/launch.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
 // shared memory 2 * T * T * 4 bytes. Boundary checks as 03. WRONG in general: a data race.
-// Run it:  python -m explainer.gpu_edges --out flaky.json   (how often it differs from numpy)
+// Run it:  python -m explainer.gpu.edges --repeats 200   (how often it differs from numpy)
 #include "common.cuh"
 
 template <int TILE>

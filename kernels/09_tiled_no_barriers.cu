@@ -1,5 +1,5 @@
 // kernels/09_tiled_no_barriers.cu -- 03_tiled.cu with both barriers removed: neither the true
-// nor the false dependence is enforced. PMPP 4th ed. 5.4 (seed 002). Instantiated for
+// nor the false dependence is enforced. PMPP 4th ed. 5.4. Instantiated for
 // TILE = 2, 4, 8, 16, 32.
 //
 // What it teaches
@@ -12,7 +12,7 @@
 //
 // Launch (explainer/gpu/launch.py launch_config): as 03: block (T, T), grid (ceil(N/T), ceil(M/T)), static
 // shared memory 2 * T * T * 4 bytes. Boundary checks as 03. WRONG in general: a data race.
-// Run it:  python -m explainer.gpu_edges --out flaky.json   (how often it differs from numpy)
+// Run it:  python -m explainer.gpu.edges --repeats 200   (how often it differs from numpy)
 #include "common.cuh"
 
 template <int TILE>

@@ -1,6 +1,7 @@
 // kernels/10_blocktile_1d.cu -- 1D block tiling: each thread computes TM outputs of one column of
-// C (siboehm, "How to Optimize a CUDA Matmul Kernel", kernel 4). The first rung past the seeds'
-// shared-memory tile (seed 002 ends at PMPP 5.4-5.5; seed 004 names register blocking as next).
+// C (siboehm, "How to Optimize a CUDA Matmul Kernel", kernel 4). The first rung past the course
+// material's shared-memory tile (the PMPP chapter 5 notes end at 5.4-5.5; the lab report names
+// register blocking as the next step).
 //
 // What it teaches
 //   The tiled kernel (03) does 2 shared-memory loads per multiply-add: the FMA units wait on

@@ -1,5 +1,5 @@
 // kernels/11_blocktile_2d.cu -- 2D block tiling: each thread computes a TM x TN tile of C from
-// registers, as outer products (siboehm kernel 5). The register blocking that seed 004 names as
+// registers, as outer products (siboehm kernel 5). The register blocking that the lab report names as
 // the step after the shared-memory tile.
 //
 // What it teaches

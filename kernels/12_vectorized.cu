@@ -1,5 +1,5 @@
 // kernels/12_vectorized.cu -- 2D block tiling with 16-byte (float4) accesses and A transposed in
-// shared memory (siboehm kernel 6). The "float4 loads" that seed 004 lists among the next steps.
+// shared memory (siboehm kernel 6). The "float4 loads" that the lab report lists among the next steps.
 //
 // What it teaches
 //   Kernel 11 issues one 4-byte instruction per element it moves. Here every global load, every

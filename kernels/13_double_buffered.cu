@@ -1,6 +1,6 @@
 // kernels/13_double_buffered.cu -- kernel 12 with two shared-memory buffers and register staging,
 // so that the global loads of tile t+1 are in flight while the block computes on tile t (the
-// "double buffering" that seed 004 lists with register blocking and float4 loads).
+// "double buffering" that the lab report lists with register blocking and float4 loads).
 //
 // What it teaches
 //   In kernels 10-12 every phase runs load -> barrier -> compute -> barrier: while the block

@@ -1,7 +1,7 @@
 // kernels/14_warptile.cu -- warp tiling on top of kernel 13 (float4, A transposed, double
 // buffering), with a padded As and parameters tuned on the H100 (benchmarks/tune_ladder.py;
 // the chosen ones are in explainer/model/ladder.py). siboehm kernel 10 plus double buffering: the top
-// of the ladder that starts where the seeds stop (seed 002's shared-memory tile).
+// of the ladder that starts where the course material stops (the PMPP chapter 5 notes' shared-memory tile).
 //
 // What it teaches
 //   Kernels 11-13 give each thread one contiguous TM x TN block of C. Two things go wrong: the
@@ -119,7 +119,7 @@ __device__ __forceinline__ float* warptile_smem()
 
 // Where in row k of As column m of A's tile sits: m ^ as_swz(k). 0 but where BK = 32, there
 // 4 ((k / 8) % 2): in every other 8 rows the float4s of each pair swap places. A warp's float4
-// copy then stores to 16 banks instead of 8 (4-way conflicts: ncu, session 24 in
+// copy then stores to 16 banks instead of 8 (4-way conflicts: ncu, in
 // benchmarks/results/splitk_2026-11-23.md); swapping within groups of 4 float4s would reach 32
 // but costs the fast path registers it does not have (explainer.model.ladder.as_swizzle).
 template <int BK>
@@ -181,11 +181,11 @@ __device__ __forceinline__ void load_seg(const float* X, int row, int col, int M
 // TN floats, its first at (r0, c0) of C) in groups of G, each group U slices at a time: the G x U
 // loads travel together, one round trip to L2 per U slices and group instead of per slice and row.
 // One block reads the tile's S slices alone, so the round trips, not the bytes, set its time
-// (one slice at a time it read 10-54 GB/s: benchmarks/results/splitk_2026-11-23.md, session 30).
+// (one slice at a time it read 10-54 GB/s: benchmarks/results/splitk_2026-11-23.md).
 // Its own slice is read back as it stored it. A function of its own, not inlined: its loads in
 // flight (G x U x TN = 64 floats, the accumulators' registers, dead by now) then take no registers
 // from the K loop, and the loop keeps its schedule (inlined, the split entry points' short tails
-// ran up to 54% slower: session 30). G = 8 where loads are unchecked, else 4 (12 rows: 6).
+// ran up to 54% slower). G = 8 where loads are unchecked, else 4 (12 rows: 6).
 template <int BM, int BN, int TM, int TN, int WMITER, int WNITER, int WSUBM, int WSUBN, int STORE, bool SHIFT,
           class Tile>
 __device__ __noinline__ void split_fixup(const float* W, float* C, int M, int N, const Tile tile, int r0, int c0,
@@ -287,11 +287,11 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // rows may be unaligned (EDGE_INTERIOR, EDGE_CLAMPED_ANY; 0 elsewhere), fixed at compile time
     // (warptile_run picks the body by lda and ldb), so that the loop holds one copy per matrix and
     // no branch, and the scheduler mixes the loads into the multiply-adds (decided in the loop, a
-    // branch per copy split the unrolled loop: benchmarks/results/splitk_2026-11-23.md, session 17).
+    // branch per copy split the unrolled loop: benchmarks/results/splitk_2026-11-23.md).
     // Where lda and ldb are both even (ELEMS bit 2, GUARD 5 and 6) every row starts 8-byte aligned
     // and so does every even column: the same copy by pairs of elements (CW = 2, 8-byte loads; B's
     // pairs stored as one 8-byte store), half the instructions (+4 to +13% where rows are even,
-    // session 18).
+    //).
     constexpr bool ANY_ROWS = EDGE == EDGE_INTERIOR || EDGE == EDGE_CLAMPED_ANY;
     static_assert(ELEMS >= 0 && ELEMS <= 7 && (ANY_ROWS || ELEMS == 0) && (ELEMS < 4 || ELEMS > 4),
                   "ELEMS: bit 0 A, bit 1 B, bit 2 by pairs; any rows only");
@@ -489,19 +489,19 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // Where rows may be unaligned (the element copies: many dependent address computations) and a
     // thread's k-step has 64-127 multiply-adds, the next phase's copy is issued after the first
     // k-step, so that the warps, all released by the same barrier, do not all wait on it before
-    // their first multiply-add (benchmarks/results/splitk_2026-11-23.md, session 14) -- but only
-    // with BK >= 16: since the bodies are chosen before the loop (session 17), BK = 8 leaves the
+    // their first multiply-add (benchmarks/results/splitk_2026-11-23.md) -- but only
+    // with BK >= 16: since the bodies are chosen before the loop, BK = 8 leaves the
     // loads too few k-steps to arrive (ncu at 4096x511x1024: 0.30 long-scoreboard stalls per
     // issue, 0.01 on aligned rows), and copies at the top of the phase ran 128x128 +47%, 128x64 +14%, 64x128 -3 to
-    // +19% (session 18); 128x64_bk16 keeps it (-11% without). Not with 128 outputs or more
-    // (warptile, warptile_128x256), whose bodies ran 4-6% faster with the copy at the top (session 17).
+    // +19%; 128x64_bk16 keeps it (-11% without). Not with 128 outputs or more
+    // (warptile, warptile_128x256), whose bodies ran 4-6% faster with the copy at the top.
     constexpr int OUTS = WMITER * TM * WNITER * TN;
     constexpr bool LATE_FETCH = ANY_ROWS && OUTS >= 64 && OUTS < 128 && BK >= 16;
     // The order of a k-step's multiply-adds: row by row, and where a thread holds 8 x 8 outputs
     // (128x128, 128x64, 64x128, 128x64_bk16) in a launch that does not split K, odd rows right to
     // left (a serpentine: each row starts with the column the previous one ended on). Every output
     // still sums its products in the same k order (the same bits); only the compiler's schedule and
-    // registers change. H100, session 19: +1.4 to +4.4% at 9 of 9 whole-K launches (4096^3 128x128
+    // registers change. H100: +1.4 to +4.4% at 9 of 9 whole-K launches (4096^3 128x128
     // 86.7 -> 90.5% of cuBLAS, 2207x833x687 84.2 -> 86.2); 16 x 8 outputs (warptile, 128x256) -3 to
     // +2%. Not in the split bodies, and at 128 registers a thread (MAXREGS: the entry point's
     // launch bounds) only in the fast body: there the element and clamped copies spilled 60-288
@@ -518,7 +518,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // stayed at the top). A __syncwarp() right after the copy is a point ptxas does not move
     // memory accesses across; the lanes are converged there, so it costs no instruction. Only
     // where the copy comes after the first k-step (LATE_FETCH) or a phase is 32 k-steps long:
-    // there the held loads gained (H100, session 31, against the sunk ones in one process:
+    // there the held loads gained (H100, against the sunk ones in one process:
     // 128x64_bk16 76.6 -> 85.3% of cuBLAS at 2157x919x1719 and 80.2 -> 91.6 at 2158x920x1718,
     // 48x128 68.8 -> 72.3, 64x64_bk32 71.2 -> 73.5); copies at the top of a phase of 8 or 16
     // k-steps lost 1-5 points held there (t64 88.5 -> 85.3 at 2158x920x1718, 128x256 96.8 -> 93.8
@@ -570,7 +570,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // loop spilled there (ptxas: 96x128's padded split-K entry 16 bytes, none read anew); in the
     // whole-K entry points reading it anew spilled more (128x64's GUARD 3: 0 -> 84 bytes). Read
     // once, after the loop: an asm volatile is never hoisted, and the split tail's tile is a few
-    // divisions (read in every ownership check, its fix-up ran 2.3x longer: session 29).
+    // divisions (read in every ownership check, its fix-up ran 2.3x longer).
     constexpr bool FRESH = SHIFT && SPLIT;
     const auto etile = [&] { if constexpr (FRESH) return tile.fresh(); else return tile; }();
     const int ey = etile.y(), ex = etile.x();
@@ -591,7 +591,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // 4 warps or more BLOCK_ROWS below stages the whole block tile instead): put(X, wm, i, 0) passes row i of all WNITER sub-tiles at once (put(X, wm, i, wn > 0) then does
     // nothing), so that a store instruction runs along WN consecutive floats of a row instead of
     // WSUBN, and a warp passes its outputs through shared memory half as often. Measured on the H100
-    // (benchmarks/results/splitk_2026-11-23.md, session 33), % of cuBLAS: 2490x2974x64 64x64_bk16
+    // (benchmarks/results/splitk_2026-11-23.md), % of cuBLAS: 2490x2974x64 64x64_bk16
     // 88.8 -> 94.2, 128x128 87.6 -> 95.8; 2548x1738x72 t64 83.7 -> 94.8; K = 188: -3 to +3 points; at
     // K of 800-2000 the same stores ran 2-9% slower (128x256, t64, 128x128's spilling GUARD 2 body):
     // hence only where K is short.
@@ -672,7 +672,7 @@ warptile_body(const float* A, const float* B, float* C, int M, int N, int K, int
     // R rows of BN floats at a time (as many as the As and Bs buffers hold, rows padded to BN + 4 floats),
     // and each warp stores whole rows of the tile, 32 consecutive floats an instruction: a row of the
     // tile at an unaligned address touches one partial sector at each end, not two per WN (put's WIDE).
-    // Measured on the H100 against put's WIDE (session 33), % of cuBLAS: 2316x4390x160 128x64_bk16
+    // Measured on the H100 against put's WIDE, % of cuBLAS: 2316x4390x160 128x64_bk16
     // 88.7 -> 93.9, 48x128 88.5 -> 95.8; 1496x2326x188 64x64_bk32 90.3 -> 93.2; 2490x2974x64 128x128
     // 95.4 -> 97.4; but t64's 2 warps 95.1 -> 87.3 at 2548x1738x72 (the rows' stores by 2 warps). Rows of
     // whole store instructions only (BN a multiple of 32: 128x48's bodies spilled 36-604 bytes with it).
@@ -754,12 +754,12 @@ __device__ __forceinline__ bool interior_block(const Tile tile, int M, int N)
 // the same body: where C is at least a tile tall and wide, the fast body (GUARD 1; 3: with scalar
 // stores) or EDGE_INTERIOR (2), the edge blocks' tiles shifted back inside C; where it is narrower,
 // the clamped copies, EDGE_CLAMPED (1, 3) or EDGE_CLAMPED_ANY (2). Measured on the H100
-// (benchmarks/results/splitk_2026-11-23.md, session 29): an edge block on the clamped body ran 5-6%
+// (benchmarks/results/splitk_2026-11-23.md): an edge block on the clamped body ran 5-6%
 // longer than an interior one (no serpentine order at 128 registers, a min per copied row, its
 // stores through shared memory), which decides a launch of one round; the shifted tile costs its
 // edge blocks the rows and columns they compute twice, not a slower loop. One body per launch also
 // keeps two long K loops (1536 multiply-adds a thread a phase for 128x48: ~28 KB of code) from
-// sharing an SM's instruction cache (session 27: 23% of stall cycles "no instruction").
+// sharing an SM's instruction cache (23% of stall cycles "no instruction").
 // EXPLAINER_NO_INTERIOR / EXPLAINER_NO_INTERIOR_UNALIGNED turn this off for measurements
 // (benchmarks/sweep_shapes.py --defines).
 #ifdef EXPLAINER_NO_INTERIOR_UNALIGNED
@@ -772,7 +772,7 @@ template <int V> struct IntConst { static constexpr int value = V; };
 // (their ELEMS), fixed at compile time: the split entry points (SPLIT) copy both, whichever is
 // unaligned (one body); the whole-K entry point picks one of three bodies by lda and ldb (A, B,
 // both), so that an aligned matrix keeps its 16-byte copies. Measured on the H100 against the
-// run-time choice (session 17): split launches +3 to +24% at 8 of 9 shapes (-0 to -4% at the
+// run-time choice: split launches +3 to +24% at 8 of 9 shapes (-0 to -4% at the
 // ninth); whole-K +6 to +21% for the configurations that share their SM (64x128: -2 to +7%,
 // 128x64_bk16: -2 to -5%) and, with their copy at the top of the phase (LATE_FETCH), +4 to +6%
 // for the two alone on theirs (warptile, warptile_128x256).

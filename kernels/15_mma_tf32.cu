@@ -1,4 +1,4 @@
-// kernels/15_mma_tf32.cu -- tensor cores: the shared-memory tiling of kernel 03 (seed 002's
+// kernels/15_mma_tf32.cu -- tensor cores: the shared-memory tiling of kernel 03 (the PMPP chapter 5 notes'
 // As / Bs and two barriers per phase), with the multiply-adds done by the warp-wide TF32
 // instruction mma.sync.m16n8k8 instead of one FMA per thread. The model: explainer/model/mma.py.
 //
@@ -22,7 +22,7 @@
 // Launch (explainer/gpu/launch.py launch_config, geometry in explainer/model/mma.py): 1D blocks
 // of 128 threads, grid (ceil(N/64), ceil(M/64)), static shared 64*20*4 + 16*72*4 = 9728 bytes.
 // Needs compute capability 8.0 or newer. Correct for any M, N, K >= 1 (padding zeros outside).
-// Run it:  tiled-explainer trace / pytest -m gpu tests/test_gpu_mma.py
+// Run it:  python benchmarks/bench_mma.py / pytest -m gpu tests/test_gpu_mma.py
 #include "common.cuh"
 
 #define MMA_BM 64

@@ -1,6 +1,6 @@
 // kernels/16_mma_tf32_staged.cu -- kernel 15's mma.sync TF32 tiles, fed by a pipeline of staged
 // copies (cp.async) instead of copies through registers, and fragments that are loaded one k-step
-// ahead of the mma.sync that use them. The As / Bs tiles of seed 002, now three of each.
+// ahead of the mma.sync that use them. The As / Bs tiles of the PMPP chapter 5 notes, now three of each.
 //
 // What it teaches
 //   1. Copies that travel while the tensor cores work. cp.async copies global -> shared directly

@@ -1,6 +1,6 @@
 // kernels/17_wgmma_tma.cu -- the Hopper rung: tiles copied by the tensor memory accelerator (TMA),
 // handed from a producer warpgroup to consumer warpgroups through mbarriers, multiplied by wgmma.
-// The As / Bs tiles of seed 002 and their two block-wide barriers become four stages and two mbarriers each.
+// The As / Bs tiles of the PMPP chapter 5 notes and their two block-wide barriers become four stages and two mbarriers each.
 //
 // What it teaches
 //   Kernel 16 still has every thread copy and every thread wait at one barrier per phase. On

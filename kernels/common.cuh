@@ -7,9 +7,9 @@
 //                         rounded up to 4), so that every slice starts 16-byte aligned
 //                         (kernels/splitk_reduce.cu reads them by float4; explainer/gpu/launch.py
 //                         split_slice and LaunchConfig.workspace_floats allocate them so). Written
-//                         as z x M x N + z x pad: session 22's ((M x N + 3) & ~3) x z changed
+//                         as z x M x N + z x pad: an earlier ((M x N + 3) & ~3) x z changed
 //                         how NVRTC scheduled kernel 14's whole K loop, 12-16% slower split-K
-//                         launches (benchmarks/results/splitk_2026-11-23.md, session 23).
+//                         launches (benchmarks/results/splitk_2026-11-23.md).
 //   Trace recording       only when compiled with -DEXPLAINER_TRACE. The kernel's signature does
 //                         not change: the buffers are __device__ globals that the host sets with
 //                         RawModule.get_global("g_trace_a") etc. Timed builds compile without the

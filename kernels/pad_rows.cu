@@ -4,7 +4,7 @@
 //   Kernel 14 reads A and B in 16-byte granules (float4) when their rows start 16-byte aligned,
 //   that is when K (A's row length) and N (B's) are multiples of 4. Otherwise its blocks copy
 //   element by element, 4x the loads and their address arithmetic (measured 14% slower at
-//   4189^3 on the H100: benchmarks/results/splitk_2026-11-23.md, session 9). A library can
+//   4189^3 on the H100: benchmarks/results/splitk_2026-11-23.md). A library can
 //   instead copy the matrix whose rows are unaligned once into a buffer whose rows are padded
 //   with zeros to a multiple of 4 floats, and run the 16-byte copies there; the kernel is told
 //   how far apart the rows lie (its lda, ldb) and still computes the M x N x K product, storing

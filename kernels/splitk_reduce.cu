@@ -6,7 +6,7 @@
 //   that tile alone: one block reads S x BM x BN floats while the others are done. Where S is
 //   large or the tiles are few (128x128x65536 in 128 slices, 3000x96x3000 in 11 slices of 256 x 128
 //   tiles) that last step takes as long as the product (H100: 3000x96x3000 warptile@11 0.112 ms
-//   with it, 0.064 without; benchmarks/results/splitk_2026-11-23.md, session 12). Launched
+//   with it, 0.064 without; benchmarks/results/splitk_2026-11-23.md). Launched
 //   without tile counters, kernel 14's blocks only store their slices, and this kernel adds them:
 //   every SM reads its share of the S x M x N floats, at the memory's bandwidth. (The sums are
 //   associated differently from kernel 14's own fix-up, z in ZW interleaved runs: other last bits.)
@@ -18,7 +18,7 @@
 //   1-3 floats, one by one). Up to 8 slices: a block of 256 threads takes 256 x 4 floats of C,
 //   each thread its slices in the order z = 0, 1, .. (the blocks of the other layout, 128 floats of
 //   C each, made 13 684 blocks at 1037x1689: an empty kernel on that grid spanned 16.3 us, this
-//   layout with its work 12.0: H100, benchmarks/results/splitk_2026-11-23.md, session 22). More
+//   layout with its work 12.0: H100, benchmarks/results/splitk_2026-11-23.md). More
 //   slices: a block of ZW = 8 warps
 //   takes 32 x 4 consecutive floats of C, lane l its 4 floats, warp w the slices z = w, w + ZW,
 //   .. in that order; then warp 0 adds the ZW warps' sums in the order w = 0, 1, ..: a fixed order, so the

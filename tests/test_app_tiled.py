@@ -22,7 +22,7 @@ PAGE = "02_tiled.ipynb"
 RENDER_TIMEOUT_MS = 120_000  # Voila runs the notebook in a fresh kernel: seconds on 2 cores
 UPDATE_TIMEOUT_MS = 30_000  # a round trip browser -> kernel -> browser (launch changes only)
 
-# The page opens on seed 001's running example (1024^3, T=16, block x=2 y=1, thread x=4 y=3).
+# The page opens on the gemm_tiled walk-through's running example (1024^3, T=16, block x=2 y=1, thread x=4 y=3).
 LAUNCH, BLOCK, THREAD = Launch("tiled", 1024, 1024, 1024, 16), (2, 1), (4, 3)
 T = LAUNCH.T
 

@@ -172,7 +172,7 @@ def test_seed_003_preset_walks_four_windows():
     from explainer.views.stepper import TiledStepper
 
     st = TiledStepper(3, 3, 3, 2, (1, 0), (1, 0))
-    st.set_preset(next(p for p in st.PRESETS if p.startswith("seed 003")))
+    st.set_preset(next(p for p in st.PRESETS if p.startswith("the sliding-window write-up")))
     assert (st.L.M, st.L.N, st.L.K, st.L.T) == (4, 4, 8, 2) and st.L.phases == 4
 
 

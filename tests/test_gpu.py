@@ -143,7 +143,7 @@ BIG_BLOCKS = [(0, 0), (2, 1), (63, 63), (17, 40), (63, 0)]  # (blockIdx.x, block
 
 @pytest.mark.parametrize("kernel", ALL)
 def test_trace_matches_model_1024_cubed(kernel):
-    """A few blocks of the 1024^3 launch with T = 16 (seed 001's example), element by
+    """A few blocks of the 1024^3 launch with T = 16 (the gemm_tiled walk-through's example), element by
     element. The model answers per thread (Launch), without materialising the launch."""
     M = N = K = 1024
     T = 16
@@ -158,7 +158,7 @@ def test_trace_matches_model_1024_cubed(kernel):
     c_row, c_col = L.c_index(bx, by, tx, ty)
     want_c = _expected_c(*np.broadcast_arrays(c_row, c_col, L.writes_c(bx, by, tx, ty)), N)
     np.testing.assert_array_equal(tr.c, want_c)
-    # seed 001: blockIdx (x=2, y=1), threadIdx (x=4, y=3) owns C[19][36] in the row mapping
+    # the gemm_tiled walk-through: blockIdx (x=2, y=1), threadIdx (x=4, y=3) owns C[19][36] in the row mapping
     if kernel != "naive_col":
         assert tr.c[BIG_BLOCKS.index((2, 1)), 3, 4] == 19 * N + 36
     else:

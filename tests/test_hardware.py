@@ -1,4 +1,4 @@
-"""Occupancy against hand-worked cases (seed 000's Fermi table, the corrected Turing limits)."""
+"""Occupancy against hand-worked cases (the course notes' Fermi table, the corrected Turing limits)."""
 
 import pytest
 
@@ -30,7 +30,7 @@ def test_fermi_shared_limit_hand_worked():
 
 
 def test_turing_is_1024_threads_per_sm():
-    # Seed 001 says 2048 threads / 64 warps for the RTX 2080 Ti; Turing has 1024 / 32.
+    # The gemm_tiled walk-through says 2048 threads / 64 warps for the RTX 2080 Ti; Turing has 1024 / 32.
     t = arches()["turing"]
     assert t["max_threads_per_sm"] == 1024 and t["max_warps_per_sm"] == 32
     assert t["max_blocks_per_sm"] == 16

@@ -94,7 +94,7 @@ def test_cells_are_the_recorded_rows():
                                                         100 * records.recorded_rows(data, "cublas", n)[0]["median_ms"] / row["median_ms"])
             prev = cells[i - 1]["cells"][n] if i else None
             assert c["speedup"] == (pytest.approx(prev["median_ms"] / c["median_ms"]) if prev else None)
-    # the seeds' tiled kernel at T=32 is recorded at every size the chart shows
+    # the course material's tiled kernel at T=32 is recorded at every size the chart shows
     assert all(cells[0]["cells"][n] for n in pages_ladder.SIZES)
 
 
@@ -431,6 +431,17 @@ def test_two_devices_side_by_side_from_their_own_files():
         assert f"{d['device']['sm_count']} SMs" in out and d["source"] in out
     one = pages_ladder.devices_html(files[:1])
     assert "Only one device is recorded" in one and "bench --save" in one
+
+
+def test_a_comment_edit_keeps_a_kernels_fingerprint_and_a_code_edit_changes_it():
+    """Recordings fingerprint the kernels' code, not their comments: rewording a header comment
+    does not mark a measurement stale; changing one token of code does."""
+    src = (REPO / "kernels" / "03_tiled.cu").read_text()
+    code = records.code_only(src)
+    assert "Run it" not in code and "__global__" in code
+    assert records.code_only(src.replace("// ", "//   ") + "\n/* a note\n   over lines */\n\n") == code
+    assert records.code_only(src.replace("const int b_row = t * TILE + ty;", "const int b_row = t * TILE + tx;")) != code
+    assert records.code_only('printf("a // b");  // c\n') == 'printf("a // b");'
 
 
 def test_each_device_says_whether_it_measured_the_kernels_shipped_now():

@@ -9,7 +9,7 @@ from explainer.model import Launch, LaunchError
 
 # ---- warps -------------------------------------------------------------------------------
 def test_warp_lanes_seed_001_thread():
-    # 16x16 block: id = tx + 16*ty; thread (x=4, y=3) is 52 = warp 1, lane 20 (seed 001 says 36).
+    # 16x16 block: id = tx + 16*ty; thread (x=4, y=3) is 52 = warp 1, lane 20 (the gemm_tiled walk-through says 36).
     tx, ty, valid = memory.warp_lanes(16, 1)
     assert (tx[20], ty[20]) == (4, 3) and valid.all()
     assert memory.warp_map(16)[3][4] == 1
@@ -56,7 +56,7 @@ def test_naive_col_is_the_uncoalesced_kernel():
 
 
 def test_tiled_b_tile_load_is_coalesced():
-    # Seed 001 says B[(t*T+ty)*N + col] is uncoalesced. Block (1,0), warp 0, t=1, 64^3:
+    # The gemm_tiled walk-through says B[(t*T+ty)*N + col] is uncoalesced. Block (1,0), warp 0, t=1, 64^3:
     # rows 16 and 17 of B, columns 16..31: bytes (16*64+16)*4 = 4160 -> sectors 130, 131 and
     # (17*64+16)*4 = 4416 -> sectors 138, 139. 4 sectors for 128 bytes: the ideal.
     r = memory.warp_request(Launch("tiled", 64, 64, 64, 16), "B tile load", (1, 0), 0, t=1)

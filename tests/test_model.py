@@ -125,17 +125,17 @@ def test_compute_step_reads_what_other_threads_stored():
 
 
 def test_seed_001_running_example():
-    # seed 001: M=N=K=1024, TILE_SIZE=16, blockIdx.y=1, blockIdx.x=2, threadIdx.y=3, threadIdx.x=4
+    # the gemm_tiled walk-through: M=N=K=1024, TILE_SIZE=16, blockIdx.y=1, blockIdx.x=2, threadIdx.y=3, threadIdx.x=4
     d = Launch("tiled", 1024, 1024, 1024, 16).thread((2, 1), (4, 3)).to_dict()
     assert (d["row"], d["col"]) == (19, 36)
     assert d["phases"][0] == {"phase": 0, "a": [19, 4], "b": [3, 36], "as": [3, 4], "bs": [3, 4]}
-    # DESIGN.md: seed 001 says thread 36 of warp 1; it is linear id 52, lane 20.
+    # DESIGN.md: the gemm_tiled walk-through says thread 36 of warp 1; it is linear id 52, lane 20.
     assert (d["linear_thread"], d["warp"], d["lane"]) == (52, 1, 20)
     assert len(d["phases"]) == 64 and d["barriers"] == 128
 
 
 def test_seed_000_width3_tile2_padding():
-    # seed 000: Width=3, TILE_WIDTH=2. In phase 1, tx=1 would read column 3 of A: padding.
+    # the course notes: Width=3, TILE_WIDTH=2. In phase 1, tx=1 would read column 3 of A: padding.
     L = Launch("tiled", 3, 3, 3, 2)
     assert L.phases == 2
     ph = L.thread((0, 0), (1, 0)).load(1)

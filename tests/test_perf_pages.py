@@ -29,7 +29,7 @@ def text(w) -> str:
 PAGE_CALLS = {
     "05": ["warps", "coalescing_summary", "row_vs_column", "warps_timing", "bank_table"],
     "06": ["tile_table", "turing_correction", "kernel_resources", "tile_sweep", "tiles_timing",
-           "seed_004_tables", "occupancy_calculator"],
+           "lab_report_tables", "occupancy_calculator"],
     "07": ["intensity_table", "pmpp_example", "device_roofs_html", "roofline_page"],
 }
 
@@ -50,7 +50,7 @@ def test_notebooks_call_only_these():
 
 # ---- 05 ------------------------------------------------------------------------------------
 def test_seed_001_warp_corrected():
-    assert pages_perf.seed_001_warp_check() == {"linear": 52, "warp": 1, "lane": 20, "seed_claim": 36}
+    assert pages_perf.walkthrough_warp_check() == {"linear": 52, "warp": 1, "lane": 20, "seed_claim": 36}
     e = WarpExplorer()
     meta, a = e.data()
     assert meta["start"]["thread"] == [4, 3] and (a["warp_of"][3, 4], a["lane_of"][3, 4]) == (1, 20)
@@ -101,9 +101,9 @@ def test_bank_table():
 
 
 # ---- 06 ------------------------------------------------------------------------------------
-def test_seed_000_table_computed():
-    rows = {r["tile"]: r for r in pages_perf.seed_000_table("fermi")}
-    # 16 KB / (2*T*T*4 B): 32, 8, 2 blocks by shared memory alone (seed 000's column)
+def test_notes_tile_table_computed():
+    rows = {r["tile"]: r for r in pages_perf.notes_tile_table("fermi")}
+    # 16 KB / (2*T*T*4 B): 32, 8, 2 blocks by shared memory alone (the course notes' column)
     assert [rows[T]["blocks_by_shared"] for T in (8, 16, 32)] == [32, 8, 2]
     assert [rows[T]["blocks_per_sm"] for T in (8, 16, 32)] == [8, 6, 1]
     assert [rows[T]["occupancy"] for T in (8, 16, 32)] == pytest.approx([1 / 3, 1, 2 / 3])
@@ -112,11 +112,11 @@ def test_seed_000_table_computed():
 
 
 def test_hopper_and_turing_tables():
-    h = {r["tile"]: r for r in pages_perf.seed_000_table("hopper", (8, 16, 32))}
+    h = {r["tile"]: r for r in pages_perf.notes_tile_table("hopper", (8, 16, 32))}
     assert [h[T]["blocks_per_sm"] for T in (8, 16, 32)] == [32, 8, 2]  # 2048 threads every time
     assert all(h[T]["occupancy"] == 1 for T in (8, 16, 32))
     assert h[8]["limiter"] == "threads"  # 64 warps / 2 = 32 = the block cap: threads reported first
-    c = pages_perf.seed_001_turing()
+    c = pages_perf.walkthrough_turing()
     assert (c["max_threads_per_sm"], c["blocks_per_sm"], c["active_threads"]) == (1024, 4, 1024)
     assert c["gpu_threads"] == 68 * 1024
     assert "69,632" in text(pages_perf.turing_correction())
@@ -132,14 +132,14 @@ def test_kernel_resources_agree_with_calculator():
 
 def test_seed_004_reproduced_from_recorded():
     data = recorded.load_recorded()
-    rows = pages_perf.seed_004_rows("row", data)
+    rows = pages_perf.lab_report_rows("row", data)
     assert len(rows) == 9 and rows[0]["seed_ms"] == (2.651, 1.023, 1.023)
     r = next(r for r in rows if (r["N"], r["tile"]) == (1024, 16))
     for k, ms in zip(("naive", "tiled", "tiled_register_copy"), r["ms"]):
         assert ms == recorded.recorded_rows(data, k, 1024, 16)[0]["median_ms"]
     rc = pages_perf.register_copy_ratio(data)
     assert rc["n"] == 12 and 0.98 < rc["min"] <= rc["max"] < 1.02  # "register tiling" = tiled
-    assert f"{rc['median']:.3f}×" in text(pages_perf.seed_004_tables())
+    assert f"{rc['median']:.3f}×" in text(pages_perf.lab_report_tables())
 
 
 def test_occupancy_calculator():

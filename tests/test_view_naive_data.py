@@ -3,7 +3,7 @@
 The browser pins a thread by looking it up in these arrays, so every entry is checked against
 the model one thread at a time (``Launch.thread``: its C element, warp, lane, whether it
 writes C) and every C cell of the window against the model's inverse (``Launch.c_owner``),
-on odd rectangular launches, edge blocks, windows that cut blocks, and the seeds' examples.
+on odd rectangular launches, edge blocks, windows that cut blocks, and the course material's examples.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ CASES = [  # kernel, M, N, K, T, block, window cells
     ("naive_col", 40, 50, 7, 8, (6, 4), 32),        # the corner block
     ("naive", 35, 79, 19, 8, (9, 4), 16),           # the window cuts blocks
     ("naive_col", 35, 79, 19, 8, (3, 2), 16),
-    ("naive", 3, 3, 3, 2, (1, 1), 32),              # seed 000's Width=3, TILE_WIDTH=2: ghost threads
-    ("naive_col", 1024, 1024, 1024, 16, (2, 1), 32),  # seed 001's running example
+    ("naive", 3, 3, 3, 2, (1, 1), 32),              # the course notes' Width=3, TILE_WIDTH=2: ghost threads
+    ("naive_col", 1024, 1024, 1024, 16, (2, 1), 32),  # the gemm_tiled walk-through's running example
     ("naive", 100, 70, 1000, 32, (2, 3), 32),
     ("naive_col", 5, 9, 2, 3, (2, 1), 4),
 ]

@@ -3,7 +3,7 @@
 The browser only looks things up in these arrays, so this is where "the picture is the model"
 is checked: every step's kind and phase, what each shared cell holds, what the pinned thread
 copies and reads, its running sum, the owner of each C cell, the hazards of the broken variants,
-on odd rectangular launches, the seeds' examples, edge blocks and chunked long K loops.
+on odd rectangular launches, the course material's examples, edge blocks and chunked long K loops.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from explainer.views.common import demo_matrices
 from explainer.views.payload import pack, unpack
 
 CASES = [  # kernel, M, N, K, T, block
-    ("tiled", 3, 3, 3, 2, (1, 0)),          # seed 000: Width=3, TILE_WIDTH=2
-    ("tiled", 4, 4, 8, 2, (1, 1)),          # seed 003: A 4x8, B 8x4, BLOCK_SIZE=2
+    ("tiled", 3, 3, 3, 2, (1, 0)),          # the course notes: Width=3, TILE_WIDTH=2
+    ("tiled", 4, 4, 8, 2, (1, 1)),          # the sliding-window write-up: A 4x8, B 8x4, BLOCK_SIZE=2
     ("tiled", 35, 79, 19, 8, (9, 4)),       # odd rectangular, the corner block
     ("tiled", 13, 29, 37, 5, (2, 1)),
     ("tiled", 1, 1, 1, 1, (0, 0)),
@@ -124,7 +124,7 @@ def test_arrays_equal_the_model_step_by_step(kernel, M, N, K, T, block):
 
 
 def test_seed_001_running_example():
-    """Seed 001: block (x=2, y=1), thread (x=4, y=3) of 1024^3, T=16 copies A[19][4] into As[3][4]
+    """The gemm_tiled walk-through: block (x=2, y=1), thread (x=4, y=3) of 1024^3, T=16 copies A[19][4] into As[3][4]
     in phase 0 and owns C[19][36] (linear id 52: warp 1, lane 20)."""
     L = Launch("tiled", 1024, 1024, 1024, 16)
     meta, a = tv.tiled_data(L, (2, 1), (4, 3))

@@ -15,7 +15,7 @@ from explainer.views.payload import unpack
 
 
 @pytest.mark.parametrize("M, N, K, T, block, k", [
-    (1024, 1024, 1024, 16, (2, 1), 0),   # seed 001
+    (1024, 1024, 1024, 16, (2, 1), 0),   # the gemm_tiled walk-through
     (35, 79, 19, 8, (9, 4), 2),          # odd, the corner block, the last phase
     (100, 37, 50, 32, (1, 3), 1),
     (5, 6, 7, 4, (1, 1), 1),             # a 16-thread block: half a warp

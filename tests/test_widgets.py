@@ -121,7 +121,7 @@ def test_presets_and_whole_loop_mode():
 
 
 def test_big_launch_is_windowed():
-    st = TiledStepper()  # seed 001: 1024^3, T=16
+    st = TiledStepper()  # the gemm_tiled walk-through: 1024^3, T=16
     meta, a = st.data()
     assert meta["mwin"][1] - meta["mwin"][0] <= 64 and meta["mwin"][0] <= 19 < meta["mwin"][1]
     assert a["kwin"][-1][1] == 1024 and a["kwin"][0][0] == 0  # the K window follows the phase

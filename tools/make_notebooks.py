@@ -44,7 +44,7 @@ Every multiply-add reads two floats from global memory (DRAM): 8 bytes for 2 flo
 **0.25 FLOP per byte** of DRAM traffic. Pick a thread below, or click a cell of C, to see the row of A
 and the column of B it reads, and the other threads of its warp."""),
         ("code", "from explainer import pages\npages.naive()"),
-        ("md", """**Row or column mapping?** Switch the kernel to `naive_col` (seed 004's *column partition*:
+        ("md", """**Row or column mapping?** Switch the kernel to `naive_col` (the lab report's *column partition*:
 `threadIdx.x` walks rows). The arithmetic is identical, but neighbouring lanes of a warp now read A
 elements K floats apart instead of sharing one, and B's neighbouring-column reads collapse onto a
 few addresses: the loads are no longer coalesced. The timing panel above measures what that costs."""),
@@ -58,7 +58,7 @@ element of B into `Bs[ty][tx]`, all threads wait at a barrier, then each thread 
 from shared memory. A second barrier stops a fast thread from overwriting the tiles while others
 still read them. Elements outside A or B are replaced by **padding zeros**.
 
-The stepper opens on seed 001's running example: M = N = K = 1024, T = 16, block (x=2, y=1),
+The stepper opens on the gemm_tiled walk-through's running example: M = N = K = 1024, T = 16, block (x=2, y=1),
 thread (x=4, y=3). Use the *Preset* menu for a small 8×8×8 launch with T = 4, where every cell is
 visible."""),
         ("code", "from explainer import pages\npages.tiled()"),

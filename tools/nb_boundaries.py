@@ -14,9 +14,9 @@ check:
   It still loads its share of every tile and does its multiply-adds, because the other threads
   of its block need those tiles; it just does not store.
 
-The stepper opens on seed 000's example, Width = 3, TILE_WIDTH = 2: in phase 2, thread
+The stepper opens on the course notes' example, Width = 3, TILE_WIDTH = 2: in phase 2, thread
 (x=1, y=0) of block (x=1, y=0) would read column 3 of A, which does not exist. The *Preset* menu
-also has seed 003's sliding window (A 4×8, B 8×4, BLOCK_SIZE = 2: four windows along K) and a
+also has the sliding-window write-up's example (A 4×8, B 8×4, BLOCK_SIZE = 2: four windows along K) and a
 35×79×19 launch with T = 8. Any M, N, K ≥ 1 works."""),
         ("code", "from explainer.pages import edges\nedges.boundaries()"),
         ("md", """## The price of the edges, counted

@@ -54,7 +54,7 @@ PAGES = {
     "08_beyond_tiling.ipynb": [
         ("md", f"""# 8 · Beyond tiling: the ladder to cuBLAS
 
-The seeds stop at the shared-memory tile of page 02. Its best tile, T = {T}, is still far from
+The course material stops at the shared-memory tile of page 02. Its best tile, T = {T}, is still far from
 cuBLAS (the chart below measures how far). Page 07 said why it is not DRAM: at T = {T} its bound is
 {fmt(TILED_I)} FLOP/B × the bandwidth, well above what it reaches. What limits it is **shared memory**:
 every multiply-add reads *both* operands from `As` and `Bs`, two load instructions per FMA.

@@ -15,11 +15,11 @@ lane reads a different row, every lane costs a sector of its own. Pick a block s
 the table lists, for that thread's warp, every global access of the three kernels, computed from the
 execution model's index functions."""),
         ("code", "from explainer.pages import perf\nperf.warps()"),
-        ("md", """**Two corrections to seed 001.** Thread (x=4, y=3) of a 16×16 block is *not* `32+4 = 36`: its id is
+        ("md", """**Two corrections to the gemm_tiled walk-through.** Thread (x=4, y=3) of a 16×16 block is *not* `32+4 = 36`: its id is
 `4 + 3·16 = 52`, warp 1, lane 20 (the explorer opens on it). And the tiled kernel's B-tile load
 `B[(t*T + ty)*N + col]` *is* coalesced: `col = blockIdx.x*T + threadIdx.x`, so neighbouring lanes read
 neighbouring floats of one row of B; it costs exactly the ideal number of sectors. The uncoalesced
-kernel is `naive_col` (seed 004's column partition), where `threadIdx.x` walks the **rows** of A and C.
+kernel is `naive_col` (the lab report's column partition), where `threadIdx.x` walks the **rows** of A and C.
 
 The model's sector counts against the counters Nsight Compute read on the H100:"""),
         ("code", "perf.coalescing_summary()"),
@@ -47,11 +47,11 @@ apart, into one warp: a T-way conflict at T = 32, which padding each row to T+1 
 
 An SM holds several blocks at once, as many as its **threads (warps)**, its **block slots**, its
 **shared memory** and its **registers** allow; the smallest of the four wins. *Occupancy* is the
-resident warps over the SM's maximum. Seed 000 works this out for a Fermi SM (16 KB of shared
+resident warps over the SM's maximum. The course notes work this out for a Fermi SM (16 KB of shared
 memory, 1536 threads, 8 blocks); here the same table is computed from the presets, and extended to
 Turing, Ampere and Hopper. The 64×64 row shows why a tile cannot grow past 32: 4096 threads per block."""),
         ("code", "from explainer.pages import perf\nperf.tile_table()"),
-        ("md", """**Seed 001's RTX 2080 Ti.** Turing is the one recent architecture with *fewer* threads per SM
+        ("md", """**The gemm_tiled walk-through's RTX 2080 Ti.** Turing is the one recent architecture with *fewer* threads per SM
 than its neighbours:"""),
         ("code", "perf.turing_correction()"),
         ("md", """## The compiled kernels on the GPU
@@ -65,11 +65,11 @@ On the H100 every block size runs at full occupancy, yet 32×32 is fastest: each
 from global memory is reused T times, so larger tiles need fewer loads (page 7)."""),
         ("code", "perf.tile_sweep()"),
         ("code", "perf.tiles_timing()"),
-        ("md", """## Seed 004's timing tables, reproduced
+        ("md", """## The lab report's timing tables, reproduced
 
-Seed 004 measured its kernels on its own GPU; the recorded H100 figures for the kernels that do the
+The lab report measured its kernels on its own GPU; the recorded H100 figures for the kernels that do the
 same work stand beside them. Its conclusion about “register tiling” does not survive the measurement."""),
-        ("code", "perf.seed_004_tables()"),
+        ("code", "perf.lab_report_tables()"),
         ("md", """## Occupancy calculator
 
 Type a block's threads, shared bytes and registers per thread; the SM's resources decide how many

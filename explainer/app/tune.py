@@ -63,7 +63,7 @@ def launches(shape, sms: int, rows=(), kernels=None, padded_only: bool = False,
         plain += [ladder.label_of(r.name, S, R) for R, S in planner.tail_choices(r, *shape, sms, res)]
         # the tuning grid's split counts and every one that fills the SMs in one round, below MAX_SPLITS
         # too: at 510x254x16382 the grid's S = 24 of warptile_128x48_t64 (24 tiles, 4 an SM) runs 2
-        # rounds, and a shape scaled from it was estimated 50% high (450x288x59034: S = 22, session 27)
+        # rounds, and a shape scaled from it was estimated 50% high (450x288x59034: S = 22)
         fills = planner.filling_splits(r, shape[0], shape[1], sms, res, K=shape[2], above=1)
         grid = planner.reduce_splits(r, shape[0], shape[1], sms, res, planner.TUNE_REDUCE_SPLITS + fills, K=shape[2])
         plain += [ladder.label_of(r.name, S, reduce=True) for S in planner.split_choices(r, *shape, sms, grid) if S > 1]

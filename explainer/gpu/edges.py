@@ -26,10 +26,10 @@ from .verify import _launch
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 FLAKY_GLOB = "flakiness_*.json"
 BARRIER_VARIANTS = ("tiled_no_barrier1", "tiled_no_barrier2", "tiled_no_barriers")
-#: Shapes for the repeated runs: square, the seeds' rectangular 35x79x19, a taller one.
+#: Shapes for the repeated runs: square, the course material's rectangular 35x79x19, a taller one.
 FLAKY_SHAPES = ((64, 64, 64), (35, 79, 19), (200, 72, 136))
 FLAKY_TILES = (4, 8, 16, 32)
-#: Unguarded launches recorded for the boundaries page: seed 000's example and 35x79x19, T=8.
+#: Unguarded launches recorded for the boundaries page: the course notes' example and 35x79x19, T=8.
 UNGUARDED_EXAMPLES = ((3, 3, 3, 2), (35, 79, 19, 8))
 
 

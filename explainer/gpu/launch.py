@@ -32,7 +32,7 @@ FLOAT_BYTES = 4
 MAX_INDEX = 2**31 - 1  # the kernels index with 32-bit int
 
 DEFAULT_TILES = (8, 16, 32)
-#: The instantiations of the template kernels (03, 05): the seeds' small examples use T = 2.
+#: The instantiations of the template kernels (03, 05): the course material's small examples use T = 2.
 TEMPLATE_TILES = (2, 4, 8, 16, 32)
 DEFAULT_SIZES = (512, 1024, 2048, 4096)
 
@@ -87,14 +87,14 @@ _SPECS = (
     KernelSpec("naive", "01_naive.cu", "naive_gemm", None, "none", "naive",
                "one thread per C element, threadIdx.x -> column (coalesced)"),
     KernelSpec("naive_col", "02_naive_col.cu", "naive_col_gemm", None, "none", "naive_col",
-               "one thread per C element, threadIdx.x -> row (uncoalesced, seed 004)"),
+               "one thread per C element, threadIdx.x -> row (uncoalesced, the lab report)"),
     KernelSpec("tiled", "03_tiled.cu", "tiled_gemm", TEMPLATE_TILES, "static", "tiled",
                "shared-memory tiles, template<int TILE> (PMPP fig. 5.9)"),
     KernelSpec("tiled_dynamic", "04_tiled_dynamic.cu", "tiled_dynamic_gemm", None, "dynamic",
                "tiled", "shared-memory tiles sized at launch (extern __shared__, PMPP 5.6)"),
     KernelSpec("tiled_register_copy", "05_tiled_register_copy.cu", "tiled_register_copy_gemm",
                TEMPLATE_TILES, "static", "tiled",
-               "tiled, each shared element copied to a local first (seed 004)"),
+               "tiled, each shared element copied to a local first (the lab report)"),
 ) + tuple(
     # The ladder beyond tiling (page 08): one thread, many outputs. Parameters: explainer.model.ladder.
     KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name)
@@ -112,7 +112,7 @@ _BROKEN_SPECS = (
     KernelSpec("tiled_no_barriers", "09_tiled_no_barriers.cu", "tiled_no_barriers_gemm",
                TEMPLATE_TILES, "static", "tiled_no_barriers", "tiled without both barriers (a race)"),
 )
-#: Tensor cores (issue 14): TF32 math, so registered apart from the FP32 kernels (KERNEL_NAMES),
+#: Tensor cores: TF32 math, so registered apart from the FP32 kernels (KERNEL_NAMES),
 #: whose checks hold them to float32 accuracy; explainer.model.mma describes them.
 _TENSOR_SPECS = tuple(
     KernelSpec(k.name, k.file, k.symbol, None, "dynamic" if k.dynamic else "static", "mma", k.title,

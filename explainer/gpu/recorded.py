@@ -203,11 +203,24 @@ def merge_tables(base: dict, new: dict, by_launch: bool = False) -> dict:
     return merged
 
 
+#: A CUDA source's comments and string literals, in the order they start (a "//" inside a string
+#: is not a comment; a string inside a comment is not a string).
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.DOTALL)
+
+
+def code_only(source: str) -> str:
+    """``source`` without its comments, trailing spaces and blank lines: what the compiler sees,
+    not the prose a student reads."""
+    text = _COMMENT_OR_STRING.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "", source)
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
+
+
 def kernel_fingerprint() -> dict[str, str]:
-    """The kernel sources as shipped: ``{file name: the first 16 hex digits of its SHA-256}`` for
-    every ``*.cu`` and ``*.cuh`` in ``kernels/`` (what a recording measured, so that a page can
-    say when a kernel changed after it)."""
-    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+    """The kernel code as shipped: ``{file name: the first 16 hex digits of the SHA-256 of its
+    code}`` (:func:`code_only`) for every ``*.cu`` and ``*.cuh`` in ``kernels/``: what a recording
+    measured, so that a page can say when a kernel changed after it. A comment edited since does
+    not make a measurement stale."""
+    return {f.name: hashlib.sha256(code_only(f.read_text(encoding="utf-8")).encode()).hexdigest()[:16]
             for f in sorted(kernels_dir().iterdir()) if f.suffix in (".cu", ".cuh")}
 
 

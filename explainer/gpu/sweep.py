@@ -148,7 +148,7 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
         # did before a timing falls on cuBLAS and on the kernels alike. (Timed one after another,
         # cuBLAS first, each kernel came right after the 1 s cuBLAS spin-up that followed its own
         # check; at 5995x7579x181 the H100 then held its power cap and the kernels timed 13-17%
-        # slower than in the planner's interleaved rounds, cuBLAS not: session 21.)
+        # slower than in the planner's interleaved rounds, cuBLAS not.)
         note("status", {"M": M, "N": N, "K": K, "message": f"{M}x{N}x{K}: timing cuBLAS and {len(launches)} launch"
                         f"{'es' if len(launches) != 1 else ''} in {ROUNDS} interleaved rounds"})
         timings, broken = {}, False

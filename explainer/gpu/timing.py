@@ -132,7 +132,7 @@ def _joined(parts: list[Timing]) -> Timing:
 
 #: Before each start event the stream is held this long (kernels/hold.cu), so that every kernel of
 #: the timed launch (a padded launch's copies, a separate reduction) is queued before the GPU
-#: reaches it: Python's time between its enqueues stays out of the span (session 12's notes: a
+#: reaches it: Python's time between its enqueues stays out of the span (a
 #: padded launch timed 0.105 ms in one loop and 0.120-0.149 ms in the next, its kernels waiting
 #: for the host).
 HOLD_US = 100.0

@@ -262,7 +262,7 @@ class Rung:
         (warptile_64x128, warptile_128x64, warptile_64x64_bk32, warptile_128x128); with one block
         fewer per SM they do not, but a launch that needed every slot would run a round more. So
         only where the busiest SM's ``ceil(blocks / sms)`` blocks take as many rounds either way
-        (benchmarks/results/splitk_2026-11-23.md, session 15)."""
+        (benchmarks/results/splitk_2026-11-23.md)."""
         if not self.has_roomy or blocks < 1 or sms < 1:
             return False
         busiest = ceil_div(blocks, sms)
@@ -581,7 +581,7 @@ WIDE = 16
 #: K up to which a whole-K launch of kernel 14 on rows of C that are not 16-byte aligned stages them a
 #: whole warp tile wide (WN floats a row, GUARD + 16; with 4 warps or more the whole block tile, BN floats
 #: a row: the kernel's BLOCK_ROWS) instead of a sub-tile (WSUBN). Measured on the H100 (the warp-wide rows)
-#: (benchmarks/results/splitk_2026-11-23.md, session 33), points of cuBLAS: at K = 64-72 +2 to +11 (the
+#: (benchmarks/results/splitk_2026-11-23.md), points of cuBLAS: at K = 64-72 +2 to +11 (the
 #: best launch at 2490x2974x64 88.8 -> 95.8%), at K = 181-188 -1 to +3 (128x128's spilling GUARD 2 body
 #: -3), at K = 282 +0.5; at K = 800-2000 the wide stores ran 2-9% slower (128x256, t64, 128x128): the
 #: epilogue matters where the K loop is short.

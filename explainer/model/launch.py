@@ -3,7 +3,7 @@
 Every picture in the explainer is drawn from this module, and the GPU tests compare it with
 what the real kernels recorded (``-DEXPLAINER_TRACE``), so the two cannot drift.
 
-Conventions (CUDA's, spelled out because the seeds mix them):
+Conventions (CUDA's, spelled out because the course material mixes them):
 
 * ``blockIdx = (x, y)``, ``threadIdx = (x, y)``; x is the column direction.
 * A is M x K, B is K x N, C is M x N, all row-major.
@@ -207,7 +207,7 @@ class Launch:
         """
         T = self.T
         if self.kernel == "naive_col":
-            # seed 004's column partition: threadIdx.x walks rows, so the 32 lanes of a warp
+            # the lab report's column partition: threadIdx.x walks rows, so the 32 lanes of a warp
             # read 32 different rows of A: the uncoalesced mapping.
             return by * T + tx, bx * T + ty
         # threadIdx.x walks columns: neighbouring lanes touch neighbouring addresses.

@@ -1,4 +1,4 @@
-"""Tensor cores, one level down (kernel 15, issue 14): the warp-wide ``mma.sync`` TF32 product
+"""Tensor cores, one level down (kernel 15): the warp-wide ``mma.sync`` TF32 product
 m16n8k8 and the kernel built on it, pure numpy.
 
 One ``mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`` multiplies a 16 x 8 tile of A by an

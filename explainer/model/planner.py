@@ -73,30 +73,30 @@ MIN_TAIL_GAIN = 0.05
 FIXUP_GBS = 2990.0
 #: ... and kernel 14's own fix-up has the last of a tile's S blocks read the S slices of its tile
 #: alone, one block on one SM (``split_fixup``): S x BM x BN floats at this rate (GB/s), on the
-#: busiest SM's time. Fitted on the H100 (benchmarks/results/splitk_2026-11-23.md, session 30) to
+#: busiest SM's time. Fitted on the H100 (benchmarks/results/splitk_2026-11-23.md) to
 #: what a split tail's time gains from 8 slices to 16-31 (warptile_128x128 at 2157x919x1719 and
-#: 2156x920x1720: 4 tiles in 8, 0.229 and 0.201 ms; in 31, 0.266 and 0.219) and to the nearly flat
+#: 2156x920x1720: 4 tiles in 8, 0.229 and 0.201 ms; later 0.266 and 0.219) and to the nearly flat
 #: times of warptile_64x128's (8 in 8 and 16; 3 in 8 and 27 at 907x1027x1073). One slice at a time,
-#: before session 30's split_fixup, the rate was ~16 GB/s (in 31, 0.345 and 0.314 ms).
+#: before split_fixup, the rate was ~16 GB/s (0.345 and 0.314 ms).
 FIXUP_TILE_GBS = 48.0
 #: A split-K launch with a separate reduction (``+reduce``, kernels/splitk_reduce.cu) is planned
 #: up to this many slices: the reduction reads the S slices over every SM, where kernel 14's own
 #: fix-up has one block per tile read them (S up to :data:`MAX_SPLITS`).
 MAX_SPLITS_REDUCE = 128
 #: The separate reduction's S + 1 slices of M x N floats (read S, write 1) are charged at this rate
-#: (GB/s) plus :data:`REDUCE_LAUNCH_MS` for its launch (H100, session 12's notes).
+#: (GB/s) plus :data:`REDUCE_LAUNCH_MS` for its launch (H100).
 REDUCE_GBS = 3000.0
 REDUCE_LAUNCH_MS = 0.003
 #: A padded launch's copies (kernels/pad_rows.cu) are charged at this rate (GB/s, bytes read +
 #: written) plus :data:`PAD_LAUNCH_MS` per copy launch: the least-squares fit of the copies alone
-#: over 10 shapes, timed on the H100 (benchmarks/results/splitk_2026-11-23.md, session 9: 2665 and
+#: over 10 shapes, timed on the H100 (benchmarks/results/splitk_2026-11-23.md: 2665 and
 #: 2670 GB/s, 3.5 and 3.7 us in two runs).
 PAD_GBS = 2670.0
 PAD_LAUNCH_MS = 0.0036
 #: Padded launches are planned only where the best of them is estimated at least this share
 #: faster than the best launch without padding. The estimates of the two come from different
 #: shapes of the tuning table (4095 x 1023 x 1023 against 4092 x 1020 x 1020) and miss by up to
-#: 14% either way. Measured on the H100 (session 9's notes, 25 unaligned shapes, 16 of them
+#: 14% either way. Measured on the H100 (25 unaligned shapes, 16 of them
 #: random, padded against unpadded in one process), summed over the shapes a threshold keeps:
 #: >= 5%: 16 shapes, +25 points (up to +10; -12 and -14 at 4450 x 691 x 4972 and 959 x 723 x
 #: 4760); >= 4%: 17, +17 (4023 x 1244 x 453: -13); >= 3%: 21, 0.
@@ -128,7 +128,7 @@ TUNE_REDUCE_SPLITS = SPLITS + (48, 64, 96, MAX_SPLITS_REDUCE)
 #: ... and, past :data:`MAX_SPLITS`, the split counts whose blocks fill the SMs' slots in this many
 #: whole rounds or fewer (:func:`filling_splits`). 1: at 297 x 329 x 46641, warptile_64x128@70+reduce
 #: (2 rounds) ran 9% slower than @26 (one partial round) on the H100, where the model ranked it 2%
-#: faster (session 17's notes: the slices' fix-up traffic grows with S).
+#: faster (the slices' fix-up traffic grows with S).
 FILL_ROUNDS = 1
 
 
@@ -139,7 +139,7 @@ def filling_splits(r: Rung, M: int, N: int, sms: int, res: int = 1, K: int | Non
     SMs of ``res`` blocks each to the last slot, or nearly, in 1 .. :data:`FILL_ROUNDS` rounds:
     S = w * sms * res // tiles. Between the steps of :data:`REDUCE_SPLITS` (40, 48, ..) a shape of
     few tiles leaves SMs idle: 355 x 245 x 48669 in 3 tiles of 128 x 256 runs 120 blocks at S = 40
-    on 132 SMs, 132 at S = 44 (cuBLAS's split there, session 14's notes). With ``K``: also the S
+    on 132 SMs, 132 at S = 44 (cuBLAS's split there). With ``K``: also the S
     that fills them with kernel 14's roomy instantiation, ``MINB - 1`` blocks each, where the launch
     runs it (:func:`launch_residency`; 490x152x38734, 12 tiles of 128 x 64: S = 33)."""
     gx, gy = r.grid(M, N)
@@ -199,7 +199,7 @@ def sm_shares(blocks: int, sms: int) -> int:
 #: cycle, so a phase covers it where the warps a scheduler holds issue BK x (outputs a thread)
 #: multiply-adds each in at least this many cycles. With fewer (one or two blocks an SM of a tile
 #: with BK 8 and 4 warps) the SM waits for its loads: :func:`sm_load`. Fitted on the shortlists
-#: measured at 64x4096x4096 (session 21: 64x128 with 1 block an SM, 512 cycles a phase, ran 1.39x
+#: measured at 64x4096x4096 (64x128 with 1 block an SM, 512 cycles a phase, ran 1.39x
 #: the time per block of 2 blocks an SM; 128x64_bk16 alone on an SM, 1024 cycles, as fast as 3).
 LATENCY_CYCLES = 700.0
 
@@ -321,7 +321,7 @@ class Candidate:
         """How much longer the model counts each block (:func:`sm_load`): more than 1 where the
         busiest SM gets fewer blocks than it holds at once, too few to cover a phase's loads (with the
         split tail: its whole blocks, 100x5000x700's warptile_64x64@26x5 one an SM of 4 warps, which ran
-        2.1x the estimate that left this out, session 30)."""
+        2.1x the estimate that left this out)."""
         return starved_factor(self.rung, self.starved_blocks, self.resident)
 
     @property
@@ -508,7 +508,7 @@ def tail_choices(r: Rung, M: int, N: int, K: int, sms: int, res: int = 1) -> lis
     at 4635x4784x4355, 86 in 3; warptile_64x64_bk16 at 2811x4806x367, 176 in 2), those saving 5%
     or more 1-9% faster; warptile's (one block per SM) 2-4% faster even where the model saves
     3.6-4.4% (7500^3, 7683^3, 8000^3).
-    Measured on the H100 (benchmarks/results/splitk_2026-11-23.md, session 8): slices that pile
+    Measured on the H100 (benchmarks/results/splitk_2026-11-23.md): slices that pile
     more than one extra block on an SM whose whole blocks do not fill its slots run 10-30% slower
     than the whole launch (warptile_64x64_bk16 at 1111x999x1234, 24 tiles in 10 slices)."""
     if not r.splits_k:
@@ -738,7 +738,7 @@ SHORTLIST_LEAD = 3
 #: :func:`shortlist`: for at most this many kernels with a split tail on the list, their whole launch
 #: too. The per-kind cap alone did not keep it: each kernel's best launch comes before any kernel's
 #: second, and at 3506x1802x282 sixteen kernels' bests filled the list after warptile_64x64_t64's two
-#: tails (estimated 4% below its whole launch, measured 2-3% above it: session 31, 0.1143 ms whole
+#: tails (estimated 4% below its whole launch, measured 2-3% above it: 0.1143 ms whole
 #: against 0.1170 and 0.1183; at 1701x1519x923 warptile_64x128 whole 0.1458 against @60x2 0.1484).
 SHORTLIST_TAIL_WHOLES = 3
 
@@ -751,7 +751,7 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     --kernels planned`` times them there and runs the fastest (as a library's autotuner measures
     its heuristic's best few). The planner's estimates come from tuned shapes up to a grid step
     away, and the edge blocks, the waves and the split counts change between them; measured at
-    the shapes it missed (H100, benchmarks/results/splitk_2026-11-23.md, session 12), the fastest
+    the shapes it missed (H100, benchmarks/results/splitk_2026-11-23.md), the fastest
     launch was the planner's 2nd to 8th, with an estimate 1-15% above its choice's (1200^3:
     warptile_128x64@2, 94% of cuBLAS, where the choice ran 87%), and at two unaligned shapes a
     padded launch the planner had not kept (1501x1499x1503: 93% against 79%).
@@ -770,12 +770,12 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     is not a multiple of 4 the ``padded`` best padded launches whatever their estimates. Of each
     kernel at most :data:`SHORTLIST_PER_KERNEL` launches of a group and one padded launch: a
     kernel's split counts differ by little, and a list of one kernel's would measure nothing else
-    (1501x1499x1503, session 12: two padded launches of warptile_64x128 left out warptile_128x128's,
+    (1501x1499x1503: two padded launches of warptile_64x128 left out warptile_128x128's,
     9% faster). Within a group, the :data:`SHORTLIST_LEAD` best come first, then every kernel's best
-    launch before any kernel's second (3506x1802x282, session 14: three launches each of two kernels
-    left out warptile_64x128, the fastest there in session 13; 1722x154x3887, session 16: the
+    launch before any kernel's second (3506x1802x282: three launches each of two kernels
+    left out warptile_64x128, the fastest there; 1722x154x3887: the
     kernels' bests, estimated 10-17% above the choice, had left out the third best, 2% above it and
-    the fastest there in session 15)."""
+    the fastest there)."""
     ranked = plan(M, N, K, rows, sms, tuned)
     if not ranked:
         return []
@@ -783,7 +783,7 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     first = ranked[0]
     # The launches without padding are measured within ``within`` of the best of them: a padded
     # choice's estimate is scaled from padded launches elsewhere, and where it is low the window
-    # around it left every plain launch out (1075x613x1455, session 22: a shortlist of two padded
+    # around it left every plain launch out (1075x613x1455: a shortlist of two padded
     # launches, 0.079 ms at best, 69% of cuBLAS).
     plain = first if not first.pad else next((c for c in ranked if not c.pad), first)
     limit = (1 + within) * key(plain) if key(plain) else None
@@ -819,7 +819,7 @@ def shortlist(M: int, N: int, K: int, rows: list[dict], sms: int, tuned: list[di
     # Where the kernel has a roomy build (a block fewer an SM, launch_residency), the best launch of
     # each build that fills the SMs so: at 300x202x59276 warptile_64x128@39 (390 blocks, 3 an SM,
     # roomy) ran 0.238 ms, 92% of cuBLAS, and @48 (480, 4 an SM), listed for an estimate 0.4% lower,
-    # 0.267 (session 28).
+    # 0.267.
     listed = {c.label for c in out}
     fills = []
     for name in dict.fromkeys(c.rung.name for c in out if c.splits > 1 and not c.tail and not c.pad):

@@ -31,7 +31,7 @@ RECORDED_DIR = Path(__file__).resolve().parent.parent / "data" / "recorded"
 FP32_LANES_PER_SM = 128  # sm_80 (GA100 has 64), sm_86+, sm_89, sm_90: 4 partitions x 32 FP32 lanes
 FP32_LANES_BY_CC = {"2.0": 32, "7.0": 64, "7.5": 64, "8.0": 64, "8.6": 128, "8.9": 128, "9.0": 128}
 
-#: PMPP 4th ed. 5.4 (seed 002): an A100 with 1555 GB/s, the tiled kernel at T = 16.
+#: PMPP 4th ed. 5.4: an A100 with 1555 GB/s, the tiled kernel at T = 16.
 PMPP_A100 = {"bandwidth_gbs": 1555.0, "tile": 16}
 
 
@@ -81,7 +81,7 @@ def ladder_points(rows: list[dict], n: int = 4096) -> list[dict]:
 
 
 def pmpp_a100() -> dict:
-    """Seed 002 / PMPP's A100 example, computed: 1555 GB/s x (T/4 FLOP/B) and x 0.25."""
+    """The PMPP chapter 5 notes / PMPP's A100 example, computed: 1555 GB/s x (T/4 FLOP/B) and x 0.25."""
     bw, T = PMPP_A100["bandwidth_gbs"], PMPP_A100["tile"]
     n = 4096
     tiled = intensity("tiled", n, n, n, T)

@@ -74,7 +74,7 @@ def naive(**kw):
 
 
 def tiled(**kw):
-    """Page 02: the stepper (seed 001's running example by default) and tiled vs naive vs cuBLAS."""
+    """Page 02: the stepper (the gemm_tiled walk-through's running example by default) and tiled vs naive vs cuBLAS."""
     from ..views.stepper import TiledStepper
     from ..views.timing import TimingPanel
 

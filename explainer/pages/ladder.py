@@ -1,4 +1,4 @@
-"""Page 08, beyond tiling: the ladder of kernels 10-14 from the seeds' tiled kernel to cuBLAS.
+"""Page 08, beyond tiling: the ladder of kernels 10-14 from the course material's tiled kernel to cuBLAS.
 
 One call per notebook cell. Every figure is measured (live on a GPU through
 :func:`explainer.gpu.benchmark`, else the recorded file of :func:`explainer.recorded.load_recorded`,
@@ -30,11 +30,11 @@ SIZES = (1024, 2048, 4096)
 BASELINE_TILE = 32
 NOT_RECORDED = "not recorded"
 
-#: The chart's rungs in order: the seeds' best (the tiled kernel of page 02 at T=32), the
+#: The chart's rungs in order: the course material's best (the tiled kernel of page 02 at T=32), the
 #: ladder (explainer.model.ladder.RUNGS), and cuBLAS, the reference.
 LADDER = (
     {"kernel": "tiled", "tile": BASELINE_TILE, "label": f"03 · tiled T={BASELINE_TILE}",
-     "idea": f"the seeds' shared-memory tile (page 02) at T = {BASELINE_TILE}, their best: every "
+     "idea": f"the course material's shared-memory tile (page 02) at T = {BASELINE_TILE}, their best: every "
              "multiply-add reads both operands from shared memory"},
     *({"kernel": r.name, "tile": None, "label": rung_label(r), "idea": r.idea} for r in RUNGS),
     {"kernel": "cublas", "tile": None, "label": "cuBLAS",

@@ -1,7 +1,7 @@
 """Pages 05-07: warps and coalescing, tile size and occupancy, arithmetic intensity and roofline.
 
 One call per notebook cell. Every number is computed (model, hardware presets) or measured (the
-recorded files in ``explainer/data/recorded/``, labelled with device and date); the seeds' own
+recorded files in ``explainer/data/recorded/``, labelled with device and date); the course material's own
 figures appear only as quoted claims, labelled as such.
 """
 
@@ -24,11 +24,11 @@ from ..views.warps import WarpExplorer
 from ..views.timing import TimingPanel
 
 NOTE = "font-size:12px;color:#4b5563"
-SEED_STYLE = "color:#92400e"  # quoted claims from the seeds
+SOURCE_STYLE = "color:#92400e"  # quoted claims from the course material
 
-#: Seed 004's three timing tables (ms), quoted as the seed's claims: {table: {(N, T): (naive,
+#: The lab report's three timing tables (ms), quoted as the report's claims: {table: {(N, T): (naive,
 #: shared, "register")}}. Table 1: row partition; 2: column partition; 3: block partition.
-SEED_004 = {
+LAB_REPORT = {
     "row": {(512, 8): (2.651, 1.023, 1.023), (512, 16): (1.861, 0.906, 0.907), (512, 32): (2.399, 0.829, 0.834),
             (1024, 8): (22.234, 8.029, 8.034), (1024, 16): (14.932, 7.078, 7.077), (1024, 32): (18.035, 6.528, 6.522),
             (2048, 8): (174.459, 63.933, 64.019), (2048, 16): (118.749, 56.225, 56.229), (2048, 32): (142.870, 51.608, 51.611)},
@@ -39,13 +39,13 @@ SEED_004 = {
               (1024, 8): (22.203, 8.035, 8.031), (1024, 16): (14.902, 7.078, 7.076), (1024, 32): (18.100, 6.518, 6.527),
               (2048, 8): (174.622, 64.015, 64.026), (2048, 16): (118.777, 56.229, 56.234), (2048, 32): (142.842, 51.734, 51.741)},
 }
-#: Which of our kernels reproduces each column of seed 004's tables (None: no such kernel here).
-SEED_004_KERNELS = {
+#: Which of our kernels reproduces each column of the lab report's tables (None: no such kernel here).
+LAB_REPORT_KERNELS = {
     "row": ("naive", "tiled", "tiled_register_copy"),
-    "column": ("naive_col", None, None),  # seed 004's column-mapped shared/register kernels are not in kernels/
+    "column": ("naive_col", None, None),  # the lab report's column-mapped shared/register kernels are not in kernels/
     "block": ("naive", "tiled", "tiled_register_copy"),  # square blocks: block partition = row mapping
 }
-SEED_004_TITLES = {"row": "Table 1, row partition (按行划分)", "column": "Table 2, column partition (按列划分)",
+LAB_REPORT_TITLES = {"row": "Table 1, row partition (按行划分)", "column": "Table 2, column partition (按列划分)",
                    "block": "Table 3, block partition (按数据块划分)"}
 
 
@@ -89,8 +89,8 @@ def warps(**kw):
     return WarpExplorer(**kw).widget
 
 
-def seed_001_warp_check(T: int = 16, thread=(4, 3)) -> dict:
-    """Seed 001 puts thread (x=4, y=3) of a 16x16 block at id 32+4 = 36; the model says 52."""
+def walkthrough_warp_check(T: int = 16, thread=(4, 3)) -> dict:
+    """The gemm_tiled walk-through puts thread (x=4, y=3) of a 16x16 block at id 32+4 = 36; the model says 52."""
     L = Launch("tiled", 1024, 1024, 1024, T)
     tv = L.thread((0, 0), thread)
     return {"linear": tv.linear_thread, "warp": tv.warp, "lane": tv.lane, "seed_claim": 36}
@@ -171,8 +171,8 @@ def warps_timing():
 # ======================================================================================
 # 06 · tile size and occupancy
 # ======================================================================================
-def seed_000_table(arch: str = "fermi", tiles=(8, 16, 32, 64)) -> list[dict]:
-    """Seed 000's tile-width table, computed: threads and shared bytes per block, the blocks the
+def notes_tile_table(arch: str = "fermi", tiles=(8, 16, 32, 64)) -> list[dict]:
+    """The course notes' tile-width table, computed: threads and shared bytes per block, the blocks the
     shared memory alone allows, and the blocks / occupancy the SM really holds."""
     out = []
     for T in tiles:
@@ -193,7 +193,7 @@ def tile_table(arches=("fermi", "turing", "ampere", "hopper"), tiles=(8, 16, 32)
     for arch in arches:
         a = hardware.arch(arch)
         rows = []
-        for r in seed_000_table(arch, tiles + ((64,) if arch == "fermi" else ())):
+        for r in notes_tile_table(arch, tiles + ((64,) if arch == "fermi" else ())):
             if r["error"]:
                 rows.append((f"{r['tile']}×{r['tile']}", r["threads"], f"{r['shared_bytes']:,}", "—", 0, "—",
                              ("html", f"<span style='color:#b91c1c'>cannot launch: {html.escape(r['error'])}</span>")))
@@ -202,15 +202,15 @@ def tile_table(arches=("fermi", "turing", "ampere", "hopper"), tiles=(8, 16, 32)
                          r["blocks_per_sm"], f"{r['active_threads']} / {a['max_threads_per_sm']}",
                          f"{r['occupancy']:.0%} ({r['limiter']})"))
         cap = (f"{html.escape(a['label'])}: {a['max_threads_per_sm']} threads, {a['max_blocks_per_sm']} blocks, "
-               f"{a['shared_per_sm']:,} B shared per SM. Registers not counted (as in seed 000). Source: {html.escape(a['source'])}.")
+               f"{a['shared_per_sm']:,} B shared per SM. Registers not counted (as in the course notes). Source: {html.escape(a['source'])}.")
         parts.append(f"<h4 style='margin:10px 0 2px'>{html.escape(a['label'])}</h4>" + table(
             ("block", "threads / block", "shared B / block", "blocks (shared alone)", "blocks / SM", "threads / SM",
              "occupancy (limiter)"), rows, cap))
     return _html("".join(parts), "explainer-tile-table")
 
 
-def seed_001_turing() -> dict:
-    """Seed 001: the RTX 2080 Ti runs 8 blocks x 256 = 2048 threads per SM. Computed on Turing."""
+def walkthrough_turing() -> dict:
+    """The gemm_tiled walk-through: the RTX 2080 Ti runs 8 blocks x 256 = 2048 threads per SM. Computed on Turing."""
     t = hardware.arch("turing")
     o = hardware.tile_occupancy("turing", 16)
     return {"claim_threads": 2048, "claim_blocks": 8, "max_threads_per_sm": t["max_threads_per_sm"],
@@ -220,9 +220,9 @@ def seed_001_turing() -> dict:
 
 
 def turing_correction():
-    c = seed_001_turing()
+    c = walkthrough_turing()
     return _html(
-        f"<div style='font-size:14px'><span style='{SEED_STYLE}'>Seed 001 (its claim): an RTX 2080 Ti SM runs "
+        f"<div style='font-size:14px'><span style='{SOURCE_STYLE}'>The gemm_tiled walk-through (its claim): an RTX 2080 Ti SM runs "
         f"{c['claim_blocks']} blocks × 256 = {c['claim_threads']} threads (64 warps), 68 × 2048 = 139,264 threads.</span><br>"
         f"Computed for Turing (sm_75): at most {c['max_threads_per_sm']} threads = {c['max_warps_per_sm']} warps per SM, "
         f"so a 16×16 block fits <b>{c['blocks_per_sm']} times</b> ({c['active_threads']} threads, limiter: {c['limiter']}); "
@@ -265,13 +265,13 @@ def tile_sweep(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
                  "explainer-tile-sweep")
 
 
-def seed_004_rows(which: str, data: dict | None = None) -> list[dict]:
-    """Seed 004's table ``which`` beside the recorded figures of the kernels that reproduce it."""
+def lab_report_rows(which: str, data: dict | None = None) -> list[dict]:
+    """The lab report's table ``which`` beside the recorded figures of the kernels that reproduce it."""
     data = data if data is not None else recorded.load_recorded()
     out = []
-    for (n, T), claim in SEED_004[which].items():
+    for (n, T), claim in LAB_REPORT[which].items():
         row = {"N": n, "tile": T, "seed_ms": claim, "ms": []}
-        for k in SEED_004_KERNELS[which]:
+        for k in LAB_REPORT_KERNELS[which]:
             r = _timing_rows(data, k, n, T) if k else None
             row["ms"].append(r["median_ms"] if r else None)
         out.append(row)
@@ -289,28 +289,28 @@ def register_copy_ratio(data: dict | None = None) -> dict:
     return {"n": len(ratios), "min": min(ratios), "max": max(ratios), "median": statistics.median(ratios)}
 
 
-def seed_004_tables():
+def lab_report_tables():
     data = recorded.load_recorded()
     parts = [recorded_label(data)]
     fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
-    for which in SEED_004:
-        ks = SEED_004_KERNELS[which]
+    for which in LAB_REPORT:
+        ks = LAB_REPORT_KERNELS[which]
         rows = [(r["N"], f"{r['tile']}×{r['tile']}",
-                 *(("html", f"<span style='{SEED_STYLE}'>{c}</span>") for c in r["seed_ms"]),
-                 *(fmt(v) for v in r["ms"])) for r in seed_004_rows(which, data)]
+                 *(("html", f"<span style='{SOURCE_STYLE}'>{c}</span>") for c in r["seed_ms"]),
+                 *(fmt(v) for v in r["ms"])) for r in lab_report_rows(which, data)]
         head = ("N", "block", "seed: naive", "seed: shared", "seed: register",
                 *(f"H100: {k}" if k else "H100: (no such kernel)" for k in ks))
-        parts.append(f"<h4 style='margin:10px 0 2px'>{SEED_004_TITLES[which]}</h4>" + table(
-            head, rows, "Brown: seed 004's figures (its claims, on its own GPU). Right: recorded medians, ms."))
+        parts.append(f"<h4 style='margin:10px 0 2px'>{LAB_REPORT_TITLES[which]}</h4>" + table(
+            head, rows, "Brown: the lab report's figures (its claims, on its own GPU). Right: recorded medians, ms."))
     rc = register_copy_ratio(data)
     parts.append(
-        f"<div style='font-size:14px;margin-top:6px'>Seed 004's “register tiling” copies one shared element into a "
+        f"<div style='font-size:14px;margin-top:6px'>The lab report's “register tiling” copies one shared element into a "
         f"local variable before the multiply-add, which the compiler does anyway. Recorded over {rc['n']} sizes and tiles, "
         f"<code>tiled_register_copy</code> takes <b>{rc['min']:.3f}× to {rc['max']:.3f}×</b> the time of <code>tiled</code> "
         f"(median {rc['median']:.3f}×): the same kernel. Real register blocking (several outputs per thread) is a different "
-        "kernel. Seed 004's column-partition “register” column (≈ its row figures) cannot come from a column-mapped kernel "
+        "kernel. The lab report's column-partition “register” column (≈ its row figures) cannot come from a column-mapped kernel "
         "if its column-mapped shared version takes 2–6× longer.</div>")
-    return _html("".join(parts), "explainer-seed-004")
+    return _html("".join(parts), "explainer-lab-report")
 
 
 def occupancy_calculator(**kw):
@@ -349,10 +349,10 @@ def intensity_table(tiles=(8, 16, 32)):
 def pmpp_example():
     p = roofline.pmpp_a100()
     return _html(
-        f"<div style='font-size:14px'>PMPP's A100 example (seed 002): the DRAM bound of the tiled kernel at "
+        f"<div style='font-size:14px'>PMPP's A100 example (4th ed. 5.4): the DRAM bound of the tiled kernel at "
         f"T={p['tile']} is {p['bandwidth_gbs']:,.0f} GB/s × {p['tiled_flop_per_byte']:.2f} FLOP/B = "
         f"<b>{p['tiled_gflops']:,.0f} GFLOP/s</b>; the naive kernel's is {p['bandwidth_gbs']:,.0f} × "
-        f"{p['naive_flop_per_byte']:.2f} = <b>{p['naive_gflops']:,.2f} GFLOP/s</b> (the seed rounds it to 389). "
+        f"{p['naive_flop_per_byte']:.2f} = <b>{p['naive_gflops']:,.2f} GFLOP/s</b> (the PMPP chapter 5 notes round it to 389). "
         "Both are bounds on DRAM traffic, not predictions.</div>", "explainer-pmpp")
 
 

@@ -135,12 +135,12 @@ class TiledStepper:
     """
 
     PRESETS = {
-        "seed 001: 1024³, T=16, block (x=2, y=1), thread (x=4, y=3)": (1024, 1024, 1024, 16, (2, 1), (4, 3)),
+        "the gemm_tiled walk-through: 1024³, T=16, block (x=2, y=1), thread (x=4, y=3)": (1024, 1024, 1024, 16, (2, 1), (4, 3)),
         "small: 8×8×8, T=4": (8, 8, 8, 4, (1, 0), (1, 2)),
-        "seed 000: Width=3, TILE_WIDTH=2 (padding)": (3, 3, 3, 2, (1, 0), (1, 0)),
+        "the course notes: Width=3, TILE_WIDTH=2 (padding)": (3, 3, 3, 2, (1, 0), (1, 0)),
         "rectangular: 35×79×19, T=8": (35, 79, 19, 8, (3, 2), (5, 1)),
         "64³, T=16": (64, 64, 64, 16, (1, 2), (4, 3)),
-        "seed 003: A 4×8, B 8×4, BLOCK_SIZE=2 (4 windows)": (4, 4, 8, 2, (1, 0), (1, 1)),
+        "the sliding-window write-up: A 4×8, B 8×4, BLOCK_SIZE=2 (4 windows)": (4, 4, 8, 2, (1, 0), (1, 1)),
     }
 
     def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), window_cells=48, per_k=True,

@@ -1,0 +1,90 @@
+"""What students read speaks to them: no lab-internal words in the product (the package, the
+kernels, the pages, the README), and every kernel's "Run it" line runs.
+
+The lab words: "session N" (a working session of the project), "issue N" (its tracker), "seed 00N"
+(its internal names for the course documents; the pages name a document by what it is: the
+course notes, the gemm_tiled walk-through, the PMPP chapter 5 notes, the sliding-window
+write-up, the lab report)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LAB_WORDS = re.compile(r"\bsessions? \d+|\bissue \d+|\bissues \d+[-,]|\bseeds? 00\d|\bseed_00\d", re.IGNORECASE)
+PRODUCT = ["explainer", "kernels", "notebooks"]
+TEXT = {".py", ".cu", ".cuh", ".ipynb", ".js", ".css", ".j2", ".md", ".json"}
+RUNGS = sorted(REPO.glob("kernels/[0-9][0-9]_*.cu"))
+
+
+def _product_files():
+    for d in PRODUCT:
+        for p in sorted((REPO / d).rglob("*")):
+            # recorded measurements and tuning tables are data files written by commands
+            if p.is_file() and p.suffix in TEXT and not {"recorded", "tuned"} & set(p.parts):
+                yield p
+    yield REPO / "README.md"
+
+
+def test_the_lab_words_check_can_fail():
+    for bad in ("as measured in session 30", "(issue 14)", "seed 001's example", "def seed_004_rows"):
+        assert LAB_WORDS.search(bad), bad
+    for fine in ("the random seed 0", "--seed 7", "the course notes' example", "voila issue #1458",
+                 "a warp issues 2×4 mma.sync"):
+        assert not LAB_WORDS.search(fine), fine
+
+
+def test_no_product_file_says_session_issue_or_seed():
+    hits = [f"{p.relative_to(REPO)}:{n}: {line.strip()[:100]}"
+            for p in _product_files()
+            for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+            if LAB_WORDS.search(line)]
+    assert not hits, "\n".join(hits)
+
+
+def _run_it(path: Path) -> list[str]:
+    """The commands of a rung's header "Run it:" line (alternatives separated by " / "), without
+    a trailing remark in parentheses."""
+    lines = [line for line in path.read_text().splitlines()[:60] if line.startswith("// Run it:")]
+    assert len(lines) == 1, f"{path.name}: one 'Run it:' line in its header comment"
+    text = re.sub(r"\s+\([^)]*\)\s*$", "", lines[0][len("// Run it:"):]).strip()
+    return [c.strip() for c in text.split(" / ")]
+
+
+def test_every_rung_has_a_run_it_line():
+    assert [p.name[:2] for p in RUNGS] == [f"{i:02d}" for i in range(1, 18)]
+    for p in RUNGS:
+        assert _run_it(p)
+
+
+@pytest.mark.parametrize("path", RUNGS, ids=[p.stem for p in RUNGS])
+def test_run_it_lines_run(path):
+    """Each command as a student types it (from the repository's root): a `tiled-explainer`
+    command or a module or script is run for real (on a machine without a GPU, a GPU command
+    answers "no GPU", which is fine; an argument it does not know is not); a pytest command
+    names files that exist."""
+    for cmd in _run_it(path):
+        words = cmd.split()
+        if words[0] == "pytest":
+            files = [w for w in words if w.endswith(".py")]
+            assert files and all((REPO / f).is_file() for f in files), cmd
+            continue
+        if words[0] == "tiled-explainer":
+            argv = [sys.executable, "-m", "explainer", *words[1:]]
+        elif words[:2] == ["python", "-m"]:
+            argv = [sys.executable, *words[1:]]
+        elif words[0] == "python" and words[1].endswith(".py"):
+            assert (REPO / words[1]).is_file(), cmd
+            argv = [sys.executable, *words[1:]]
+        else:
+            raise AssertionError(f"{path.name}: a Run-it command this test does not know: {cmd}")
+        p = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=300,
+                           env={**__import__("os").environ, "EXPLAINER_NO_GPU": "1"})
+        out = p.stdout + p.stderr
+        assert "Traceback" not in out and not re.search(r"error: (argument|unrecognized)", out), f"{cmd}\n{out[-2000:]}"
+        assert p.returncode == 0 or "no GPU" in out, f"{cmd} (exit {p.returncode})\n{out[-2000:]}"
