@@ -1,17 +1,26 @@
 # The README's two commands. Each does all set-up on a fresh machine with Python >= 3.10:
 #   make serve   # the Voila app (PORT=8866 ARGS="--no-browser" to change)
-#   make test    # every test: unit tests, nbval over notebooks/, the app in headless Chromium
+#   make test    # the everyday tests: unit tests, nbval over notebooks/, the pages in headless Chromium
+# and the one CI runs:
+#   make check   # every test: make test's, plus those marked `check` (nvcc over every kernel
+#                # instantiation, the wheel, the class hub, JupyterLab)
 PYTHON ?= python3
 VENV   := .venv
 PORT   ?= 8866
 ARGS   ?=
 
-.PHONY: serve test
+.PHONY: serve test check browser hub-deps
 
 serve: $(VENV)/.installed
 	$(VENV)/bin/tiled-explainer serve --port $(PORT) $(ARGS)
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed browser
+	$(VENV)/bin/python -m pytest --nbval-lax --nbval-current-env -m 'not check' $(ARGS)
+
+check: $(VENV)/.installed browser hub-deps
+	$(VENV)/bin/python -m pytest --nbval-lax --nbval-current-env $(ARGS)
+
+browser:
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
@@ -19,6 +28,8 @@ test: $(VENV)/.installed
 	    echo "No /usr/bin/chromium (apt-get install chromium): browser tests will be skipped."; \
 	  fi; \
 	fi
+
+hub-deps:
 	@if ! command -v npm >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm; \
@@ -26,7 +37,6 @@ test: $(VENV)/.installed
 	    echo "No npm (apt-get install nodejs npm): the hub tests cannot install their proxy."; \
 	  fi; \
 	fi
-	$(VENV)/bin/python -m pytest --nbval-lax --nbval-current-env $(ARGS)
 
 # Reinstall only when pyproject.toml changes; the package itself is installed editable.
 $(VENV)/.installed: pyproject.toml | $(VENV)/bin/pip

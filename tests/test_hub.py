@@ -39,6 +39,8 @@ requests = pytest.importorskip("requests")
 from explainer.app import hub as hub_cmd  # noqa: E402
 from kernel_channel import REFUSED, code_on_every_channel, exchange, execute, page_kernel  # noqa: E402
 
+pytestmark = pytest.mark.check  # `make check` (CI), not `make test`
+
 REPO = Path(__file__).resolve().parent.parent
 USERS = ("ana", "ben", "eve")
 PASSWORD = "test-class-password"

@@ -14,6 +14,8 @@ import urllib.request
 import pytest
 from conftest import REPO, _free_port, _stop
 
+pytestmark = pytest.mark.check  # `make check` (CI), not `make test`
+
 START_TIMEOUT_S = 90
 
 

@@ -33,6 +33,7 @@ def _nvcc(opts, out: Path) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.check
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
 @pytest.mark.parametrize("label, defines", FEED.VARIANTS, ids=[v[0].strip() for v in FEED.VARIANTS])
 def test_every_variant_compiles_without_spills(label, defines, tmp_path):
@@ -43,6 +44,7 @@ def test_every_variant_compiles_without_spills(label, defines, tmp_path):
     assert spills == [0], f"{label}: {p.stderr}"
 
 
+@pytest.mark.check
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
 def test_the_kernel_refuses_a_shared_memory_figure_it_does_not_use(tmp_path):
     """The check the variants pass above can fail: one float short of the kernel's layout."""

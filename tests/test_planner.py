@@ -1013,16 +1013,16 @@ def test_a_roomy_launch_says_how_many_blocks_share_an_sm():
     assert seen[True] and seen[False]
 
 
-def test_page_08_and_the_readme_state_the_shortlists_rules_as_the_planner_has_them():
-    """The shortlist's margins are written out in words on page 08 and in the README; they are
-    the planner's constants, so a change to one must change the other."""
+def test_page_08_and_the_reference_state_the_shortlists_rules_as_the_planner_has_them():
+    """The shortlist's margins are written out in words on page 08 and in the command reference
+    (docs/reference.md); they are the planner's constants, so a change to one must change the other."""
     import json
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
     page = "".join("".join(c["source"]) for c in json.loads(
         (root / "notebooks" / "08_beyond_tiling.ipynb").read_text())["cells"]).replace("\n", " ")
-    readme = (root / "README.md").read_text()
+    readme = (root / "docs" / "reference.md").read_text()
     within = f"within {planner.SHORTLIST_WITHIN:.0%} of it"
     for text in (page, readme):
         assert within in text and f"the {planner.SHORTLIST_LEAD} closest" in text

@@ -88,3 +88,17 @@ def test_run_it_lines_run(path):
         out = p.stdout + p.stderr
         assert "Traceback" not in out and not re.search(r"error: (argument|unrecognized)", out), f"{cmd}\n{out[-2000:]}"
         assert p.returncode == 0 or "no GPU" in out, f"{cmd} (exit {p.returncode})\n{out[-2000:]}"
+
+
+def test_the_readme_lists_every_page_and_every_rung_in_order():
+    """Students first: the README's table names every page (as the index does, from
+    ``pages.PAGES``) and its reading list names every rung of ``kernels/``, in order."""
+    from explainer.pages import PAGES
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## The pages"):readme.index("## Read the kernels in this order")]
+    for nb, title, _ in PAGES:
+        assert f"| {nb[:2]} {title} |" in table, title
+    reading = readme[readme.index("## Read the kernels in this order"):readme.index("## Conventions")]
+    named = re.findall(r"`(\d\d_\w+\.cu)`", reading)
+    assert named == [p.name for p in RUNGS], named

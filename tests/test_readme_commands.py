@@ -48,8 +48,9 @@ def test_readme_commands_are_the_makefiles():
     assert cmds[0] == ["python", "-m", "venv", ".venv"]
     install = normal(shlex.split(re.search(r"^\$\(VENV\)/.installed:.*?\n\t(.*)$", MAKEFILE, re.M).group(1)))
     assert cmds[1] == install, (cmds[1], install)
-    (serve,), (test,) = make_recipe("serve"), make_recipe("test")
-    assert normal(shlex.split(test)) == cmds[3]
+    (serve,), (test,), (check,) = make_recipe("serve"), make_recipe("test"), make_recipe("check")
+    assert normal(shlex.split(test)) == cmds[3] and normal(shlex.split(check)) == cmds[4]
+    assert cmds[3] == cmds[4] + ["-m", "not check"]  # make test: every test but those marked check
     # make serve runs the console script; the README runs the same entry point as a module
     assert normal(shlex.split(serve))[1:] == cmds[2][3:] and cmds[2][:3] == [".venv/bin/python", "-m", "explainer"]
 
@@ -67,10 +68,11 @@ def collected(test_command: list[str], env) -> int:
 
 
 @pytest.mark.browser  # slow: a fresh environment (pip's cache or PyPI), then serve
+@pytest.mark.check
 def test_readme_commands_run_in_a_fresh_environment(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     venv = tmp_path / ".venv"
-    install, serve, test = readme_commands()[1:]
+    install, serve, test, _ = readme_commands()[1:]
     run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path, env=env)
     here = lambda args: [str(tmp_path / a) if a.startswith(".venv/") else a for a in args]  # noqa: E731
     # pip install -e ".[test]" is run from the checkout, as the README says.

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, _free_port, serving
 
+pytestmark = pytest.mark.check  # `make check` (CI), not `make test`
+
 
 def run(cmd, cwd, timeout=600, env=None):
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
