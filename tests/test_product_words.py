@@ -102,3 +102,35 @@ def test_the_readme_lists_every_page_and_every_rung_in_order():
     reading = readme[readme.index("## Read the kernels in this order"):readme.index("## Conventions")]
     named = re.findall(r"`(\d\d_\w+\.cu)`", reading)
     assert named == [p.name for p in RUNGS], named
+
+
+CITED = re.compile(r"benchmarks/[\w./*{},-]+")
+
+
+def _exists(path: str) -> bool:
+    """``path`` (relative to the repository; ``*`` and ``{a,b}`` as a shell expands them) names
+    at least one file or folder."""
+    path = path.rstrip(".,)`")
+    m = re.search(r"\{([^}]*)\}", path)
+    if m:
+        return all(_exists(path[:m.start()] + alt + path[m.end():]) for alt in m.group(1).split(","))
+    return any(REPO.glob(path)) if "*" in path else (REPO / path).exists()
+
+
+def test_every_benchmark_file_a_reader_is_sent_to_exists():
+    """The README, the docs, the pages, the package and the kernels cite benchmark scripts and
+    results by path; benchmarks/README.md's table names each script and result: all exist."""
+    assert _exists("benchmarks/bench_hub.py") and not _exists("benchmarks/nothing_here.py")
+    assert _exists("benchmarks/results/bench_hub_2026-11-28*") and not _exists("benchmarks/{bench_hub.py,nope.py}")
+    sources = [REPO / "README.md", REPO / "docs" / "deploy.md", REPO / "docs" / "reference.md", *_product_files()]
+    missing = sorted({f"{p.relative_to(REPO)}: {c}" for p in sources for c in CITED.findall(p.read_text(errors="replace"))
+                      if not _exists(c)})
+    assert not missing, "\n".join(missing)
+    table = (REPO / "benchmarks" / "README.md").read_text()
+    named = re.findall(r"`((?:results/|cutlass_tf32/)?[\w./*{},-]+\.(?:py|md|txt|json|cu))`", table)
+    assert len(named) > 15
+    for name in named:
+        root = "" if name.startswith(("explainer/", "kernels/")) else "benchmarks/"
+        assert _exists(root + name), name
+    scripts = {p.name for p in (REPO / "benchmarks").glob("*.py")}
+    assert scripts <= {n for n in re.findall(r"`([\w]+\.py)`", table)}, scripts

@@ -1,13 +1,13 @@
-"""Session 26 (issue 14, measurement only): CUTLASS's sm80 TF32 mma.sync GEMMs (libcutlass_tf32.so,
+"""CUTLASS's sm80 TF32 mma.sync GEMMs (libcutlass_tf32.so,
 built from cutlass_tf32.cu) next to cuBLAS TF32 and kernels 16 and 17, same inputs, same process:
 every product checked against float64 first (C poisoned), then all timed in interleaved rounds
 (median, L2 flushed), as benchmarks/bench_mma.py does.
 
-    python benchmarks/proto/cutlass_tf32/time_cutlass.py --shapes 4096x4096x4096 --rounds 4
+    python benchmarks/cutlass_tf32/time_cutlass.py --shapes 4096x4096x4096 --rounds 4
 
 The library is built on the CPU machine (cutlass_tf32.cu's header gives the nvcc line; CUTLASS's
-headers from NVIDIA/cutlass, session 26 used 7107b0553) and is git-ignored: carry
-benchmarks/proto/cutlass_tf32/libcutlass_tf32.so (and .whl) to the device.
+headers from NVIDIA/cutlass; the figures quoted used commit 7107b0553) and is git-ignored: carry
+benchmarks/cutlass_tf32/libcutlass_tf32.so (and .whl) to the device.
 """
 import argparse
 import ctypes
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 

@@ -1,7 +1,7 @@
-// Session 26 (issue 14, measurement only): CUTLASS's own sm80 TF32 mma.sync GEMM (the design
+// Measurement only: CUTLASS's own sm80 TF32 mma.sync GEMM (the design
 // kernel 16 follows: cp.async multistage, ldmatrix, mma.sync m16n8k8) on this GPU, to see how
 // near cuBLAS TF32 NVIDIA's mma.sync kernels come on Hopper. Built here with nvcc into a shared
-// library that benchmarks/proto/cutlass_tf32/time_cutlass.py loads through ctypes on the device:
+// library that benchmarks/cutlass_tf32/time_cutlass.py loads through ctypes on the device:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -shared -Xcompiler -fPIC -I$CUTLASS/include \
 //        cutlass_tf32.cu -o libcutlass_tf32.so
 // C = A B, A row-major M x K, B row-major K x N (or column-major: B^T stored row-major), C row-major.
