@@ -164,6 +164,18 @@ def test_invalid_tile_keeps_the_last_good_state(voila_server, browser_page, page
         assert field(page, "tile T").input_value() == str(T)
         assert [colours(page, g) for g in ("As", "Bs", "threads", "A", "C")] == before
         page.evaluate(f"() => {{ document.querySelector('{STEPPER} .explainer-error').textContent = ''; }}")
+    # a good tile after a bad one: the launch changes and the error line clears by itself
+    box = field(page, "tile T")
+    box.fill("40")
+    box.press("Enter")
+    error.filter(has_text="tile").wait_for(timeout=UPDATE_TIMEOUT_MS)
+    box = field(page, "tile T")
+    box.fill("8")
+    box.press("Enter")
+    page.wait_for_function(f"() => document.querySelector('{STEPPER} input[data-field=\\'tile T\\']').value === '8' "
+                           f"&& document.querySelector('{STEPPER} .explainer-error').textContent === ''",
+                           timeout=UPDATE_TIMEOUT_MS)
+    assert [colours(page, g) for g in ("As", "Bs", "threads", "A", "C")] != before
     assert page_errors == []
 
 

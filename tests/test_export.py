@@ -182,6 +182,12 @@ def test_exported_tiled_page_steps_from_file(exported, file_page, page_errors):
     m.dispatch_event("change")
     page.locator(f"{STEPPER} .explainer-error").filter(has_text="live app").wait_for(timeout=5_000)
     assert label(page) == before and m.input_value() == "8"
+    # then a block the page does store: it loads, and the "live app" line goes with the failure
+    bx = page.locator(f"{STEPPER} input[data-field='blockIdx.x']")
+    bx.fill("1")
+    bx.dispatch_event("change")
+    page.locator(LABEL).filter(has_text="block (x=1, y=0)").wait_for(timeout=5_000)
+    assert page.locator(f"{STEPPER} .explainer-error").inner_text().strip() == ""
     assert page.outside == [] and page_errors == []
 
 

@@ -29,7 +29,7 @@ function createMmaView({ model, el: host }) {
   next.addEventListener("click", () => go(step + 1));
   warpSel.addEventListener("change", () => askPython(model, { cmd: "kernel", name: warpSel.value, lane, step, thread: lane, k: step }, {
     busy: () => setError("loading " + warpSel.value + " …"),
-    loaded: load,
+    loaded: () => { setError(""); load(); },
     missing: (note) => { setError(note); warpSel.value = `warp ${meta.warp}`; },
   }));
   const stopKeys = arrowKeys((d) => go(step + d));
@@ -152,7 +152,8 @@ function createMmaView({ model, el: host }) {
     info.innerHTML = lines.map((l) => `<div style="margin:2px 0">${l.startsWith("<b>") ? l : escapeHtml(l)}</div>`).join("");
   }
 
-  model.on("change:rev", load);
+  // a new payload means the last input succeeded (Python clears its error with it): clear the line too
+  model.on("change:rev", () => { load(); setError(model.get("error")); });
   model.on("msg:custom", (msg) => {
     if (msg && msg.error != null) setError(msg.error);
     if (msg && msg.select) {

@@ -186,7 +186,7 @@ function createNaiveView({ model, el: host }) {
   function ask(msg) {
     askPython(model, msg, {
       busy: () => text.insertAdjacentHTML("afterbegin", '<div class="ex-note">computing…</div>'),
-      loaded: load,
+      loaded: () => { setError(""); load(); },
       missing: (note) => { setError(note); syncControls(); },
     });
   }
@@ -206,7 +206,8 @@ function createNaiveView({ model, el: host }) {
     syncIds();
   }
 
-  model.on("change:rev", load);
+  // a new payload means the last input succeeded (Python clears its error with it): clear the line too
+  model.on("change:rev", () => { load(); setError(model.get("error")); });
   model.on("msg:custom", (msg) => {
     if (msg && msg.error != null) {
       setError(msg.error);

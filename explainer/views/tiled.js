@@ -424,7 +424,7 @@ function createTiledView({ model, el: host }) {
   function ask(msg) {
     askPython(model, msg, {
       busy: () => { labelStep.textContent = "computing…"; },
-      loaded: load,
+      loaded: () => { setError(""); load(); },
       missing: (note) => { setError(note); syncControls(); },
     });
   }
@@ -495,7 +495,8 @@ function createTiledView({ model, el: host }) {
   });
   const unkey = arrowKeys((d) => goTo(g + d));
 
-  model.on("change:rev", load);
+  // a new payload means the last input succeeded (Python clears its error with it): clear the line too
+  model.on("change:rev", () => { load(); setError(model.get("error")); });
   model.on("msg:custom", (msg) => {
     if (msg && msg.error != null) {
       setError(msg.error);

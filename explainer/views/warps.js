@@ -133,7 +133,7 @@ function createWarpsView({ model, el: host }) {
   function ask(msg) {
     askPython(model, msg, {
       busy: () => { errorLine.textContent = "computing…"; },
-      loaded: load,
+      loaded: () => { setError(""); load(); },
       missing: (note) => { setError(note); syncControls(); },
     });
   }
@@ -155,7 +155,8 @@ function createWarpsView({ model, el: host }) {
     syncIds();
   }
 
-  model.on("change:rev", load);
+  // a new payload means the last input succeeded (Python clears its error with it): clear the line too
+  model.on("change:rev", () => { load(); setError(model.get("error")); });
   model.on("msg:custom", (msg) => {
     if (msg && msg.error != null) {
       setError(msg.error);
