@@ -83,6 +83,8 @@ def test_tiled_page_steps_and_pins_in_the_browser(voila_server, browser_page, pa
     record_property("tiled_render_after_request_s", time.monotonic() - requested)
     settle(page)
     frames.clear()
+    # the page opens on the walk-through's example, and its Preset menu says so
+    assert page.locator(f"{STEPPER} select.explainer-preset").input_value().startswith("the gemm_tiled walk-through")
 
     bx, by = BLOCK
     tx, ty = THREAD

@@ -205,3 +205,14 @@ def test_plotly_runtime_points_at_the_served_bundle_or_carries_it(monkeypatch):
         assert served.bundle == pw.bundle_text()
     finally:
         pw.runtime.cache_clear()
+
+
+def test_a_page_that_opens_on_a_preset_names_it():
+    """The Preset menu shows the preset a page opens on (page 02: the walk-through's example),
+    and "(custom)" (no name) for a launch that is none of them."""
+    st = TiledStepper()
+    walk = next(n for n in st.PRESETS if n.startswith("the gemm_tiled walk-through"))
+    assert st.data()[0]["preset"] == walk
+    assert TiledStepper(M=100, N=60, K=40, tile=8, block=(0, 0), thread=(0, 0)).data()[0]["preset"] is None
+    st._on_msg(None, {"cmd": "launch", "M": 64, "N": 64, "K": 64, "T": 16}, [])  # sizes typed in the page
+    assert st.error == "" and st.data()[0]["preset"] is None

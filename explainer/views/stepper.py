@@ -157,7 +157,9 @@ class TiledStepper:
             self.PRESETS = {**self.PRESETS, **presets}
         self.window_cells = window_cells
         self.per_k = per_k
-        self.preset = None
+        # a page that opens on one of the presets says so in the Preset menu
+        self.preset = next((name for name, spec in self.PRESETS.items()
+                            if spec == (M, N, K, tile, tuple(block), tuple(thread))), None)
         L = Launch(kernel, M, N, K, tile)
         if not L.guarded:
             raise LaunchError("the stepper draws guarded kernels; see model.unguarded_report")
