@@ -572,9 +572,10 @@ def test_with_lab_one_students_runaway_code_stays_within_their_limits(lab_hub):
 
     from explainer.app.hub_spawner import ControlGroup
 
-    if not ControlGroup("probe-limits", logging.getLogger()).dirs:
+    probe = ControlGroup("probe-limits", logging.getLogger())
+    if not probe.dirs:
         pytest.skip("this machine lets the hub make no control groups: limits are RLIMIT_NPROC and niceness only")
-    ControlGroup("probe-limits", logging.getLogger()).remove()
+    probe.remove()
     h = lab_hub
     token, kernel = _lab_kernel(h, "lea")
     out = _run(h, "lea", token, kernel, """

@@ -8,6 +8,7 @@ write-up, the lab report)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -84,7 +85,7 @@ def test_run_it_lines_run(path):
         else:
             raise AssertionError(f"{path.name}: a Run-it command this test does not know: {cmd}")
         p = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=300,
-                           env={**__import__("os").environ, "EXPLAINER_NO_GPU": "1"})
+                           env={**os.environ, "EXPLAINER_NO_GPU": "1"})
         out = p.stdout + p.stderr
         assert "Traceback" not in out and not re.search(r"error: (argument|unrecognized)", out), f"{cmd}\n{out[-2000:]}"
         assert p.returncode == 0 or "no GPU" in out, f"{cmd} (exit {p.returncode})\n{out[-2000:]}"

@@ -94,9 +94,7 @@ def end_processes(pids, grace: float = 3.0) -> None:
         for p in list(pids):
             try:
                 os.kill(p, sig)
-            except ProcessLookupError:
-                pids.discard(p)
-            except PermissionError:
+            except (ProcessLookupError, PermissionError):
                 pids.discard(p)
         deadline = time.monotonic() + grace
         while pids and time.monotonic() < deadline:
@@ -262,7 +260,6 @@ class StudentSpawner(LocalProcessSpawner):
                 os.chown(home / nb.name, uid, gid)
         run = self.runtime_dir(uid)
         for d in (run.parent.parent, run.parent):
-            d.mkdir(mode=0o711, exist_ok=True)
             _private_dir(d, 0o711)
         shutil.rmtree(run, ignore_errors=True)  # no sockets left from an earlier server
         _private_dir(run, 0o700, uid, gid)
