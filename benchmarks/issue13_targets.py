@@ -16,7 +16,7 @@ ranges (``FRESH``), so that the check is not only of shapes the planner was tune
 
 A shape whose planned launch ran at under 60% or over 125% of cuBLAS (``RECHECK``), or at a time
 more than ``RECHECK_DRIFT`` times off the one the same launch took moments before in the
-shortlist's run (its reason: "the fastest measured here, ... ms"), is measured once more, in a run
+shortlist's run (the plan's ``measured`` times), is measured once more, in a run
 of its own, and judged by that second run, the first one's percentage shown next to it: on the
 H100 a run now and then holds one such outlier for either side (session 17: 3506x1802x282's padded
 launch at 0.716 ms, 0.115 in the runs before and after the change; cuBLAS at 6157x79x1620 0.121 ms
@@ -33,7 +33,6 @@ import argparse
 import json
 import math
 import random
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -196,13 +195,9 @@ def measure(shapes: list[str], chunk: int, extra: list[str]) -> list[dict]:
 
 def shortlist_ms(row: dict) -> float | None:
     """The chosen launch's time in the shortlist's run: the row's ``measured`` (bench's plans keep
-    it), or in rows saved before it, read from the reason ("the fastest measured here, 0.0574 ms,
-    ..."); None where neither says."""
+    it as data); None where the row has none."""
     got = (row.get("measured") or {}).get(row.get("label"))
-    if got:
-        return float(got)
-    m = re.match(r"the fastest measured here, ([\d.]+) ms", row.get("why") or "")
-    return float(m.group(1)) if m else None
+    return float(got) if got else None
 
 
 def outliers(rows: dict[str, dict], low: float = RECHECK[0], high: float = RECHECK[1],

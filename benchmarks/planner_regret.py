@@ -13,7 +13,7 @@ Prints the regret (chosen / fastest - 1): geometric mean, median, 90th percentil
 5%, per family, and the worst shapes. With ``--shortlist`` the launch counted is the fastest
 measured of the planner's shortlist (``planner.shortlist``: what ``bench --kernels planned``
 times at a shape before it runs the fastest), padded launches included. Shapes where the planner chose a launch the table did not
-measure there are counted apart. Rules of the planner are changed in explainer/model/planner.py
+measure there are counted apart. Rules of the planner are changed in explainer/tuning/planner.py
 and compared with this script before they ship (benchmarks/results/splitk_2026-11-23.md).
 """
 
@@ -27,8 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer.gpu.recorded import load_recorded, load_tuned, recorded_rows  # noqa: E402
-from explainer.model import planner  # noqa: E402
-from explainer.model.ladder import label_of  # noqa: E402
+from explainer.tuning import planner  # noqa: E402
+from explainer.gpu.launch import label_of  # noqa: E402
 
 
 def family(s) -> str:

@@ -6,7 +6,7 @@ split-K's workspace) poisoned by NaN.
     python benchmarks/sweep_shapes.py                    # the default shapes and variants
     python benchmarks/sweep_shapes.py --shapes 1024x1024x1024 777x1000x333 --out results/
 
-Variants not registered in explainer.model.ladder are registered for this process only.
+Variants not among explainer.tuning.configs.CONFIGS are registered for this process only.
 Prints, per shape, cuBLAS and the best candidates (% of cuBLAS); writes JSON with every row.
 """
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer import gpu  # noqa: E402
 from explainer.gpu import launch as L  # noqa: E402
-from explainer.model import ladder  # noqa: E402
+from explainer.tuning import configs  # noqa: E402
 
 SQUARES = (1024, 1280, 1536, 1792, 2048, 2560, 3072, 4096)
 OTHERS = ("777x1000x333", "1023x1023x1023", "1111x999x1234", "1999x2001x1997",
@@ -37,15 +37,15 @@ OTHERS = ("777x1000x333", "1023x1023x1023", "1111x999x1234", "1999x2001x1997",
 SPLITS = (1, 2, 3, 4, 6, 8, 12, 16)
 
 
-def variant(base: ladder.Rung, name: str, **changes) -> ladder.Rung:
+def variant(base: configs.TunedConfig, name: str, **changes) -> configs.TunedConfig:
     params = tuple((k, changes.get(k, v)) for k, v in base.params)
     return dataclasses.replace(base, name=name, params=params)
 
 
-def variants() -> list[ladder.Rung]:
-    R = ladder.BY_NAME
+def variants() -> list[configs.TunedConfig]:
+    R = configs.BY_NAME
     w = R["warptile_128x128"]
-    out = [R["warptile"], R["warptile_128x128"], R["warptile_128x64"], R["warptile_64x64"]]
+    out = [R["warptile_256x128"], R["warptile_128x128"], R["warptile_128x64"], R["warptile_64x64"]]
     out += [
         variant(w, "v_128x128_bk16", BK=16),
         variant(R["warptile_128x64"], "v_128x64_bk16", BK=16),
@@ -58,10 +58,9 @@ def variants() -> list[ladder.Rung]:
     return out
 
 
-def register(r: ladder.Rung) -> None:
-    ladder.BY_NAME.setdefault(r.name, r)
-    if r.name not in L.KERNELS:
-        L.KERNELS[r.name] = L.KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name)
+def register(r: configs.TunedConfig) -> None:
+    configs.BY_NAME.setdefault(r.name, r)
+    L.register([r])
 
 
 def shape(s: str) -> tuple[int, int, int]:

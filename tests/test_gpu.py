@@ -251,8 +251,9 @@ def test_out_of_memory_keeps_measured_results(monkeypatch):
 
 
 def test_compile_error_carries_the_log(monkeypatch, tmp_path):
-    for f in gpu.KERNELS_DIR.iterdir():
-        (tmp_path / f.name).write_text(f.read_text())
+    for f in gpu.KERNELS_DIR.iterdir():  # the lesson's kernels (kernels/tuned/, a folder, not needed here)
+        if f.is_file():
+            (tmp_path / f.name).write_text(f.read_text())
     src = (tmp_path / "01_naive.cu").read_text()
     (tmp_path / "01_naive.cu").write_text(src.replace("float sum = 0.0f;", "float sum = 0.0f"))
     monkeypatch.setattr(gpu.runtime, "KERNELS_DIR", tmp_path)
@@ -278,16 +279,19 @@ def test_benchmark_small():
 
 
 def test_time_launches_checks_and_times_a_shortlist_at_one_shape():
-    labels = ["warptile_64x64_bk16", "warptile_32x128@2", "warptile_32x128+pad", "warptile@40"]
+    labels = ["warptile_64x64_bk16", "warptile_32x128@2", "warptile_32x128+pad", "warptile_256x128@40"]
     seen = []
     got = gpu.time_launches(labels, "129x257x37", repeats=3, progress=lambda kind, row: seen.append((kind, row)))
     assert isinstance(got, dict) and list(got) == labels, got
     for lab in labels[:3]:  # checked against float64 first, then timed
         assert got[lab] is not None and 0 < got[lab] < 100, (lab, got)
     # 40 slices of K = 37 (2 phases) is refused by the launch geometry: no time, and the reason
-    assert got["warptile@40"] is None
-    assert [r["kernel"] for k, r in seen if k == "error"] == ["warptile@40"]
+    assert got["warptile_256x128@40"] is None
+    assert [r["kernel"] for k, r in seen if k == "error"] == ["warptile_256x128@40"]
     assert {r["label"] for k, r in seen if k == "result"} == set(labels[:3])
+    # what was not built yet is compiled first, several at once, and said so before any check
+    kinds = [k for k, _ in seen]
+    assert "status" not in kinds[kinds.index("error"):] and all("compiling" in r["message"] for k, r in seen if k == "status")
 
 
 def test_time_launches_reports_a_wrong_result(monkeypatch):
@@ -298,5 +302,6 @@ def test_time_launches_reports_a_wrong_result(monkeypatch):
 
     monkeypatch.setattr(sweep, "_check_on", wrong)
     seen = []
-    got = gpu.time_launches(["warptile_32x128"], 100, progress=lambda kind, row: seen.append(row))
-    assert got == {"warptile_32x128": None} and "wrong result" in seen[0]["message"]
+    got = gpu.time_launches(["warptile_32x128"], 100, progress=lambda kind, row: seen.append((kind, row)))
+    errors = [row for kind, row in seen if kind == "error"]
+    assert got == {"warptile_32x128": None} and len(errors) == 1 and "wrong result" in errors[0]["message"]

@@ -338,15 +338,20 @@ def test_benchmark_checks_first_then_times_cublas_and_launches_in_interleaved_ro
     monkeypatch.setattr(sweep, "_time_kernel_on", time_kernel_on)
     monkeypatch.setattr(sweep, "_time_cublas_on", time_cublas_on)
     monkeypatch.setattr(sweep, "device_info", lambda: None)
-    rt = types.SimpleNamespace(name="Fake", check_fits=lambda cfg: None, tf32_off=lambda: {"tf32": False})
+    rt = types.SimpleNamespace(name="Fake", check_fits=lambda cfg: None, tf32_off=lambda: {"tf32": False}, sm_count=132,
+                               built=lambda cfg, trace=False: False,
+                               prepare=lambda cfgs, trace=False: log.append(("prepare", tuple(c.label for c in cfgs))))
     notes = []
     rep = sweep.benchmark.__wrapped__(rt, ["warptile", "warptile_32x128@2"], ["200x300x400"], repeats=20,
                                       progress=lambda kind, row: notes.append((kind, row.get("message"))))
     assert rep.errors == []
-    # progress: a status line after each check and before the timings, then the rows
-    assert [k for k, _ in notes] == ["status", "status", "status", "cublas", "result", "result"]
-    assert notes[0][1] == "200x300x400: warptile checked against numpy"
-    assert notes[2][1] == f"200x300x400: timing cuBLAS and 2 launches in {sweep.ROUNDS} interleaved rounds"
+    # progress: what is compiled first (both instantiations at once), a status line after each check
+    # and before the timings, then the rows
+    assert [k for k, _ in notes] == ["status", "status", "status", "status", "cublas", "result", "result"]
+    assert notes[0][1].startswith("200x300x400: compiling 2 kernel instantiations")
+    assert log.index(("prepare", ("warptile", "warptile_32x128@2"))) < min(i for i, e in enumerate(log) if e[0] == "check" and e[1] != "cublas")
+    assert notes[1][1] == "200x300x400: warptile checked against numpy"
+    assert notes[3][1] == f"200x300x400: timing cuBLAS and 2 launches in {sweep.ROUNDS} interleaved rounds"
     checks = [i for i, e in enumerate(log) if e[0] == "check"]
     times = [i for i, e in enumerate(log) if e[0] == "time"]
     assert len(checks) == 3 and max(checks) < min(times)  # all checked, then timed
@@ -519,3 +524,15 @@ def test_the_comparison_counts_unwritten_elements_and_errors():
     out[0, :3] = np.nan
     r = _compare(out, ref)
     assert r["unwritten"] == 3 and not r["all_written"] and np.isnan(r["rel_error"])
+
+
+def test_the_planned_shortlist_prints_every_kind_of_progress():
+    """``bench --kernels planned`` prints what time_launches reports while it measures the
+    shortlist: compiling (status), a refusal (error) and a time (result); none of them raises."""
+    from explainer.app.bench import shortlist_line
+
+    assert shortlist_line("status", {"message": "64x64x64: compiling 3 kernel instantiations"}) == \
+        "#   64x64x64: compiling 3 kernel instantiations"
+    assert shortlist_line("error", {"kernel": "warptile_64x64@2", "message": "refused: too big\nmore"}) == \
+        "#   warptile_64x64@2: refused: too big"
+    assert shortlist_line("result", {"label": "warptile_64x64@2", "median_ms": 0.12345}) == "#   warptile_64x64@2: 0.1235 ms"

@@ -1,6 +1,11 @@
 """Each kernel file compiles with nvcc (timed and -DEXPLAINER_TRACE builds, every template
 instantiation), so syntax errors show up on a CPU-only machine; skipped without nvcc. And the
-files carry what the explainer relies on: a header manual, the shared header, step markers."""
+files carry what the explainer relies on: a header manual, the shared header, step markers.
+
+The lesson's files (kernels/*.cu, the rungs among them) compile with -I kernels; the tuning
+engine's (kernels/tuned/*.cu: the tuned kernel 14 of explainer.tuning.configs, the padded launch's
+copies, split-K's reduction) with -I kernels/tuned -I kernels, as explainer/gpu/runtime.py does.
+Every test of kernels/tuned/ is marked ``check`` (nvcc over every instantiation is, anyway)."""
 
 from __future__ import annotations
 
@@ -15,10 +20,15 @@ import pytest
 
 from explainer import gpu
 from explainer.model import ladder, mma
+from explainer.tuning import configs  # (registers the engine's configurations in gpu.KERNELS)
 
 KDIR = gpu.KERNELS_DIR
 NVCC = shutil.which("nvcc")
-FILES = sorted(p.name for p in KDIR.glob("[0-9]*.cu"))
+FILES = sorted(p.name for p in KDIR.glob("[0-9]*.cu"))  # the lesson's kernels, the rungs among them
+TUNED = "tuned/"  # the tuning engine's folder, relative to kernels/
+TUNED_FILES = sorted(TUNED + p.name for p in (KDIR / TUNED).glob("*.cu"))
+#: The lesson's kernels by name: every registered kernel but the tuning engine's configurations.
+LESSON = {n: s for n, s in gpu.KERNELS.items() if n not in gpu.launch.ENGINE_KERNEL_NAMES}
 
 TILED_STEPS = {"index", "phase", "load_a", "load_b", "barrier1", "compute", "barrier2", "store"}
 NAIVE_STEPS = {"index", "compute", "store"}
@@ -28,21 +38,42 @@ KNOWN_STEPS = TILED_STEPS | HOPPER_STEPS
 
 
 def test_every_registered_kernel_has_its_file():
-    assert FILES == sorted({s.file for s in gpu.KERNELS.values()})
+    """Every lesson kernel's file is one of kernels/*.cu and every such file is a kernel's; the
+    rungs' among them (kernels/10-14, one spec each), none in kernels/tuned/."""
+    assert FILES == sorted({s.file for s in LESSON.values()})
+    assert [LESSON[r.name].file for r in ladder.RUNGS] == [r.file for r in ladder.RUNGS]
+    assert len({r.file for r in ladder.RUNGS}) == len(ladder.RUNGS) and not any("/" in r.file for r in ladder.RUNGS)
+
+
+@pytest.mark.check
+def test_every_engine_kernel_has_its_file():
+    """The tuning engine's files: kernels/tuned/warptile_tuned.cu (every configuration of
+    explainer.tuning.configs, registered by name), pad_rows.cu and splitk_reduce.cu (a padded
+    launch's copies and split-K's reduction), and its header tuned.cuh; no other source there."""
+    engine = {gpu.KERNELS[n].file for n in gpu.launch.ENGINE_KERNEL_NAMES}
+    assert engine == {configs.FILE} and set(gpu.launch.ENGINE_KERNEL_NAMES) == set(configs.BY_NAME)
+    assert TUNED_FILES == sorted(engine | {gpu.launch.PAD_SPEC.file, gpu.launch.REDUCE_SPEC.file})
+    sources = sorted(p.name for p in (KDIR / TUNED).iterdir() if p.suffix in (".cu", ".cuh"))
+    assert sources == sorted([f[len(TUNED):] for f in TUNED_FILES] + ["tuned.cuh"])
 
 
 def _units():
-    """What one nvcc call compiles: a kernel file, or, where a file serves several ladder
-    configurations (kernels/14_warptile.cu), one configuration's instantiations at a time (all of
-    them in one call took over 5 minutes on CI's 2 cores)."""
+    """What one nvcc call compiles: a lesson kernel file (kernels/*.cu) with every instantiation
+    the runner asks for, or one configuration's instantiations of the tuned kernel
+    (kernels/tuned/warptile_tuned.cu) at a time (all of them in one call took over 5 minutes on
+    CI's 2 cores); the tuned kernel's units are marked ``check`` like the rest."""
     out = []
     for name in FILES:
-        specs = [s for s in gpu.KERNELS.values() if s.file == name]
-        if len(specs) > 1 and all(s.rung for s in specs):
-            out += [pytest.param(name, (s.name,), id=f"{name}:{s.name}") for s in specs]
-        else:
-            out.append(pytest.param(name, tuple(s.name for s in specs), id=name))
+        specs = [s for s in LESSON.values() if s.file == name]
+        out.append(pytest.param(name, tuple(s.name for s in specs), id=name))
+    out += [pytest.param(c.file, (c.name,), id=f"{c.file}:{c.name}") for c in configs.CONFIGS]
     return out
+
+
+def _includes(name: str) -> list[str]:
+    """The -I options a kernel file compiles with: kernels/tuned/ (its own header first) and
+    kernels/ for the tuning engine's files, kernels/ for the lesson's (explainer/gpu/runtime.py)."""
+    return [f"-I{KDIR / TUNED}", f"-I{KDIR}"] if name.startswith(TUNED) else [f"-I{KDIR}"]
 
 
 def spill_stores(ptxas_report: str) -> dict[str, int]:
@@ -63,17 +94,18 @@ SPLITK_GUARD1_SPILL = 4
 
 
 def may_spill(entry: str, nbytes: int | None = None) -> bool:
-    """Where a timed build may spill registers to local memory (kernels/14_warptile.cu's manual):
-    kernel 14's split-tail entry points, and its GUARD 2 (by pairs: 5) element-copy bodies of
-    configurations made for several blocks per SM (``__launch_bounds__`` MINB >= 2), whose roomy
-    twin, GUARD 4 (6), is what a launch runs where that costs no round (``ladder.Rung.runs_roomy``);
-    and ``nbytes`` up to :data:`GUARD3_SPILL` in a padded launch's entry points (GUARD 3), up to
-    :data:`SPLITK_GUARD1_SPILL` in the split-K entry point's GUARD 1.
-    Everything else, GUARD 4 and 6 included, spills nothing."""
-    if not entry.startswith("_Z") or "warptile_" not in entry:
-        return False
+    """Where a timed build may spill registers to local memory (kernels/tuned/warptile_tuned.cu's
+    manual): the tuned kernel's split-tail entry points, and its GUARD 2 (by pairs: 5) element-copy
+    bodies of configurations made for several blocks per SM (``__launch_bounds__`` MINB >= 2), whose
+    roomy twin, GUARD 4 (6), is what a launch runs where that costs no round
+    (``configs.TunedConfig.runs_roomy``); and ``nbytes`` up to :data:`GUARD3_SPILL` in a padded
+    launch's entry points (GUARD 3), up to :data:`SPLITK_GUARD1_SPILL` in the split-K entry point's
+    GUARD 1. Everything else, GUARD 4 and 6 included, spills nothing; nor does any rung (kernel 14
+    the rung: a bool GUARD, mangled ``Lb``)."""
+    if not entry.startswith("_Z") or "warptile_" not in entry or not re.search(r"Li\d+EEv", entry):
+        return False  # (the tuned kernel's int GUARD ends its template arguments)
     *_, minb, guard = (int(v) for v in re.findall(r"Li(\d+)E", entry))
-    guard &= 15  # (GUARD + 16: the same bodies, C's rows staged a warp tile wide: ladder.wide_rows)
+    guard &= 15  # (GUARD + 16: the same bodies, C's rows staged a warp tile wide: configs.wide_rows)
     return ("splittail" in entry or (guard in (2, 5) and minb >= 2)
             or (guard == 3 and nbytes is not None and nbytes <= GUARD3_SPILL)
             or (guard == 1 and "splitk" in entry and nbytes is not None and nbytes <= SPLITK_GUARD1_SPILL))
@@ -95,6 +127,8 @@ def test_spill_rule_reads_the_template_arguments():
     assert not may_spill(aligned_split) and not may_spill(tight.replace("Li4ELi2EEv", "Li4ELi1EEv"), 4)  # whole K
     assert may_spill(tight.replace("_Z13warptile_gemm", "_Z23warptile_splittail_gemm").replace("Li2EEv", "Li0EEv"))
     assert not may_spill("_Z16mma_staged_gemmILi128EEvPKfS1_Pfiii")
+    rung = "_Z13warptile_gemmILi256ELi128ELi8ELi64ELi64ELi2ELi8ELi4ELi256ELi4ELi1ELb1EEvPKfS1_Pfiii"  # kernel 14, GUARD true
+    assert not may_spill(rung) and not may_spill(rung, 4) and not may_spill(rung.replace("Lb1E", "Lb0E"))
     report = ("ptxas info    : Function properties for _Z1ai\n    32 bytes stack frame, 52 bytes spill stores, "
               "52 bytes spill loads\nptxas info    : Function properties for _Z1bi\n"
               "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n")
@@ -103,9 +137,11 @@ def test_spill_rule_reads_the_template_arguments():
 
 def _instantiate(src: Path, name: str, exprs: list[str]) -> Path:
     """A source that includes kernel file ``name`` and instantiates the template ``exprs`` explicitly
-    (what the runner does through name_expressions), with each entry point's parameters."""
+    (what the runner does through name_expressions), with each entry point's parameters: (A, B, C,
+    M, N, K) for the rungs, plus lda, ldb and split-K's workspace for the tuned kernel."""
     sig = "(const float*, const float*, float*, int, int, int{});"
-    extra = lambda e: ((", int, int" if e.startswith("warptile") else "")  # noqa: E731  (kernel 14: lda, ldb)
+    tuned = name.startswith(TUNED)
+    extra = lambda e: ((", int, int" if tuned else "")  # noqa: E731  (the tuned kernel: lda, ldb)
                        + (", float*, int*" if "splitk" in e else
                           ", float*, int*, int, int, int" if "splittail" in e else ""))
     src.write_text(f'#include "{KDIR / name}"\n' + "".join(
@@ -123,7 +159,7 @@ def _nvcc_command(name: str, kernels: tuple, trace: bool, tmp: Path) -> list[str
         # explicit instantiation of the same expressions
         src = _instantiate(tmp / "instantiate.cu", name, [e for s in specs for e in (s.name_expressions or [])])
     arch = f"-gencode=arch=compute_{spec.arch[3:]},code={spec.arch}" if spec.arch else "-arch=sm_90"
-    cmd = [NVCC, arch, "-std=c++17", f"-I{KDIR}", "-c", str(src), "-o", str(tmp / "k.o"), "-Xptxas", "-v"]
+    cmd = [NVCC, arch, "-std=c++17", *_includes(name), "-c", str(src), "-o", str(tmp / "k.o"), "-Xptxas", "-v"]
     if trace:
         cmd.insert(1, gpu.launch.TRACE_DEFINE)
     return cmd
@@ -151,6 +187,8 @@ def nvcc_runs(request, tmp_path_factory):
 @pytest.mark.parametrize("trace", [False, True], ids=["timed", "trace"])
 @pytest.mark.parametrize("name, kernels", _units())
 def test_nvcc_compiles(name, kernels, trace, nvcc_runs):
+    """Every instantiation compiles; the compiler's shared memory is the table's; a timed build
+    spills nowhere, but where the tuned kernel's manual says it may (:func:`may_spill`)."""
     specs = [gpu.KERNELS[k] for k in kernels]  # a file may serve several configurations
     spec = specs[0]
     exprs = [e for s in specs for e in (s.name_expressions or [])]
@@ -167,42 +205,65 @@ def test_nvcc_compiles(name, kernels, trace, nvcc_runs):
         assert f"Li{tile}E" in p.stderr, f"{spec.expression(tile)} not instantiated"
     spills = spill_stores(p.stderr)
     assert set(re.findall(r"Compiling entry function '(\S+)'", p.stderr)) <= set(spills), p.stderr  # all read
-    if not trace:  # the timed builds: registers spill only where the kernel's manual says they may
-        bad = {e: b for e, b in spills.items() if b and not may_spill(e, b)}
+    if not trace:  # the timed builds: registers spill only where the tuned kernel's manual says they may
+        bad = {e: b for e, b in spills.items() if b and not (name.startswith(TUNED) and may_spill(e, b))}
         assert not bad, f"unexpected spills (bytes stored to local memory per entry point): {bad}"
     assert "C7513" not in p.stderr, "ptxas serialized the wgmma instructions"
 
 
-@pytest.mark.check
-@pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
-@pytest.mark.parametrize("name", [r.name for r in ladder.RUNGS + ladder.CONFIGS if r.splits_k])
-def test_guarded_launches_hold_the_bodies_the_model_says(name, tmp_path):
-    """Kernel 14's bodies are the model's: the PTX of a guarded split-K entry point (GUARD 1) holds
-    one phase's multiply-adds (``Rung.phase_fma``) for each of its two bodies, the interior one
-    (which every block runs where C is at least a tile tall and wide, ``Rung.shifts``) and the
-    clamped one (C narrower than a tile); the unguarded entry point (GUARD 0) holds one."""
-    r = ladder.BY_NAME[name]
-    src = _instantiate(tmp_path / "bodies.cu", r.file, [r.expression(guard, split=True) for guard in (False, True)])
-    p = subprocess.run([NVCC, "-arch=sm_90", "-std=c++17", f"-I{KDIR}", "-ptx", str(src), "-o", str(tmp_path / "k.ptx")],
+def _ptx_fma(name: str, exprs: list[str], tmp_path: Path) -> list[int]:
+    """``fma.rn.f32`` instructions in the PTX of each entry point of ``exprs`` (file ``name``), in order."""
+    src = _instantiate(tmp_path / "bodies.cu", name, exprs)
+    p = subprocess.run([NVCC, "-arch=sm_90", "-std=c++17", *_includes(name), "-ptx", str(src), "-o", str(tmp_path / "k.ptx")],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     entries = re.split(r"\.visible \.entry ", (tmp_path / "k.ptx").read_text())[1:]
-    fma = {int(re.findall(r"Li(\d+)E", e.split("(")[0])[-1]): e.count("fma.rn.f32") for e in entries}
-    assert fma == {0: r.phase_fma, 1: 2 * r.phase_fma}, (fma, r.phase_fma)
+    assert len(entries) == len(exprs), p.stderr
+    return [e.count("fma.rn.f32") for e in entries]
 
 
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.check
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
+def test_the_rungs_guarded_launch_holds_one_body(tmp_path):
+    """Kernel 14 the rung has one body, fast or guarded: the PTX of each of its two instantiations
+    holds one phase's multiply-adds (``Rung.phase_fma``: its K loop unrolled over a phase), no
+    second, edge body."""
+    r = ladder.rung("warptile")
+    assert _ptx_fma(r.file, r.expressions, tmp_path) == [r.phase_fma, r.phase_fma]
+
+
+@pytest.mark.check
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
+@pytest.mark.parametrize("name", [c.name for c in configs.CONFIGS])
+def test_guarded_launches_hold_the_bodies_the_model_says(name, tmp_path):
+    """The tuned kernel's bodies are the model's: the PTX of a guarded split-K entry point (GUARD 1)
+    holds one phase's multiply-adds (``Rung.phase_fma``) for each of its two bodies, the interior one
+    (which every block runs where C is at least a tile tall and wide, ``TunedConfig.shifts``) and the
+    clamped one (C narrower than a tile); the unguarded entry point (GUARD 0) holds one."""
+    r = configs.config(name)
+    exprs = [r.expression(guard, split=True) for guard in (False, True)]
+    assert [e.rsplit(", ", 1)[1] for e in exprs] == ["0>", "1>"]
+    assert _ptx_fma(r.file, exprs, tmp_path) == [r.phase_fma, 2 * r.phase_fma], r.phase_fma
+
+
+@pytest.mark.parametrize("name", FILES + [pytest.param(configs.FILE, marks=pytest.mark.check)])
 def test_header_manual_markers_and_shared_header(name):
+    """The lesson's kernels include common.cuh; the tuned kernel (kernels/tuned/, ``check``) its own
+    header, tuned.cuh, and never common.cuh."""
     text = (KDIR / name).read_text()
     lines = text.splitlines()
+    tuned = name.startswith(TUNED)
     assert lines[0].startswith(f"// kernels/{name} -- ")
-    head = "\n".join(l for l in lines[:30] if l.startswith("//"))
+    # the manual: the first 30 lines of a lesson's kernel; the tuned kernel's whole opening comment
+    top = lines[:30] if not tuned else lines[:next(i for i, l in enumerate(lines) if not l.startswith("//"))]
+    head = "\n".join(l for l in top if l.startswith("//"))
     assert "What it teaches" in head and "Launch" in head
     # where it comes from: the course material (named by what each document is), the book, or
     # the public kernels it follows
     assert re.search(r"PMPP|course notes|walk-through|lab report|sliding-window|siboehm|kernel \d\d", head), name
-    assert '#include "common.cuh"' in text
-    assert "#define CEIL_DIV" not in text  # lives once, in common.cuh
+    includes = re.findall(r'^#include "([^"]+)"', text, flags=re.M)
+    assert includes == (["tuned.cuh"] if tuned else ["common.cuh"]), includes
+    assert "#define CEIL_DIV" not in text  # lives once, in common.cuh (tuned.cuh)
     steps = re.findall(r"// @step:(\w+)\s*$", text, flags=re.M)
     assert set(steps) <= KNOWN_STEPS, set(steps) - KNOWN_STEPS
     spec = next(s for s in gpu.KERNELS.values() if s.file == name)
@@ -215,16 +276,17 @@ def test_header_manual_markers_and_shared_header(name):
         want = HOPPER_STEPS  # mbarriers: who waits for whom, marked line by line
     assert set(steps) == want
     # every barrier line is marked, and marked as a barrier
-    # (kernel 14's epilogue barriers, split-K's and the block-wide staging of C's rows, say that they
-    # are split-K's or the epilogue's instead; kernel 17's one __syncthreads() publishes its mbarriers)
+    # (the tuned kernel's epilogue barriers, split-K's and the block-wide staging of C's rows, say that
+    # they are split-K's or the epilogue's instead; kernel 17's one __syncthreads() publishes its mbarriers)
+    marked = r"// (@step:barrier[12]\s*$|split-K: |epilogue: )" if tuned else r"// @step:barrier[12]\s*$"
     for line in lines:
         if "__syncthreads()" in line:
-            assert re.search(r"// (@step:barrier[12]\s*$|split-K: |epilogue: )", line) or (
+            assert re.search(marked, line) or (
                 spec.model == "hopper" and line.rstrip().endswith("// @step:init")), line
     if spec.model == "hopper":  # no trace build yet (the GPU tests compare its product bit for bit)
         assert "mbarrier.try_wait" in text and "wgmma.mma_async" in text and "cp.async.bulk.tensor" in text
         return
-    if spec.rung:  # recorded by slot and by output (common.cuh), next to each copy / store
+    if spec.rung:  # recorded by slot and by output (common.cuh, tuned.cuh), next to each copy / store
         for macro in ("TRACE_SLOT_A", "TRACE_SLOT_B", "TRACE_OUT"):
             assert macro in text, f"{name} records no {macro}"
         return
@@ -240,26 +302,43 @@ def test_header_manual_markers_and_shared_header(name):
             assert which in lines[i + 1], f"line {i + 2} of {name} should record {which}"
 
 
-def test_common_header_defines_trace_globals():
-    text = (KDIR / "common.cuh").read_text()
+@pytest.mark.parametrize("header", ["common.cuh", pytest.param(TUNED + "tuned.cuh", marks=pytest.mark.check)])
+def test_common_header_defines_trace_globals(header):
+    """kernels/common.cuh (the lesson's) and kernels/tuned/tuned.cuh (the tuning engine's, which
+    lets its kernel name its own block id for the split tail's trace) each define the trace
+    globals and CEIL_DIV once; split-K's workspace offset is the engine's alone."""
+    text = (KDIR / header).read_text()
     for g in ("g_trace_a", "g_trace_b", "g_trace_c"):
         assert f"__device__ int* {g};" in text
-    assert "#ifdef EXPLAINER_TRACE" in text and "#define CEIL_DIV" in text
+    assert "#ifdef EXPLAINER_TRACE" in text and "#define CEIL_DIV" in text and "#pragma once" in text
+    assert ("split_offset" in text) == header.startswith(TUNED)
+    assert ("#ifndef EXPLAINER_BLOCK_ID" in text) == header.startswith(TUNED)
 
 
 @pytest.mark.check
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
-def test_the_pad_copies_compile_and_carry_their_manual(tmp_path):
-    """kernels/pad_rows.cu (a padded launch's copies, not a rung): compiles, its one entry point
-    (nothing is copied back: kernel 14 stores C in place), header manual first."""
-    src = KDIR / "pad_rows.cu"
+@pytest.mark.parametrize("name", [gpu.launch.PAD_SPEC.file, gpu.launch.REDUCE_SPEC.file])
+def test_the_engine_helpers_compile_and_carry_their_manual(name, tmp_path):
+    """kernels/tuned/pad_rows.cu (a padded launch's copies) and kernels/tuned/splitk_reduce.cu
+    (split-K's separate reduction), not rungs: each compiles with the engine's includes, header
+    manual first, one extern "C" entry point named as its spec says."""
+    spec = next(s for s in (gpu.launch.PAD_SPEC, gpu.launch.REDUCE_SPEC) if s.file == name)
+    src = KDIR / name
     lines = src.read_text().splitlines()
-    assert lines[0].startswith("// kernels/pad_rows.cu -- ") and any("Launch" in line for line in lines[:30])
-    out = subprocess.run([NVCC, "-arch=sm_80", "-c", str(src), "-o", str(tmp_path / "pad.o")],
+    assert lines[0].startswith(f"// kernels/{name} -- ") and any("Launch" in line for line in lines[:30])
+    out = subprocess.run([NVCC, "-arch=sm_80", *_includes(name), "-c", str(src), "-o", str(tmp_path / "k.o")],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    syms = subprocess.run(["nm", str(tmp_path / "pad.o")], capture_output=True, text=True).stdout
-    assert "pad_rows" in syms and "unpad_rows" not in syms
+    syms = subprocess.run(["nm", str(tmp_path / "k.o")], capture_output=True, text=True).stdout
+    assert re.search(rf"\b{spec.symbol}\b", syms), syms
+
+
+@pytest.mark.check
+def test_the_pad_copies_have_one_entry_point_and_the_launchs_chunk():
+    """kernels/tuned/pad_rows.cu: nothing is copied back (the tuned kernel stores C in place), and
+    the launch's chunk (explainer/gpu/verify.py) is the kernel's."""
+    src = KDIR / gpu.launch.PAD_SPEC.file
+    assert "unpad_rows" not in src.read_text() and src.read_text().count("__global__") == 1
     # the launch's chunk (explainer/gpu/verify.py) is the kernel's: 4 columns per thread, 256 threads
     text = src.read_text()
     assert "#define PAD_THREADS 256" in text and "#define CHUNK (4 * PAD_THREADS)" in text

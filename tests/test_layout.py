@@ -1,10 +1,12 @@
 """The package's folders are its layers, and imports go one way only:
 
-    model  <-  gpu  <-  views  <-  pages  <-  app
+    model  <-  gpu  <-  views  <-  tuning  <-  pages  <-  app
 
 ``explainer.model`` (pure numpy) imports no other layer; ``explainer.gpu`` (CuPy) only the
 model; ``explainer.views`` (widgets and their front ends) the model and gpu; ``explainer.pages``
 (one module per notebook) everything below it; ``explainer.app`` (cli, serve, export) anything.
+``explainer.tuning`` (the tuning engine, optional) sits above the lesson's layers: nothing in
+model, gpu or views imports it, and a page only inside the function that shows it.
 ``explainer.resources`` (where files are) may be used by all. Every import in the package,
 at module level or inside a function, is checked."""
 
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "explainer"
-LAYERS = ["model", "gpu", "views", "pages", "app"]
+LAYERS = ["model", "gpu", "views", "tuning", "pages", "app"]
 SHARED = {"explainer", "explainer.resources", "explainer.__main__"}  # the package root (__version__), the paths, python -m explainer
 
 
@@ -61,7 +63,7 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 
 def test_every_module_sits_in_a_layer():
     loose = [module_name(p) for p in MODULES if layer(module_name(p)) is None and module_name(p) not in SHARED]
-    assert loose == [], f"modules outside model/ gpu/ views/ pages/ app/: {loose}"
+    assert loose == [], f"modules outside model/ gpu/ views/ tuning/ pages/ app/: {loose}"
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
@@ -88,3 +90,20 @@ def test_the_check_sees_an_upward_import(tmp_path):
         bad.write_text(text)
         found = imports(bad, root)
         assert any((layer(m) or 0) > layer("explainer.model.bad") for m in found if m not in SHARED), text
+
+
+def test_the_lesson_loads_without_the_tuning_engine():
+    """Importing the lesson's layers and every page (what a notebook does) leaves the tuning engine
+    unloaded, and no rung in kernels/ includes its header."""
+    import subprocess
+    import sys
+
+    code = ("import sys, explainer.model, explainer.gpu, explainer.views, explainer.pages; "
+            "from explainer.pages import ladder; ladder.ladder_chart; "
+            "print(sorted(m for m in sys.modules if m.startswith('explainer.tuning')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PACKAGE.parent, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+    rungs = sorted((PACKAGE.parent / "kernels").glob("*.cu"))
+    includes = {p.name: [line for line in p.read_text().splitlines() if line.startswith("#include")] for p in rungs}
+    assert rungs and not [name for name, lines in includes.items() if any("tuned" in line for line in lines)]

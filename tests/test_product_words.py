@@ -63,6 +63,19 @@ def test_every_rung_has_a_run_it_line():
         assert _run_it(p)
 
 
+#: A rung a student reads in one sitting: its file (header comment included) at most this long; the
+#: shared header holds only what the rungs share. (The tuning engine's kernel, kernels/tuned/, is not a rung.)
+RUNG_LINES, COMMON_LINES = 260, 180
+
+
+def test_every_rung_is_read_in_one_sitting():
+    lengths = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in RUNGS}
+    assert {n: k for n, k in lengths.items() if k > RUNG_LINES} == {}
+    assert lengths["14_warptile.cu"] <= 220  # the last FP32 rung: warp tiling with a plain guard
+    assert len((REPO / "kernels" / "common.cuh").read_text(encoding="utf-8").splitlines()) <= COMMON_LINES
+    assert not [p.name for p in (REPO / "kernels").glob("*.cu") if p not in RUNGS and p.name != "hold.cu"]
+
+
 @pytest.mark.parametrize("path", RUNGS, ids=[p.stem for p in RUNGS])
 def test_run_it_lines_run(path):
     """Each command as a student types it (from the repository's root): a `tiled-explainer`

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer.model import ladder, planner, roofline  # noqa: E402
+from explainer.model import ladder, roofline, waves  # noqa: E402
 from explainer.views.ladder_maps import (as_store_conflict, register_counts, rung_facts, shared_loads_per_k,  # noqa: E402
                                    warp_region)
 
@@ -21,21 +21,14 @@ F1, F2, FV, FD, FW = (rung_facts(r) for r in (R1, R2, RV, RD, RW))
 L1, L2, LV, LW = (shared_loads_per_k(r) for r in (R1, R2, RV, RW))
 T = 32  # the tiled kernel the chart starts from (ladder.BASELINE_TILE)
 W = ladder.rung("warptile")
-LONG = max(ladder.RUNGS + ladder.CONFIGS, key=lambda r: (r.splits_k, r.phase_fma))  # kernel 14's longest K loop
 SMS = json.loads((Path(__file__).resolve().parent.parent / "explainer" / "data" / "arches.json").read_text())["hopper"]["sms"]
 
 
-def _blocks(r, n: int) -> int:
-    gx, gy = r.grid(n, n)
-    return gx * gy
-
-
-def _tiles(r, m: int, n: int) -> int:
-    gx, gy = r.grid(m, n)
-    return gx * gy
-
-
-_B64 = ladder.rung("warptile_64x64_bk16")  # the deep-K example's tiles
+# Page 08's waves: kernel 14's tiles on the H100's SMs, one block an SM (explainer.model.waves)
+V4096, V1024, V3000 = (waves.launch(n, n, n, W.BM, W.BN, SMS) for n in (4096, 1024, 3000))
+S1024 = waves.best_split(1024, 1024, 1024, W.BM, W.BN, W.BK, SMS)
+V1024S = waves.launch(1024, 1024, 1024, W.BM, W.BN, SMS, splits=S1024)
+S_TAIL = SMS // V3000.tail  # the tail's slices that fill one wave
 TILED_I = roofline.intensity("tiled", 4096, 4096, 4096, T)
 WD = RW.warp_dims
 CW = as_store_conflict(RW)
@@ -87,111 +80,42 @@ windows by the thread that copies them from global memory, in float4 groups from
 On the right: the thread's registers at step k, and its copies with the As / Bs slots and banks
 they land in. Hover a cell for its slot, bank and thread."""),
         ("code", "ladder.mapping()"),
-        ("md", f"""## Why shape matters: how a library picks a kernel
+        ("md", f"""## Why shape matters: waves, tails and split-K
 
-The last rung is not the fastest at every size. A block tile of BM×BN makes ⌈M/BM⌉·⌈N/BN⌉
-blocks, and a launch lasts as long as the SM that gets the most of them. Warp tiling's
-{W.BM}×{W.BN} tiles make {_blocks(W, 4096):,} blocks at 4096³ (about {_blocks(W, 4096) / SMS:.1f} per SM on the
-{SMS} SMs of an H100) but only {_blocks(W, 1024)} at 1024³: {SMS - _blocks(W, 1024)} SMs have nothing to do. cuBLAS
-avoids that by choosing a configuration per shape, and so does this planner: it weighs the {len(ladder.RUNGS)}
-rungs and {len(ladder.CONFIGS)} other configurations of the warp-tiled kernel for the shape you type.
+The last rung is not the fastest at every size. Its {W.BM}×{W.BN} block tile makes ⌈M/{W.BM}⌉·⌈N/{W.BN}⌉
+blocks, and the GPU runs them in **waves**: as many at once as its SMs hold, then the next ones.
+A launch lasts as long as its busiest SM. Say an SM holds one of these blocks at a time (their
+registers decide: the rung card below shows what the GPU reports), on the {SMS} SMs of an H100:
 
-Where C has few tiles but K is long it can also **split K** (split-K): S blocks share one tile of
-C, each summing K/S of the products, and the last of them to finish adds the S partial tiles.
-Warptile at 1024³ with K split in 4 makes {4 * _blocks(W, 1024)} blocks instead of {_blocks(W, 1024)}.
-That last step is done by one block per tile while the others are finished: at 128×128×65536, the
-{_B64.BM}×{_B64.BN} tiles are {_tiles(_B64, 128, 128)}, and split in {planner.MAX_SPLITS_REDUCE} their last blocks would each read {planner.MAX_SPLITS_REDUCE}
-partial tiles alone. A library hands the sums to a second kernel instead (`+reduce`; cuBLAS's
-*splitKreduce*): every SM reads its share of the S partial copies of C ({planner.MAX_SPLITS_REDUCE * 128 * 128 * 4 / 2**20:.0f} MiB here), so
-K can be cut further (up to {planner.MAX_SPLITS_REDUCE} slices) and the {planner.MAX_SPLITS_REDUCE * _tiles(_B64, 128, 128)} blocks keep every SM busy.
+* at 4096³: {V4096.blocks} blocks, **{V4096.rounds} waves**, the last one {V4096.tail} blocks: {V4096.busy:.0%} of the SMs' time does work;
+* at 1024³: {V1024.blocks} blocks, **one wave**, and {V1024.idle_sms} SMs have nothing to do: {V1024.busy:.0%};
+* at 3000³: {V3000.blocks} blocks, {V3000.rounds - 1} full waves and a **tail** of {V3000.tail} blocks that runs while
+  {SMS - V3000.tail} SMs wait: {V3000.busy:.0%}.
 
-Where the tiles fill the SMs a few times and leave a last, partial round, only that round is cut
-(the **split tail**): at 3000³ warptile's {_blocks(W, 3000)} tiles are {_blocks(W, 3000) // SMS} rounds of {SMS} and {_blocks(W, 3000) % SMS}
-more, which would run a round of their own on {_blocks(W, 3000) % SMS} SMs while {SMS - _blocks(W, 3000) % SMS} wait. Split in {SMS // (_blocks(W, 3000) % SMS)}
-along K, those {_blocks(W, 3000) % SMS} tiles become {(SMS // (_blocks(W, 3000) % SMS)) * (_blocks(W, 3000) % SMS)} short blocks: the busiest SM runs {_blocks(W, 3000) // SMS} whole blocks and
-one slice instead of {-(-_blocks(W, 3000) // SMS)} whole blocks (`warptile@{_blocks(W, 3000) % SMS}x{SMS // (_blocks(W, 3000) % SMS)}` in `tiled-explainer bench`).
-Each split tile's slices are then added by its last block, alone: it reads {SMS // (_blocks(W, 3000) % SMS)} partial tiles of
-{W.BM}×{W.BN} floats, which the planner counts as {planner.tile_fixup_ms(W, SMS // (_blocks(W, 3000) % SMS)) * 1000:.0f} µs, and twice that for twice the slices:
-cutting a tail finer shortens its slices but lengthens this last step.
+Smaller tiles make more blocks (a library keeps several tile shapes and picks one per shape), and
+where C has few tiles but K is long, a kernel can **split K**: S blocks share one tile of C, each
+summing K/S of the products, and then the S partial tiles are added. At 1024³ with K split in
+{S1024}: {V1024S.blocks} blocks of 1/{S1024} of K each, {V1024S.busy:.0%} of the SMs' time, {V1024.time / V1024S.time:.0f}× shorter in this count. The
+price is the adding: {S1024} partial copies of C written and read back, {waves.split_traffic_bytes(1024, 1024, S1024) / 2**20:.0f} MiB at 1024³,
+and a second step after the products. A tail can be split alone: at 3000³ the {V3000.tail} tiles of the last
+wave cut in {S_TAIL} make {V3000.tail * S_TAIL} short blocks, and the launch takes {V3000.rounds - 1} waves and 1/{S_TAIL} of one
+instead of {V3000.rounds}. These counts come from `explainer/model/waves.py`: blocks and waves only. Whether a
+split pays, once its adding and the blocks' real lengths are counted, is a measurement.
 
-Where K or N is not a multiple of 4, the rows of A or B do not start on 16-byte boundaries and
-kernel 14 copies them into shared memory element by element: four loads, and their addresses,
-where a float4 would do. A library can instead copy the matrix with unaligned rows (A where K,
-B where N is not a multiple of 4) once into a buffer whose rows are padded with zeros to a
-multiple of 4 floats, tell the kernel how far apart its rows now lie (`lda`, `ldb`), and run the
-fast copies there (`+pad`). The product is the same M×N×K one, and C is stored in place. A's
-copy starts each row with a few zeros (K's lead modulo 4, see below), so that the granules of every phase still
-start on 16-byte boundaries. The copies read and write those matrices once more: at 4189³
-the model charges {planner.pad_ms(4189, 4189, 4189):.2f} ms for them, little against a product of several ms; at
-1023³ {planner.pad_ms(1023, 1023, 1023):.3f} ms, against a product of under 0.1 ms: there they can cost more than they save.
-
-*Where* the kernel chooses between the two copies matters as much as the copies. Asked inside the
-unrolled k loop ("are A's rows aligned? B's?"), each copy is a branch that cuts the loop into pieces,
-and the compiler can no longer slide the next phase's loads in between this phase's multiply-adds.
-So kernel 14 decides once, before the loop: each combination (A, B, or both copied element by
-element) is a body of its own, compiled separately, and the block picks the body by `lda` and
-`ldb`; the split-K entry points have one body, which copies both matrices element by element
-whichever is unaligned. For the same reason the edge tests are made once per block (inside C or at
-its edge), not per element.
-
-Bodies take room of their own. Each is the k loop unrolled over a whole phase: BK × (outputs a thread)
-multiply-adds in a row, {LONG.phase_fma:,} for `{LONG.name}`. Two loops that long do not fit an SM's
-instruction cache together, and a block at C's edge that ran a slower, checked body would set the
-time of a launch whose blocks all run in one round. So every block of a launch runs the same body.
-Where the tiles do not divide C but C is at least one tile tall and wide, a block whose tile would
-cross C's last row or column **moves back** until its tile ends there: it copies as an inner block
-does, with no check, computes again the rows and columns it shares with the tile before it, and
-stores only its own outputs. At M = 1000 and BM = {W.BM}, the last row of tiles starts at row
-{1000 - W.BM} instead of {1000 // W.BM * W.BM} and computes rows {1000 - W.BM} … {1000 // W.BM * W.BM - 1} a second time.
-
-Between 4-byte and 16-byte copies there is a third: where K and N are even (but not both multiples
-of 4), every row of A and B starts on an 8-byte boundary, and so does every even column. There
-kernel 14 copies **pairs** of elements (8-byte loads, and B's pairs written to shared memory as one
-8-byte store): half the instructions of the element copy. Which copy a launch gets is decided by
-its shape before anything runs: K = {W.BK * 100 + 2} and N = 1002 take pairs, K = {W.BK * 100 + 1} or N = 1001
-single elements.
-
-Rows that are not aligned cost at the other end too: a thread's {RW.p["TN"]} outputs in a row of C can no
-longer leave as one float4. Stored one by one, one store instruction of a warp of kernel 14 writes 4
-bytes in every {4 * RW.p["TN"]} of {WD["WSUBM"] // RW.p["TM"]} rows: {ladder.warp_store_sectors(RW, False)} sectors of 32 bytes for 128 bytes of C.
-So the warp passes each row segment through shared memory (As is free after the loop's last
-barrier): the lanes write their outputs in lane order, read them back along the rows, and each
-store writes 32 consecutive floats, {ladder.warp_store_sectors(RW, True)} sectors. The block's outputs are the same; only
-which lane stores which changes.
-
-Two more habits of libraries keep sizes that no tile divides from costing much. K's partial phase is
-copied **first**: phase t covers columns t·BK − lead … (t+1)·BK − lead − 1, the lead's zeros stand
-before column 0 (at K = 1100 and BK = {W.BK}: {W.phases(1100)} phases, lead = {W.lead(1100)}), so only the copy
-before the loop checks K and the loop's copies never do. And where C is narrower than a tile (fewer
-rows than BM or columns than BN) there is no whole tile to move back to: a block at C's edge copies
-as an inner one does (float4s on aligned rows, elements on the others), from rows of A and columns
-of B **clamped** into the matrix: A's last row stands in for the rows past M, and only outputs
-outside C read it, which are never stored. Each kernel is built three times for such sizes (aligned rows,
-even rows or neither), so that a launch carries only the copy loops its blocks run.
-
-For each kernel, at its best split: its blocks on the SMs (one square per SM); a time from the
-model (blocks on the busiest SM × the kernel's SM time per block, measured once with every SM
-busy, plus the split's extra traffic); a time from this device's tuning table
-(`tiled-explainer tune`: the kernel measured at the nearest tuned shape, scaled by the model from
-a split there that ran the same build of the kernel: on unaligned rows one with registers for a
-block fewer per SM where that costs no round);
-and the recorded measurement where there is one. Try 1024³, 2048³, 4096³, 3000³, 4189³, a skinny
-4096×64×4096 and a deep 1000×1000×8000.
-
-Those estimates come from shapes up to a grid step away, where the edge blocks, the rounds of
-the SMs and the best split are not the same. So on a GPU `tiled-explainer bench --kernels planned`
-first measures the planner's **shortlist** at the very shape: its choice and every launch it
-estimates within {planner.SHORTLIST_WITHIN:.0%} of it (at most {planner.SHORTLIST_TOP}: the {planner.SHORTLIST_LEAD} closest, then each kernel's best launch before
-another launch of a kernel already listed; up to {planner.SHORTLIST_REDUCE} more with a separate reduction, chosen the same way; where rows are unaligned, its {planner.SHORTLIST_PADDED} best padded launches too, and where its choice is padded the window is
-counted from its best launch without padding; and for up to {planner.SHORTLIST_FILL} kernels split along K, the best launch whose
-blocks fill every SM in one round, since the model cannot see that 2 blocks an SM run slower than 3
-with the same work; and for up to {planner.SHORTLIST_TAIL_WHOLES} kernels with a split tail on the list, their whole
-launch, since how long a tail's last, partial round takes is what the model knows least), then runs the fastest,
-as a library's autotuner does. The reason it prints says what was measured."""),
+The project's **tuning engine** measures it. It is optional and apart from the lesson
+(`kernels/tuned/`, `explainer/tuning/`; docs/tuning.md): a tuned kernel 14 with many tile shapes,
+split-K (with a separate kernel for the adding where the slices are many), the split tail, rows
+padded to 16 bytes, and edge blocks that move back inside C; and a planner that picks a launch per
+shape from a model of the waves above and this device's measured tables. For the shape you type,
+the panel shows each tile shape at its best split: its blocks on the SMs (one square per SM), the
+model's time, the tuning table's estimate and the recorded measurement where there is one. Try
+1024³, 2048³, 4096³, 3000³, 4189³, a skinny 4096×64×4096 and a deep 1000×1000×8000. On a GPU,
+`tiled-explainer bench --kernels planned` measures the planner's few best launches at the very
+shape and runs the fastest, as a library's autotuner does."""),
         ("code", "ladder.planner()"),
         ("md", """## The same kernels on another GPU
 
-The planner's SM count and the ladder's timings belong to one device. Below, the ladder as
+The SM count and the ladder's timings belong to one device. Below, the ladder as
 recorded on every GPU the project has a recording of, side by side: each device's facts come
 from its own file, and each percentage is against that device's cuBLAS in the same run. Compare
 how much each rung moves: a kernel limited by its arithmetic follows the SMs and their clock, a

@@ -3,7 +3,7 @@
     tiled-explainer bench [--kernels ...] [--sizes ...] [--tiles ...] [--save [PATH]] [--json]
 
 ``--kernels planned`` runs, per size, the planner's choice: the fastest launch of its shortlist
-(explainer.model.planner.shortlist), each measured at that size first (``--plan-only``: its
+(explainer.tuning.planner.shortlist), each measured at that size first (``--plan-only``: its
 choice from the tables, unmeasured).
 
 Without a GPU it prints one line to stderr and exits 1. ``--save`` writes a recorded-timings
@@ -25,7 +25,7 @@ from ..gpu import KERNEL_NAMES
 from ..gpu.recorded import OVERHEAD_NOTE, best_rows, launch_bound, load_recorded, save_report
 
 PROG = "tiled-explainer bench"
-#: ``--kernels planned``: per size, the ladder kernel explainer.model.planner chooses.
+#: ``--kernels planned``: per size, the ladder kernel explainer.tuning.planner chooses.
 PLANNED = "planned"
 DEFAULT_SIZES = ("512", "1024", "2048", "4096")
 DEFAULT_TILES = (8, 16, 32)
@@ -91,9 +91,9 @@ HEADER = (f"{'kernel':<20} {'size':>15} {'tile':>4} {'ms':>10} {'GFLOP/s':>9} {'
 def label(r: dict) -> str:
     """A row's kernel as ``--kernels`` takes it: ``name``, ``name@S`` for split-K, ``name@RxS`` for
     the split tail, ``+pad`` for rows padded first."""
-    from ..gpu.launch import label_of
+    from ..gpu.launch import row_label
 
-    return label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0), r.get("pad", False), r.get("reduce", False))
+    return row_label(r)
 
 
 #: Under the table when it has tensor-core rows.
@@ -136,27 +136,35 @@ def format_best(r: dict) -> str:
 
 
 class Plan(NamedTuple):
-    """One size's planned launch: its label, the reason in words, and the planner's shortlist as
-    measured there (``{label: ms, or None where it failed}`` in the list's order; empty where
-    nothing was measured), which ``--json`` keeps as the plan's ``measured``."""
+    """One size's planned launch, as data: the launch run (``label``, its planner candidate
+    ``chosen``), the planner's own first choice (``choice``) and its shortlist as measured there
+    (``measured``: ``{label: ms, or None where it failed}`` in the list's order; empty where nothing
+    was measured), which ``--json`` and ``--save`` keep. The words are written from these by
+    :func:`explainer.tuning.view.plan_text`."""
 
     label: str
-    why: str
+    chosen: object  # explainer.tuning.planner.Candidate
+    choice: str
     measured: dict
+
+    @property
+    def why(self) -> str:
+        from ..tuning.view import plan_text
+
+        return plan_text(self)
 
 
 def planned_kernels(sizes, data: dict, sms: int, measure=None) -> dict:
-    """Per size (as given), the planner's choice among the ladder kernels and its reason, from
-    the recorded timings ``data`` (explainer.model.planner): ``{size: Plan}``.
+    """Per size (as given), the planner's choice among the ladder kernels, from the recorded
+    timings ``data`` (explainer.tuning.planner): ``{size: Plan}``.
 
     With ``measure`` (``measure(size, labels) -> {label: ms or None}``, :func:`explainer.gpu.time_launches`
     on a GPU) the planner's shortlist at each size (``planner.shortlist``: its choice and the
-    launches it estimates close to it) is measured there and the fastest is chosen; its reason
-    then starts with what was measured. Where nothing on the list could be measured, the
-    planner's choice stands."""
+    launches it estimates close to it) is measured there and the fastest is chosen. Where nothing
+    on the list could be measured, the planner's choice stands."""
     from ..gpu.recorded import load_tuned, recorded_rows
     from ..gpu.sweep import parse_size
-    from ..model import planner
+    from ..tuning import planner
 
     tuned = load_tuned(device=data["device"]["name"])
     rows, tuned_rows = recorded_rows(data, split_k=True), (recorded_rows(tuned, split_k=True) if tuned else ())
@@ -165,25 +173,25 @@ def planned_kernels(sizes, data: dict, sms: int, measure=None) -> dict:
         shape = parse_size(size)
         if measure is None:
             best = planner.plan(*shape, rows, sms, tuned_rows)[0]
-            out[size] = Plan(best.label, best.why(), {})
+            out[size] = Plan(best.label, best, best.label, {})
             continue
         listed = planner.shortlist(*shape, rows, sms, tuned_rows)
         times = measure(size, [c.label for c in listed]) or {}
         measured = {c.label: times.get(c.label) for c in listed}
         timed = sorted((t, i) for i, c in enumerate(listed) if (t := times.get(c.label)))
-        if not timed:
-            out[size] = Plan(listed[0].label, listed[0].why() + "; not measured here (nothing on the planner's "
-                                                                "shortlist ran), the planner's choice", measured)
-            continue
-        chosen = listed[timed[0][1]]
-        others = ", ".join(f"{c.label} {times[c.label]:.4f}" if times.get(c.label) else f"{c.label} failed"
-                           for c in listed if c is not chosen)
-        head = (f"the fastest measured here, {timed[0][0]:.4f} ms, of the planner's shortlist of {len(listed)} "
-                f"(its choice {listed[0].label}"
-                + ("" if chosen is listed[0] else f" {times[listed[0].label]:.4f} ms" if times.get(listed[0].label)
-                   else " failed") + (f"; {others} ms" if others else "") + ")")
-        out[size] = Plan(chosen.label, f"{head}; {chosen.why()}", measured)
+        chosen = listed[timed[0][1]] if timed else listed[0]
+        out[size] = Plan(chosen.label, chosen, listed[0].label, measured)
     return out
+
+
+def shortlist_line(kind: str, row: dict) -> str:
+    """One line of ``--kernels planned``'s shortlist run, for each kind of progress
+    :func:`explainer.gpu.time_launches` reports: a status (compiling), an error, a time."""
+    if kind == "error":
+        return f"#   {row['kernel']}: {row['message'].splitlines()[0]}"
+    if kind == "status":
+        return f"#   {row['message']}"
+    return f"#   {row['label']}: {row['median_ms']:.4f} ms"
 
 
 def run(args) -> int:
@@ -213,10 +221,7 @@ def run(args) -> int:
             print(format_row(row), flush=True)
 
     def shortlist_progress(kind, row):
-        if kind == "error":
-            print(f"#   {row['kernel']}: {row['message'].splitlines()[0]}", flush=True)
-        else:
-            print(f"#   {row['label']}: {row['median_ms']:.4f} ms", flush=True)
+        print(shortlist_line(kind, row), flush=True)
 
     common = dict(tiles=args.tiles, repeats=args.repeats, warmup=args.warmup, budget_s=args.budget,
                   flush_l2=args.flush_l2, seed=args.seed, progress=progress)
@@ -244,9 +249,10 @@ def run(args) -> int:
             return 2
         others = [k for k in args.kernels if k != PLANNED]
         report = None
-        for size, (name, why, _) in plans.items():
+        for size, plan in plans.items():
+            name = plan.label
             if not as_json:
-                print(f"# planned for {size}: {name}: {why} (calibrated on {rec['label']})", flush=True)
+                print(f"# planned for {size}: {name}: {plan.why} (calibrated on {rec['label']})", flush=True)
             part = gpu.benchmark(kernels=list(dict.fromkeys(others + [name])), sizes=[size], **common)
             if isinstance(part, gpu.GpuStatus):
                 print(f"{PROG}: {part.reason}", file=sys.stderr)
@@ -260,7 +266,8 @@ def run(args) -> int:
 
     data = report.to_dict()
     if plans is not None:
-        data["plans"] = {str(size): {"label": p.label, "why": p.why, "measured": p.measured} for size, p in plans.items()}
+        data["plans"] = {str(size): {"label": p.label, "choice": p.choice, "measured": p.measured, "why": p.why}
+                         for size, p in plans.items()}
     if args.save is not None:
         command = "tiled-explainer bench " + " ".join(
             [f"--kernels {' '.join(args.kernels)}" if args.kernels else "",

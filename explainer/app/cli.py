@@ -128,9 +128,10 @@ def cmd_stats(args) -> int:
 
 # ---- plan ----------------------------------------------------------------------------
 def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
-    """The ladder's rungs planned for M x N x K on the recorded device (explainer.model.planner)."""
+    """The ladder's rungs planned for M x N x K on the recorded device (explainer.tuning.planner)."""
     from ..gpu import recorded
-    from ..model import planner
+    from ..tuning import planner
+    from ..tuning.view import why_text
 
     data = recorded.load_recorded()
     if not data:
@@ -142,7 +143,7 @@ def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
     rows = [{"kernel": c.rung.name, "splits": c.splits, "tail": c.tail, "label": c.label, "block_tile": [c.rung.BM, c.rung.BN],
              "blocks": c.blocks, "tuned_ms": c.tuned_ms, "pad": c.pad, "pad_ms": c.pad_ms, "reduce": c.reduce,
              "busiest_sm_blocks": c.longest, "busy_fraction": round(c.busy_fraction, 4), "guarded": c.guarded,
-             "predicted_ms": c.predicted_ms, "measured_ms": c.measured_ms, "why": c.why()} for c in cands]
+             "predicted_ms": c.predicted_ms, "measured_ms": c.measured_ms, "why": why_text(c)} for c in cands]
     d = {"M": M, "N": N, "K": K, "device": data["device"]["name"], "sms": sms, "recorded": data["label"],
          "tuned": tuned["source"] if tuned else None,
          "choice": cands[0].label, "candidates": rows}
@@ -155,7 +156,7 @@ def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
         tune = f"{c.tuned_ms + c.pad_ms:.4f}" if c.tuned_ms else "-"
         lines.append(f"  {c.label:<24} {c.rung.BM:>4}x{c.rung.BN:<4} {c.blocks:>7,} {c.longest:>10} "
                      f"{c.busy_fraction:>12.0%} {pred:>10} {tune:>10} {meas:>10}")
-    lines.append(f"choice: {cands[0].label}: {cands[0].why()}")
+    lines.append(f"choice: {cands[0].label}: {why_text(cands[0])}")
     lines.append("(ms; predicted = blocks on the busiest SM x SM time per block, from the recorded run; "
                  "tuned = the tuning table's time at the nearest tuned shape, scaled by the model; "
                  "each kernel at its best split: @S split-K, @RxS the last R tiles split in S; "
@@ -295,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Subcommands whose code lives beside the GPU runner and the app server.
     for name, module, help_ in (
         ("bench", "explainer.app.bench", "launch the real kernels and cuBLAS, print or save timings"),
-        ("tune", "explainer.app.tune", "measure the ladder's kernels on a grid of shapes: the planner's table"),
+        ("tune", "explainer.tuning.tune", "the tuning engine: measure its kernels on a grid of shapes (the planner's table)"),
         ("serve", "explainer.app.serve", "serve the notebooks as a Voila web app"),
         ("export", "explainer.app.export", "write every page as static HTML (no kernel, no network)"),
         ("hub", "explainer.app.hub", "a JupyterHub on this machine: every student their own live app"),

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import ladder
-from ..model.ladder import label_of  # the inverse of parse_launch (LaunchConfig.label, bench)
 from ..model.launch import padded_shape
 from ..model import hopper
 from ..model import mma
@@ -54,13 +53,14 @@ class KernelSpec:
     shared: str  # "none" | "static" | "dynamic"
     model: str  # the explainer.model kernel that describes it ("ladder": explainer.model.ladder)
     summary: str
-    rung: str | None = None  # the ladder kernels (10-14): their entry in explainer.model.ladder.RUNGS
+    rung: str | None = None  # the ladder kernels (10-14) and the tuning engine's: the configuration's name
     math: str = "fp32"  # "tf32": tensor cores (kernel 15), inputs rounded to 10 mantissa bits
     arch: str | None = None  # a target other than the device's own ("sm_90a": kernel 17's wgmma)
+    config: "ladder.Rung | None" = None  # the rung (or the tuning engine's configuration) it runs
 
     @property
     def ladder(self) -> "ladder.Rung | None":
-        return ladder.BY_NAME[self.rung] if self.rung else None
+        return self.config
 
     def expression(self, tile: int) -> str:
         """The name ``RawModule.get_function`` takes (``tiled_gemm<16>`` for a template). A ladder
@@ -97,8 +97,8 @@ _SPECS = (
                "tiled, each shared element copied to a local first (the lab report)"),
 ) + tuple(
     # The ladder beyond tiling (page 08): one thread, many outputs. Parameters: explainer.model.ladder.
-    KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name)
-    for r in ladder.RUNGS + ladder.CONFIGS  # the rungs, then the planner's other configurations
+    KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name, config=r)
+    for r in ladder.RUNGS
 )
 #: Deliberately broken teaching variants (pages 03, 04): registered so that check / trace /
 #: benchmark run them by name, but not in KERNEL_NAMES (the "every kernel is correct" set).
@@ -123,11 +123,11 @@ _TENSOR_SPECS = tuple(
     for k in hopper.KERNELS.values()
 )
 KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS + _TENSOR_SPECS}
-#: The copies of a padded launch (``+pad``): compiled like a kernel, but not one to run by name.
-PAD_SPEC = KernelSpec("pad_rows", "pad_rows.cu", "pad_rows", None, "none", "none",
+#: The copies of a padded launch (``+pad``, the tuning engine's): compiled like a kernel, but not one to run by name.
+PAD_SPEC = KernelSpec("pad_rows", "tuned/pad_rows.cu", "pad_rows", None, "none", "none",
                       "A and / or B copied into rows padded to 4 floats")
 #: The separate reduction of a split-K launch (``+reduce``): compiled like a kernel, not run by name.
-REDUCE_SPEC = KernelSpec("splitk_reduce", "splitk_reduce.cu", "splitk_reduce", None, "none", "none",
+REDUCE_SPEC = KernelSpec("splitk_reduce", "tuned/splitk_reduce.cu", "splitk_reduce", None, "none", "none",
                          "split-K's slices added over every SM")
 #: Its blocks: 256 threads; up to REDUCE_WARPS slices, 4 floats of C a thread (REDUCE_FLOATS x
 #: REDUCE_WARPS a block), more slices: REDUCE_FLOATS consecutive floats of C a block (32 lanes x 4),
@@ -137,7 +137,7 @@ REDUCE_FLOATS, REDUCE_WARPS = 128, 8
 
 def split_slice(M: int, N: int) -> int:
     """Floats from one split-K slice of the workspace to the next: M x N rounded up to 4, so that
-    every slice starts 16-byte aligned (kernels/common.cuh's split_offset; kernels/splitk_reduce.cu
+    every slice starts 16-byte aligned (kernels/tuned/tuned.cuh's split_offset; kernels/tuned/splitk_reduce.cu
     reads the slices by float4 whatever M and N)."""
     return -(-M * N // 4) * 4
 
@@ -149,10 +149,42 @@ BROKEN_KERNEL_NAMES = tuple(s.name for s in _BROKEN_SPECS)
 TENSOR_KERNEL_NAMES = tuple(s.name for s in _TENSOR_SPECS)
 
 
+#: The kernels of the tuning engine (explainer.tuning), registered when it is imported.
+ENGINE_KERNEL_NAMES: list[str] = []
+
+
+def register(configs) -> None:
+    """Make the tuning engine's configurations (explainer.tuning.configs) runnable by name, like
+    the rungs: ``explainer.tuning`` calls it when imported. The rungs never need it."""
+    for r in configs:
+        if r.name not in KERNELS:
+            KERNELS[r.name] = KernelSpec(r.name, r.file, r.symbol, None, "static", "ladder", r.title, r.name, config=r)
+            ENGINE_KERNEL_NAMES.append(r.name)
+
+
 def _spec(kernel: str) -> KernelSpec:
+    if kernel not in KERNELS and not ENGINE_KERNEL_NAMES:
+        import importlib  # a name of the tuning engine's: load it (it registers its configurations)
+
+        importlib.import_module("explainer.tuning")
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; choose one of {', '.join(KERNELS)}")
     return KERNELS[kernel]
+
+
+def row_label(r: dict) -> str:
+    """A result row's kernel as ``--kernels`` takes it (:func:`label_of` of its fields)."""
+    return label_of(r["kernel"], r.get("splits", 1), r.get("tail", 0), r.get("pad", False), r.get("reduce", False))
+
+
+def label_of(kernel: str, splits: int = 1, tail: int = 0, pad: bool = False, reduce: bool = False) -> str:
+    """A launch as ``bench --kernels`` and the planner write it: ``warptile``, ``warptile_128x64@4``
+    (split-K, S = 4), or ``warptile_256x128@24x5`` (split tail: the last 24 tiles in 5 slices each), with
+    ``+reduce`` when a split-K launch's slices are added by a separate kernel over every SM
+    (kernels/tuned/splitk_reduce.cu) and ``+pad`` when A (K not a multiple of 4) and / or B (N not) are
+    first copied into rows padded to a multiple of 4 floats; ``explainer.gpu.launch.parse_launch`` reads it back."""
+    base = kernel if splits == 1 else (f"{kernel}@{tail}x{splits}" if tail else f"{kernel}@{splits}")
+    return base + ("+reduce" if reduce else "") + ("+pad" if pad else "")
 
 
 #: What may follow a launch's kernel and split count, each after a '+', in this order.
@@ -161,18 +193,18 @@ SUFFIXES = ("reduce", "pad")
 
 def parse_launch(label: str) -> tuple[str, int, int, bool, bool]:
     """A launch as ``bench --kernels`` and the planner write it -> ``(name, splits, tail, pad,
-    reduce)``: :func:`parse_label`'s three, ``pad`` for a ``+pad`` suffix (``"warptile@24x5+pad"``:
+    reduce)``: :func:`parse_label`'s three, ``pad`` for a ``+pad`` suffix (``"warptile_256x128@24x5+pad"``:
     A and / or B, whichever has rows that are not 16-byte aligned, first copied into buffers whose
-    rows are padded to a multiple of 4 floats, kernels/pad_rows.cu) and ``reduce`` for ``+reduce`` (``"warptile@11+reduce"``: split-K whose
-    slices a separate kernel adds, kernels/splitk_reduce.cu). Raises ``ValueError`` in one line."""
+    rows are padded to a multiple of 4 floats, kernels/tuned/pad_rows.cu) and ``reduce`` for ``+reduce`` (``"warptile_128x64@11+reduce"``: split-K whose
+    slices a separate kernel adds, kernels/tuned/splitk_reduce.cu). Raises ``ValueError`` in one line."""
     base, *suffixes = str(label).split("+")
     if any(s not in SUFFIXES for s in suffixes) or len(set(suffixes)) != len(suffixes) \
             or suffixes != sorted(suffixes, key=SUFFIXES.index):
         raise ValueError(f"{label!r}: after '+' come 'reduce' (split-K's slices added by a separate "
                          "kernel) and 'pad' (rows padded to 16 bytes), once each, in that order")
     name, S, tail = parse_label(base)
-    if "pad" in suffixes and not (KERNELS[name].rung and KERNELS[name].ladder.splits_k):
-        raise ValueError(f"{label!r}: only the warp-tiled kernel (14) and its configurations take '+pad'")
+    if "pad" in suffixes and not (_spec(name).rung and _spec(name).ladder.splits_k):
+        raise ValueError(f"{label!r}: only the tuning engine's configurations of kernel 14 take '+pad'")
     if "reduce" in suffixes and (S < 2 or tail):
         raise ValueError(f"{label!r}: '+reduce' follows a split-K count S >= 2 of every tile "
                          "(name@S+reduce), not a split tail")
@@ -181,8 +213,8 @@ def parse_launch(label: str) -> tuple[str, int, int, bool, bool]:
 
 def parse_label(label: str) -> tuple[str, int, int]:
     """A kernel as ``bench --kernels`` and the planner write it -> ``(name, splits, tail)``:
-    ``"warptile"`` -> ``("warptile", 1, 0)``; ``"warptile@4"`` -> ``("warptile", 4, 0)`` (split-K,
-    every tile of C in S = 4 slices of K); ``"warptile@24x5"`` -> ``("warptile", 5, 24)`` (split
+    ``"warptile"`` -> ``("warptile", 1, 0)``; ``"warptile_128x64@4"`` -> ``("warptile_128x64", 4, 0)`` (split-K,
+    every tile of C in S = 4 slices of K); ``"warptile_256x128@24x5"`` -> ``("warptile_256x128", 5, 24)`` (split
     tail: the last 24 tiles in 5 slices each, the others whole). A ``+pad`` launch is read by
     :func:`parse_launch`. Raises ``ValueError`` in one line."""
     if "+" in str(label):
@@ -195,13 +227,13 @@ def parse_label(label: str) -> tuple[str, int, int]:
     if not (S.isdigit() and tail.isdigit()) or int(S) < 1 or (x and (int(tail) < 1 or int(S) < 2)):
         raise ValueError(f"{label!r}: after '@' comes the split-K count S (a whole number >= 1), "
                          "or RxS: the last R tiles of C split in S >= 2 slices of K")
-    if int(S) > 1 and not (KERNELS[name].rung and KERNELS[name].ladder.splits_k):
-        raise ValueError(f"{name} has no split-K; only the warp-tiled kernels (14) split K")
+    if int(S) > 1 and not (_spec(name).rung and _spec(name).ladder.splits_k):
+        raise ValueError(f"{name} has no split-K; only the tuning engine's configurations of kernel 14 split K")
     return name, int(S), int(tail)
 
 
 def kernel_and_splits(label: str) -> tuple[str, int]:
-    """``"warptile"`` -> ``("warptile", 1)``; ``"warptile@4"`` -> ``("warptile", 4)`` (split-K with
+    """``"warptile"`` -> ``("warptile", 1)``; ``"warptile_128x64@4"`` -> ``("warptile_128x64", 4)`` (split-K with
     S = 4, as ``bench --kernels`` and the planner write it; see :func:`parse_label` for the split
     tail). Raises ``ValueError`` in one line."""
     name, S, _ = parse_label(label)
@@ -235,8 +267,8 @@ class LaunchConfig:
     splits: int = 1  # split-K: blocks per tile of C along K (grid z); 1 = the whole K loop in one block
     tail: int = 0  # split tail: only the last `tail` tiles of C are split (a 1D grid); 0 = all of them
     tile_grid: tuple[int, int] | None = None  # tiles of C (x, y) where the grid is not laid out by tile
-    pad: bool = False  # A and / or B copied into rows padded to 4 floats first (kernels/pad_rows.cu)
-    reduce: bool = False  # split-K's slices added by a separate kernel (kernels/splitk_reduce.cu)
+    pad: bool = False  # A and / or B copied into rows padded to 4 floats first (kernels/tuned/pad_rows.cu)
+    reduce: bool = False  # split-K's slices added by a separate kernel (kernels/tuned/splitk_reduce.cu)
     ld: tuple[int, int] | None = None  # kernel 14's (lda, ldb): floats from one row of A (B) to the next
 
     @property
@@ -265,25 +297,21 @@ class LaunchConfig:
         return label_of(self.kernel, self.splits, self.tail, self.pad, self.reduce)
 
     def on_device(self, sms: int) -> str:
-        """The instantiation that runs this launch on a device of ``sms`` SMs: ``expression``, but
-        kernel 14's roomy one (GUARD 4 for GUARD 2, 6 for 5: registers for a block per SM fewer, no spills)
-        where the busiest SM's blocks take as many rounds either way (``ladder.Rung.runs_roomy``)."""
-        r = ladder.BY_NAME.get(self.kernel)
-        if r is None or self.pad or not r.runs_roomy(self.M, self.N, self.K, sms, self.splits, self.tail):
-            return self.expression
-        return r.expression(True, self.splits > 1, False, False, True, roomy=True,
-                            even=ladder.copy_width(self.K, self.N) == 2,
-                            wide=ladder.wide_rows(self.N, self.K, self.splits, self.tail))
+        """The instantiation that runs this launch on a device of ``sms`` SMs: ``expression``, or
+        the one its configuration picks there (``Rung.device_expression``: the tuning engine's
+        roomy bodies)."""
+        r = _spec(self.kernel).config
+        return r.device_expression(self, sms) if r is not None else self.expression
 
     @property
     def workspace_floats(self) -> int:
         """Split-K's workspace: one M x N slice of partial sums per split (0 without split-K), each
-        starting at a multiple of 4 floats (:func:`split_slice`; kernels/common.cuh's split_offset)."""
+        starting at a multiple of 4 floats (:func:`split_slice`; kernels/tuned/tuned.cuh's split_offset)."""
         return self.splits * split_slice(self.M, self.N) if self.splits > 1 else 0
 
     @property
     def reduce_launch(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
-        """A ``+reduce`` launch's second kernel (kernels/splitk_reduce.cu): (grid, block), blocks of
+        """A ``+reduce`` launch's second kernel (kernels/tuned/splitk_reduce.cu): (grid, block), blocks of
         32 x :data:`REDUCE_WARPS` threads, each taking :data:`REDUCE_FLOATS` x REDUCE_WARPS floats of
         C (4 a thread, its slices in order) up to REDUCE_WARPS slices, else REDUCE_FLOATS floats of C
         (its warps taking the S slices interleaved); ``None`` without the separate reduction."""
@@ -309,7 +337,7 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
                   tail: int = 0, pad: bool = False, reduce: bool = False) -> LaunchConfig:
     """The launch geometry of ``kernel`` for C = A (M x K) @ B (K x N) with T x T blocks.
 
-    ``splits`` > 1 cuts the K loop of a warp-tiled kernel (14) into that many slices, one block
+    ``splits`` > 1 cuts the K loop of a tuning engine's configuration (kernels/tuned/) into that many slices, one block
     each per tile of C (split-K; grid z); with ``tail`` only the last ``tail`` tiles of C are
     split, the others computed whole (the split tail; a 1D grid). Raises ``ValueError`` (one readable line) for an
     unknown kernel, a size < 1, a tile the kernel was not compiled for, or a split the kernel
@@ -318,7 +346,7 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
     padded to a multiple of 4 floats (``ld``: the rows' strides, K and N rounded up); the grid,
     the phases and C are the shape's own (C is stored in place).
     ``reduce``: a split-K launch (``splits`` >= 2, no tail) whose blocks only store their slices,
-    added by a second kernel over every SM (kernels/splitk_reduce.cu, :data:`REDUCE_SPEC`).
+    added by a second kernel over every SM (kernels/tuned/splitk_reduce.cu, :data:`REDUCE_SPEC`).
     """
     spec = _spec(kernel)
     if reduce:
@@ -328,21 +356,20 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
         return dataclasses.replace(launch_config(kernel, M, N, K, tile, splits, tail, pad), reduce=True)
     if pad:
         if not (spec.rung and spec.ladder.splits_k):
-            raise ValueError(f"{kernel}: only the warp-tiled kernel (14) and its configurations take a padded launch")
+            raise ValueError(f"{kernel}: only the tuning engine's configurations of kernel 14 take a padded launch")
         M, N, K = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K)))
         if K % 4 == 0 and N % 4 == 0:
             raise ValueError(f"{M}x{N}x{K}: K and N are multiples of 4 already, nothing to pad")
         _, N4, K4 = padded_shape(M, N, K)
         return dataclasses.replace(launch_config(kernel, M, N, K, tile, splits, tail), pad=True, ld=(K4, N4),
-                                   expression=spec.ladder.expression(True, splits > 1, tail > 0, True, N % 4 == 0,
-                                                                     wide=ladder.wide_rows(N, K, splits, tail)))
+                                   expression=spec.ladder.launch_expression(M, N, K, splits, tail, pad=True))
     S = _whole("splits", splits)
     if isinstance(tail, bool) or not isinstance(tail, (int, np.integer)) or tail < 0:
         raise ValueError(f"tail must be a whole number >= 0, got {tail!r}")
     if spec.rung:
         return _ladder_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))), S, int(tail))
     if S != 1 or tail:
-        raise ValueError(f"{kernel} has no split-K; only the warp-tiled kernels (14) split K")
+        raise ValueError(f"{kernel} has no split-K; only the tuning engine's configurations of kernel 14 split K")
     if spec.model in ("mma", "hopper"):
         return _mma_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))))
     M, N, K, T = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("tile", tile)))
@@ -371,7 +398,7 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1, ta
     gx, gy = r.grid(M, N)
     if splits > 1 or tail:
         if not r.splits_k:
-            raise ValueError(f"{spec.name} has no split-K; only the warp-tiled kernels (14) split K")
+            raise ValueError(f"{spec.name} has no split-K; only the tuning engine's configurations of kernel 14 split K")
         r.split_ranges(K, splits)  # raises when there are fewer phases than splits
     if tail and (splits < 2 or not 1 <= tail < gx * gy):
         raise ValueError(f"a split tail needs S >= 2 and between 1 and {gx * gy - 1} of the {gx * gy} "
@@ -381,9 +408,7 @@ def _ladder_config(spec: KernelSpec, M: int, N: int, K: int, splits: int = 1, ta
         kernel=spec.name, M=M, N=N, K=K, tile=None, grid=grid,
         block=(r.threads, 1, 1), shared_bytes=r.shared_bytes, dynamic_shared_bytes=0,
         phases=r.phases(K), file=spec.file,
-        expression=r.expression(not r.fast(M, N, K), splits > 1, tail > 0, ladder.copy_width(K, N) == 4,
-                                even=ladder.copy_width(K, N) == 2,
-                                wide=r.splits_k and ladder.wide_rows(N, K, splits, tail)), splits=splits,
+        expression=r.launch_expression(M, N, K, splits, tail), splits=splits,
         tail=tail, tile_grid=(gx, gy) if tail else None, ld=(K, N) if r.splits_k else None,
     )
 

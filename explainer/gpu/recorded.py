@@ -217,11 +217,13 @@ def code_only(source: str) -> str:
 
 def kernel_fingerprint() -> dict[str, str]:
     """The kernel code as shipped: ``{file name: the first 16 hex digits of the SHA-256 of its
-    code}`` (:func:`code_only`) for every ``*.cu`` and ``*.cuh`` in ``kernels/``: what a recording
-    measured, so that a page can say when a kernel changed after it. A comment edited since does
-    not make a measurement stale."""
-    return {f.name: hashlib.sha256(code_only(f.read_text(encoding="utf-8")).encode()).hexdigest()[:16]
-            for f in sorted(kernels_dir().iterdir()) if f.suffix in (".cu", ".cuh")}
+    code}`` (:func:`code_only`) for every ``*.cu`` and ``*.cuh`` in ``kernels/`` and its folders
+    (``tuned/warptile_tuned.cu``: the tuning engine's): what a recording measured, so that a page
+    can say when a kernel changed after it. A comment edited since does not make a measurement
+    stale."""
+    root = kernels_dir()
+    return {f.relative_to(root).as_posix(): hashlib.sha256(code_only(f.read_text(encoding="utf-8")).encode()).hexdigest()[:16]
+            for f in sorted(root.rglob("*")) if f.suffix in (".cu", ".cuh") and f.is_file()}
 
 
 def changed_kernels(data: dict) -> list[str] | None:

@@ -18,6 +18,9 @@ import numpy as np
 
 from .launch import COMPILE_OPTIONS, KERNELS, KERNELS_DIR, HOLD_SPEC, PAD_SPEC, REDUCE_SPEC, KernelSpec, LaunchConfig, NO_GPU_ENV, TRACE_DEFINE, _SPECS, _spec, launch_config, refusal
 
+#: :meth:`_Runtime.module`'s default: every instantiation the spec lists.
+ALL = object()
+
 # --------------------------------------------------------------------------------------
 # Values returned instead of exceptions
 # --------------------------------------------------------------------------------------
@@ -66,13 +69,20 @@ class _Runtime:
         self._split_w = None  # split-K's workspace (floats) and its tile counters, grown on demand
         self._split_done = None
         self._hold = None  # kernels/hold.cu, compiled on first use
-        self._pad = {}  # a padded launch's copies of A and B (kernels/pad_rows.cu), by role, grown on demand
+        self._pad = {}  # a padded launch's copies of A and B (kernels/tuned/pad_rows.cu), by role, grown on demand
         self.dynamic_allowed: dict[int, int] = {}  # CUfunction -> dynamic shared bytes it may take
         self.tensor_maps: dict[tuple, object] = {}  # kernel 17's TMA maps (gpu/hopper.py)
 
     # -- compiling ---------------------------------------------------------------------
-    def module(self, spec: KernelSpec, trace: bool):
-        key = (spec.file, trace, tuple(spec.name_expressions or ()))  # configurations share a file
+    #: How many instantiations :meth:`prepare` compiles at once (NVRTC runs outside Python's lock).
+    COMPILE_THREADS = min(8, os.cpu_count() or 1)
+
+    def module(self, spec: KernelSpec, trace: bool, expressions=ALL):
+        """The compiled module of ``spec``'s file holding ``expressions`` (template instantiations;
+        by default every one the spec lists, :func:`compile_kernels`'s). A launch compiles only
+        its own instantiation (:meth:`kernel`): a file's others are not built until used."""
+        names = tuple(spec.name_expressions or ()) if expressions is ALL else tuple(expressions or ())
+        key = (spec.file, trace, names)
         if key in self.modules:
             return self.modules[key]
         cp = self.cp
@@ -81,13 +91,15 @@ class _Runtime:
             source = path.read_text()
         except OSError as e:
             raise _Refused(f"cannot read {path}: {e}", "compile_error") from None
-        options = COMPILE_OPTIONS + (f"-I{KERNELS_DIR}",) + ((TRACE_DEFINE,) if trace else ())
+        # a file in a sub-folder (kernels/tuned/) includes its own header first, then kernels/'s
+        folders = dict.fromkeys((path.parent, KERNELS_DIR))
+        options = COMPILE_OPTIONS + tuple(f"-I{d}" for d in folders) + ((TRACE_DEFINE,) if trace else ())
         try:
             if spec.arch:  # kernel 17: NVRTC straight, for sm_90a (RawModule would add -arch=sm_90)
                 from . import hopper
                 mod = hopper.compile_sm90a(self, path, source, options)
             else:
-                mod = cp.RawModule(code=source, options=options, name_expressions=spec.name_expressions)
+                mod = cp.RawModule(code=source, options=options, name_expressions=list(names) or None)
                 mod.compile()  # now, so that errors surface here with their log
         except Exception as e:
             log = e.get_message() if hasattr(e, "get_message") else str(e)
@@ -99,10 +111,53 @@ class _Runtime:
         self.modules[key] = mod
         return mod
 
+    def module_for(self, cfg: LaunchConfig, trace: bool = False):
+        """The module holding the one instantiation that runs ``cfg`` here (a file without
+        templates: the whole file)."""
+        spec = KERNELS[cfg.kernel]
+        return self.module(spec, trace, (cfg.on_device(self.sm_count),) if spec.name_expressions else None)
+
+    def built(self, cfg: LaunchConfig, trace: bool = False) -> bool:
+        """Whether the instantiation that runs ``cfg`` here is compiled in this process already."""
+        spec = KERNELS[cfg.kernel]
+        names = (cfg.on_device(self.sm_count),) if spec.name_expressions else ()
+        return (spec.file, trace, names) in self.modules
+
     def kernel(self, cfg: LaunchConfig, trace: bool = False):
         """The compiled function that runs ``cfg`` here (``LaunchConfig.on_device``)."""
-        spec = KERNELS[cfg.kernel]
-        return self.module(spec, trace).get_function(cfg.on_device(self.sm_count))
+        return self.module_for(cfg, trace).get_function(cfg.on_device(self.sm_count))
+
+    def prepare(self, cfgs, trace: bool = False) -> int:
+        """Compile the instantiations that run ``cfgs`` (and ``+reduce`` / ``+pad`` launches'
+        helper kernels), up to :attr:`COMPILE_THREADS` at once; returns how many were built now.
+        A failure is left for the launch that needs it to report."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        jobs = {}
+        for cfg in cfgs:
+            spec = KERNELS[cfg.kernel]
+            names = (cfg.on_device(self.sm_count),) if spec.name_expressions else None
+            jobs[(spec.file, trace, names or ())] = (spec, names)
+            if cfg.reduce:
+                jobs[(REDUCE_SPEC.file, False, ())] = (REDUCE_SPEC, ALL)
+            if cfg.pad:
+                jobs[(PAD_SPEC.file, False, ())] = (PAD_SPEC, ALL)
+        todo = [(spec, names) for key, (spec, names) in jobs.items() if key not in self.modules]
+
+        def build(job):
+            spec, names = job
+            try:
+                self.module(spec, trace if spec not in (REDUCE_SPEC, PAD_SPEC) else False, names)
+            except _Refused:
+                pass
+
+        if len(todo) > 1 and self.COMPILE_THREADS > 1:
+            with ThreadPoolExecutor(self.COMPILE_THREADS) as pool:
+                list(pool.map(build, todo))
+        else:
+            for job in todo:
+                build(job)
+        return len(todo)
 
     @property
     def sm_count(self) -> int:
@@ -166,7 +221,7 @@ class _Runtime:
     def pad_buffers(self, cfg: LaunchConfig) -> tuple:
         """The padded copies of A and B a ``cfg.pad`` launch reads (``None`` where that matrix is
         used as it is), flat, ``cfg.pad_floats`` long; kept between launches and grown on demand,
-        like the split-K workspace. Every launch writes them whole (kernels/pad_rows.cu)."""
+        like the split-K workspace. Every launch writes them whole (kernels/tuned/pad_rows.cu)."""
         cp = self.cp
         out = []
         for role, n in zip("AB", cfg.pad_floats):
@@ -187,12 +242,12 @@ class _Runtime:
         self._hold((1,), (1,), (np.int64(us * 1000),))
 
     def reduce_kernel(self):
-        """splitk_reduce of kernels/splitk_reduce.cu (a ``+reduce`` launch's second kernel), compiled
+        """splitk_reduce of kernels/tuned/splitk_reduce.cu (a ``+reduce`` launch's second kernel), compiled
         once (:meth:`module`)."""
         return self.module(REDUCE_SPEC, False).get_function("splitk_reduce")
 
     def pad_kernel(self):
-        """pad_rows of kernels/pad_rows.cu (a ``+pad`` launch's copies), compiled once (:meth:`module`)."""
+        """pad_rows of kernels/tuned/pad_rows.cu (a ``+pad`` launch's copies), compiled once (:meth:`module`)."""
         return self.module(PAD_SPEC, False).get_function("pad_rows")
 
     def free_bytes(self) -> tuple[int, int]:

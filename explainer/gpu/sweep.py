@@ -125,6 +125,8 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
                 refs["cublas_tf32"] = (True, _cublas_check(rt, prob, tf32=True))
             except Exception as e:
                 fail("cublas_tf32", shape, None, _classify(rt, e))
+        _prepare(rt, [(label, tile) for label in kernels
+                      for tile in (tiles if KERNELS[parse_launch(label)[0]].takes_tile else (None,))], M, N, K, note)
         # Every launch is checked before any is timed: a check's host work leaves the GPU idle,
         # and the spin-up after it (timing._ensure_warm) would fall on the launch timed next.
         launches = {}  # (label, tile) -> (cfg, check, kernel info)
@@ -209,6 +211,24 @@ def benchmark(rt: _Runtime, kernels=None, sizes=DEFAULT_SIZES, tiles=DEFAULT_TIL
 # --------------------------------------------------------------------------------------
 # A shortlist of launches at one shape (bench --kernels planned: the planner's best few)
 # --------------------------------------------------------------------------------------
+def _prepare(rt: _Runtime, launches, M: int, N: int, K: int, note) -> None:
+    """Compile, several at once, the instantiations the ``(label, tile)`` launches of one shape
+    run (``_Runtime.prepare``); says so first where any is not built yet. A launch that cannot be
+    made is skipped here: its check reports why."""
+    cfgs = []
+    for label, tile in launches:
+        try:
+            kernel, splits, tail, pad, reduce = parse_launch(label)
+            cfgs.append(launch_config(kernel, M, N, K, tile, splits, tail, pad, reduce))
+        except ValueError:
+            continue
+    todo = {(c.file, c.on_device(rt.sm_count)) for c in cfgs if not rt.built(c)}
+    if todo:
+        note("status", {"M": M, "N": N, "K": K, "message": f"{M}x{N}x{K}: compiling {len(todo)} kernel "
+                        f"instantiation{'s' if len(todo) != 1 else ''} (once per process; CuPy caches them on disk)"})
+    rt.prepare(cfgs)
+
+
 @_public
 def time_launches(rt: _Runtime, labels, size, *, rounds: int = 2, repeats: int = 10, warmup: int = 1,
                   budget_s: float = 0.5, flush_l2: bool = True, seed: int = 0, progress=None) -> dict:
@@ -217,13 +237,15 @@ def time_launches(rt: _Runtime, labels, size, *, rounds: int = 2, repeats: int =
     every other round, so that a drift of the clock falls on all alike), median of ``repeats`` per
     round with L2 flushed. Returns ``{label: the median of the rounds' medians, in ms}``; a launch
     refused, failed or wrong maps to ``None``, and ``progress("error", row)`` says why
-    (``progress("result", {"label", "median_ms"})`` for the others)."""
+    (``progress("result", {"label", "median_ms"})`` for the others; ``progress("status", {"message"})``
+    before compiling what is not built yet)."""
     M, N, K = parse_size(size)
     note = progress or (lambda kind, row: None)
     labels = list(dict.fromkeys(labels))
     for label in labels:
         parse_launch(label)
     out, kept = {label: None for label in labels}, {}
+    _prepare(rt, [(label, 16) for label in labels], M, N, K, note)
     prob = _Problem(rt, M, N, K, seed)
     try:
         for label in labels:

@@ -263,7 +263,7 @@ def time_kernel(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 1
     3, fewer than asked when they would take more than ``budget_s``). With
     ``compare_cublas`` cuBLAS (FP32, TF32 off) is timed on the same inputs too, in ``ROUNDS``
     rounds interleaved with the kernel's (the repeats shared among them). ``splits``:
-    split-K (the warp-tiled kernels); ``tail``: only the last ``tail`` tiles split; ``pad``: A
+    split-K (the tuning engine's configurations); ``tail``: only the last ``tail`` tiles split; ``pad``: A
     and B copied into rows padded to 4 floats first (the copies inside the timed span);
     ``reduce``: split-K's slices added by a separate kernel (timed too)."""
     cfg = launch_config(kernel, M, N, K, tile, splits, tail, pad, reduce)

@@ -110,8 +110,8 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
             if not (0 <= bx < gx and 0 <= by < gy):
                 raise ValueError(f"block (x={bx}, y={by}) is outside the {gx}x{gy} grid")
 
-    mod = rt.module(spec, trace=True)
-    kern = rt.kernel(cfg, trace=True)
+    mod = rt.module_for(cfg, trace=True)
+    kern = mod.get_function(cfg.on_device(rt.sm_count))
     buf_c = cp.full(n_c, NEVER_WRITTEN, dtype=cp.int32)
     buf_a = cp.full(n_a, NEVER_WRITTEN, dtype=cp.int32) if n_a else None
     buf_b = cp.full(n_b, NEVER_WRITTEN, dtype=cp.int32) if n_b else None

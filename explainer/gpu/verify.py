@@ -49,15 +49,15 @@ class _Problem:
         rt.cp.get_default_memory_pool().free_all_blocks()
 
 
-#: Columns of a padded row that one block of kernels/pad_rows.cu copies (its CHUNK).
+#: Columns of a padded row that one block of kernels/tuned/pad_rows.cu copies (its CHUNK).
 PAD_CHUNK = 1024
 
 
 def _pad_inputs(rt: _Runtime, cfg: LaunchConfig, A, B) -> tuple:
-    """A padded launch's copies (kernels/pad_rows.cu, one launch): A (where K is not a multiple of
+    """A padded launch's copies (kernels/tuned/pad_rows.cu, one launch): A (where K is not a multiple of
     4) and / or B (where N is not) into the runtime's padded buffers, rows ``cfg.ld`` floats apart.
     Returns (A', B') for the kernel: the matrix itself where it needs no copy; A' points past its
-    first row's leading zeros (``lda - K`` of them: K's lead modulo 4, see kernels/pad_rows.cu)."""
+    first row's leading zeros (``lda - K`` of them: K's lead modulo 4, see kernels/tuned/pad_rows.cu)."""
     Ap, Bp = rt.pad_buffers(cfg)
     lda, ldb = cfg.ld
     np32 = np.int32
@@ -92,7 +92,7 @@ def _launch(rt: _Runtime, kern, cfg: LaunchConfig, A, B, C, map_dtype: int | Non
     if cfg.tail:  # the split tail: whole tiles first, then the last ones in slices
         args += (np32(cfg.whole_tiles), np32(cfg.splits), np32(cfg.tile_grid[0]))
     kern(cfg.grid, cfg.block[:2], args, shared_mem=cfg.dynamic_shared_bytes)
-    if cfg.reduce:  # the slices added over every SM (kernels/splitk_reduce.cu)
+    if cfg.reduce:  # the slices added over every SM (kernels/tuned/splitk_reduce.cu)
         grid, block = cfg.reduce_launch
         rt.reduce_kernel()(grid, block, (W, C, np.int64(M * N), np32(cfg.splits)))
 
@@ -174,7 +174,7 @@ def check(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
           pad: bool = False, reduce: bool = False) -> CheckResult:
     """Run ``kernel`` once on random non-symmetric inputs with C poisoned by NaN and compare
     with numpy float64: relative error and whether every element of C was written. ``splits``:
-    split-K (the warp-tiled kernels; their workspace is poisoned too); ``tail``: only the last
+    split-K (the tuning engine's configurations; their workspace is poisoned too); ``tail``: only the last
     ``tail`` tiles of C split (the split tail); ``pad``: A and / or B (whichever has unaligned
     rows) copied into rows padded to 4 floats first (the copies poisoned too; C stored in place); ``reduce``: split-K's slices added by a separate
     kernel. ``tol``: by default

@@ -346,8 +346,8 @@ def mapping(**kw):
 
 def planner(M: int = 1024, N: int = 1024, K: int = 1024):
     """The shape picker: every rung planned for M x N x K on the recorded device's SMs, the
-    predicted and the recorded time (explainer.model.planner)."""
-    from ..views.planner import PlannerPanel
+    predicted and the recorded time (explainer.tuning.planner)."""
+    from ..tuning.view import PlannerPanel
 
     return PlannerPanel(M, N, K).widget
 
