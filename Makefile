@@ -20,12 +20,14 @@ test: $(VENV)/.installed browser
 check: $(VENV)/.installed browser hub-deps
 	$(VENV)/bin/python -m pytest --nbval-lax --nbval-current-env $(ARGS)
 
+# Debian's chromium for the browser tests, and a CJK font (fonts-noto-cjk) for the Chinese names the
+# pages quote (a browser test checks they render as glyphs, not boxes).
 browser:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ ! -x /usr/bin/chromium ] || ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-noto-cjk; \
 	  else \
-	    echo "No /usr/bin/chromium (apt-get install chromium): browser tests will be skipped."; \
+	    echo "No /usr/bin/chromium or no CJK font (apt-get install chromium fonts-noto-cjk): browser tests will be skipped."; \
 	  fi; \
 	fi
 

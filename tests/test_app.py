@@ -111,3 +111,28 @@ def test_no_page_asks_for_anything_off_the_machine(voila_server, browser_page, p
     page.wait_for_timeout(500)
     assert page.outside == [], page.outside
     assert page_errors == []
+
+
+@pytest.mark.browser
+def test_live_nav_goes_next_and_to_the_contents(voila_server, browser_page, page_errors):
+    """The live pages' bar (their first and last cells) links live page to live page."""
+    nav = "nav.explainer-nav"
+    page = browser_page
+    page.goto(voila_server.page_url("01_naive.ipynb"))
+    try:
+        page.locator(f"{nav} a.explainer-nav-next").first.wait_for(timeout=120_000)
+    except Exception as e:
+        raise AssertionError(f"01_naive.ipynb shows no nav bar: {e}\nServer log:\n{voila_server.log_tail()}") from None
+    assert page.locator(nav).count() == 2  # top and bottom
+    assert page.locator(f"{nav} a.explainer-nav-prev").first.get_attribute("href") == "00_index.ipynb"
+    page.locator(f"{nav} a.explainer-nav-next").first.click()  # the top bar
+    page.wait_for_url(voila_server.page_url("02_tiled.ipynb"), timeout=60_000)
+    here = page.locator(f"{nav} .explainer-nav-here").first
+    here.wait_for(timeout=120_000)
+    assert here.inner_text().startswith("Page 2 of ")
+    page.locator(f"{nav} a.explainer-nav-contents").last.click()  # the bottom bar
+    page.wait_for_url(voila_server.page_url("00_index.ipynb"), timeout=60_000)
+    page.locator(f"{nav} a.explainer-nav-next").first.wait_for(timeout=120_000)
+    assert page.locator(f"{nav} a.explainer-nav-prev").count() == 0
+    assert page.outside == [], page.outside
+    assert page_errors == []

@@ -81,7 +81,8 @@ def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_p
     info = " ".join(page.locator(f"{VIEW_SEL} .explainer-mma-info").inner_text().split())
     g, t = owner // 4, owner % 4
     assert f"a0 = A[{g}][{8 + t}]" in info and f"b0 = B[{8 + t}][{g}]" in info, info
-    assert "k-step 2 of 4" in page.locator(f"{VIEW_SEL} .explainer-mma-step").inner_text()
+    assert "k-step = 1 of 0..3" in page.locator(f"{VIEW_SEL} .explainer-mma-step").inner_text()
+    assert page.locator(f"{VIEW_SEL} .explainer-step-label").inner_text() == "k-step = 1 of 0..3"
     assert view_frames(frames) == [], f"stepping sent {len(frames)} messages: {[f[:200] for f in frames[:3]]}"
 
     # The pipeline stepper: its own buttons (the arrow key above did not move it), the model's steps.
@@ -94,6 +95,10 @@ def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_p
     assert page.evaluate(f"() => {pipe}.buffers()") == list(steps[2].state)
     assert " ".join(page.locator(".explainer-pipeline-text").inner_text().split()) == " ".join(steps[2].text.split())
     assert "cp.async.wait_group" in page.locator(".explainer-pipeline-code span.hl").inner_text()
+    P = mma.STAGED.phases(pv.K_DEFAULT)  # phases and buffers counted from 0, as in the kernel
+    want = f"step 3 / {len(steps)} · " + (f"phase t = {steps[2].phase} of 0..{P - 1}" if steps[2].phase >= 0 else "prologue")
+    assert page.locator(".explainer-pipeline .explainer-step-label").inner_text() == want
+    assert page.locator(".explainer-pipeline-buffer").first.inner_text().startswith(f"buffer = 0 of 0..{mma.STAGED.stages - 1}")
     assert view_frames(frames) == []
 
     # Kernel 17's mbarrier stepper: the model's hand-over, step by step, with the kernel's lines.
@@ -109,6 +114,9 @@ def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_p
     assert " ".join(page.locator(".explainer-handover-text").inner_text().split()) == " ".join(steps[n].text.split())
     assert "mbar_wait(empty" in page.locator(".explainer-handover-code span.hl").inner_text()
     assert "waits on empty" in page.locator(".explainer-handover-actor[data-acting='true']").inner_text()
+    P = hopper.KERNEL.phases(hv.K_DEFAULT)
+    assert f" · phase t = {steps[n].phase} of 0..{P - 1}" in page.locator(".explainer-handover .explainer-step-label").inner_text()
+    assert page.locator(".explainer-handover-stage").first.inner_text().startswith(f"stage = 0 of 0..{hopper.KERNEL.stages - 1}: ")
     assert view_frames(frames) == []
 
     # Another warp: Python sends its arrays.

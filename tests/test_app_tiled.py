@@ -14,7 +14,8 @@ import time
 import pytest
 from conftest import settle, view_frames
 
-from explainer.model import Launch, steps
+from explainer.app.cli import main as cli_main
+from explainer.model import Launch, steps, steps_per_phase
 from explainer.views import tiled as tv
 from explainer.views.common import IDLE, PINNED
 
@@ -93,7 +94,7 @@ def test_tiled_page_steps_and_pins_in_the_browser(voila_server, browser_page, pa
     assert first == f"{model_label(0)} step 1 of {len(steps(LAUNCH))}", first
     assert f"thread (x={tx}, y={ty})" in page.locator(SUM).inner_text()
 
-    # Step 1, load A of phase 1: thread (4, 3) copies A[by*T+ty][tx] = A[19][4] into As[3][4].
+    # Step 1, load A of phase t = 0: thread (4, 3) copies A[by*T+ty][tx] = A[19][4] into As[3][4].
     as1, bs1 = colours(page, "As"), colours(page, "Bs")
     assert len(as1) == T and len(as1[0]) == T
     assert as1[ty][tx] == PINNED and flat(as1).count(PINNED) == 1
@@ -142,6 +143,43 @@ def test_tiled_page_steps_and_pins_in_the_browser(voila_server, browser_page, pa
     page.locator("body").press("ArrowLeft")
     assert wait_step(page, 3).startswith(model_label(2))
     assert view_frames(frames) == [], f"stepping and pinning sent {len(frames)} messages to the kernel: {frames[:3]}"
+    assert page_errors == []
+
+
+def go_to_step(page, i: int) -> str:
+    """Drag the step slider to step index ``i`` (a lookup in the browser) and return the label."""
+    page.evaluate(f"""(i) => {{ const s = document.querySelector('{STEPPER} .explainer-slider');
+                                s.value = String(i); s.dispatchEvent(new Event('input')); }}""", i)
+    return wait_step(page, i + 1)
+
+
+@pytest.mark.browser
+def test_phase_labels_count_from_zero_like_the_trace(voila_server, browser_page, page_errors, capsys):
+    """One numbering: the first label reads "phase t = 0 of 0..63", and the step labelled phase t
+    shows As[ty][tx] receiving the element ``tiled-explainer trace`` prints on its row t for the
+    same launch, A[by*T + ty][t*T + tx]: the label's t goes straight into the kernel's a_col."""
+    page = browser_page
+    open_tiled_page(page, voila_server)
+    P = LAUNCH.phases
+    first = label(page)
+    assert first.startswith(model_label(0)), first
+    assert f"block (x={BLOCK[0]}, y={BLOCK[1]}) · phase t = 0 of 0..{P - 1} · loading the A tile" in first, first
+
+    (bx, by), (tx, ty) = BLOCK, THREAD
+    line = f"trace --kernel tiled --M {LAUNCH.M} --N {LAUNCH.N} --K {LAUNCH.K} --tile {T} --block {bx},{by} --thread {tx},{ty}"
+    assert cli_main(line.split()) == 0
+    out = capsys.readouterr().out
+    rows = {int(t): a for t, a in re.findall(rf"^\s+(\d+)\s+As\[{ty}\]\[{tx}\] = (A\[\d+\]\[\d+\])", out, re.M)}
+    assert {0, 1, 2, P - 1} <= set(rows), out
+    per = steps_per_phase(LAUNCH)
+    for t in (0, 1, 2, P - 1):
+        shown = go_to_step(page, t * per)  # the load of A in phase t
+        assert f" · phase t = {t} of 0..{P - 1} · loading the A tile into As" in shown, shown
+        assert shown.startswith(model_label(t * per)), shown
+        assert rows[t] == f"A[{by * T + ty}][{t * T + tx}]"  # the trace's row t is the kernel's a_col
+        assert hover(page, "As", ty, tx) == f"As[{ty}][{tx}] = {rows[t]}"
+    shown = go_to_step(page, 3)  # compute, k counted from 0 too
+    assert f"phase t = 0 of 0..{P - 1} · " in shown and f"(k = 0 of 0..{T - 1})" in shown, shown
     assert page_errors == []
 
 

@@ -129,7 +129,9 @@ def test_reports_name_the_right_cells():
     assert "As[2][3]" in h.describe() and "barrier 1" in h.describe() and "(x=3, y=2)" in h.describe()
     g = next(h for h in H.hazards(Launch("tiled_no_barrier2", 8, 8, 8, 4)) if h.tile == "Bs" and h.cell == (1, 0))
     assert g.writer == (0, 1) and set(g.readers) == {(0, 0), (0, 2), (0, 3)}  # column 0 reads Bs[1][0]
-    assert "barrier 2" in g.describe() and "phase 2" in g.describe()
+    assert g.phase == 0 and "barrier 2" in g.describe() and "phase t = 1" in g.describe()  # counted from 0
+    assert "of phase t = 0 " in g.describe(2) and "phase t = 1 of 0..1" in g.describe(2)
+    assert "in phase t = 1 of 0..1 " in h.describe(2)  # h.phase == 1: the second of two phases
 
 
 def test_hazard_edge_cases():
@@ -194,7 +196,8 @@ def test_pages_build_and_switch_variant():
     html = pages_edges.hazard_table().value
     assert "tiled_no_barrier1" in html and "64 cells" in html
     page = pages_edges.boundaries()
-    assert len(page.children) >= 5
+    assert len(page.children) == 2  # the legend and the stepper; each section's figures follow its heading
+    assert len(pages_edges.edge_costs().children) == 2 and len(pages_edges.without_checks().children) == 2
     assert "recorded" in pages_edges.flakiness_table().value or "live" in pages_edges.flakiness_table().value
 
 
@@ -215,3 +218,19 @@ def test_recorded_gpu_runs_agree_with_the_model():
     for r in rec["results"]:
         if not H.hazards(Launch(r["kernel"], r["M"], r["N"], r["K"], r["tile"])):
             assert r["runs_differing"] == 0, r
+
+
+def test_page_03_headings_come_before_what_they_introduce():
+    """Each section of page 03 is its heading, then the figures it introduces: the stepper's cell
+    holds the stepper only."""
+    import json
+
+    from explainer import resources
+
+    cells = ["".join(c["source"]) for c in json.loads((resources.notebooks_dir() / "03_boundaries.ipynb").read_text())["cells"]]
+
+    def at(text):
+        return next(i for i, c in enumerate(cells) if text in c)
+
+    assert at("edges.boundaries()") < at("## The price of the edges") < at("edges.edge_costs()") \
+        < at("## The kernel without checks") < at("edges.without_checks()")

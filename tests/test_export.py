@@ -273,6 +273,39 @@ def test_exported_pages_open_without_errors(exported, file_page, page_errors, na
     assert page.outside == [] and page_errors == []
 
 
+# ---- contents / previous / next ------------------------------------------------------------------
+NAV = "nav.explainer-nav"
+
+
+def test_every_exported_page_has_the_bar_at_top_and_bottom(exported):
+    from explainer.pages import navigation
+
+    for nb, _ in navigation.sequence():
+        text = (exported / export.page_file(nb)).read_text(encoding="utf-8")
+        main = text[text.index("<main>"):text.index('<footer class="ex-footer">')]
+        main = re.sub(r'<script type="application/json" id="ex-state-\d+">.*?</script>', "", main, flags=re.S)
+        bar = f'<div class="ex-out"><div class="ex-html">{export._relink(navigation.nav_html(nb))}</div></div>'
+        assert main.count("<nav ") == 2, nb
+        assert main.startswith("<main>" + bar) and main.endswith(bar), nb  # first and last
+
+
+@pytest.mark.browser
+def test_exported_nav_goes_next_and_to_the_contents_from_file(exported, file_page, page_errors):
+    page = file_page
+    page.goto((exported / "02_tiled.html").as_uri())
+    page.locator(f"{NAV} a.explainer-nav-next").first.click()  # the top bar
+    page.wait_for_url("**/03_boundaries.html", timeout=10_000)
+    assert page.locator(f"{NAV} .explainer-nav-here").first.inner_text().startswith("Page 3 of ")
+    page.locator(f"{NAV} a.explainer-nav-contents").last.click()  # the bottom bar
+    page.wait_for_url("**/index.html", timeout=10_000)
+    page.locator(f"{NAV} a.explainer-nav-next").first.wait_for(timeout=10_000)
+    assert page.locator(f"{NAV} a.explainer-nav-prev").count() == 0
+    page.keyboard.press("ArrowRight")  # the arrows are the steppers': no page turns on them
+    page.wait_for_timeout(300)
+    assert page.url == (exported / "index.html").as_uri()
+    assert page.outside == [] and page_errors == []
+
+
 # ---- served by `tiled-explainer serve`: the static door and its live twin ---------------------
 def _wait_static(server, page: str, timeout: float = 120.0) -> str:
     """The static page's URL once serve has exported every page (it builds them beside Voila's
@@ -377,4 +410,15 @@ def test_exported_tensor_page_steps_with_no_kernel(exported, file_page, page_err
         list(hopper.schedule(hv.K_DEFAULT)[1].state)
     page.locator("select.explainer-mma-warp").select_option("warp 2")
     page.wait_for_function(f"() => {view}.state().warp === 2", timeout=10_000)
+    assert page.outside == [] and page_errors == []
+
+
+@pytest.mark.browser
+def test_served_static_nav_stays_among_the_static_pages(voila_server, browser_page, page_errors):
+    page = browser_page
+    page.goto(_wait_static(voila_server, "02_tiled.html"))
+    page.locator(f"{NAV} a.explainer-nav-next").first.click()
+    page.wait_for_url(f"{voila_server.url}/voila/files/site/03_boundaries.html", timeout=20_000)
+    page.locator(f"{NAV} a.explainer-nav-contents").last.click()
+    page.wait_for_url(f"{voila_server.url}/voila/files/site/index.html", timeout=20_000)
     assert page.outside == [] and page_errors == []

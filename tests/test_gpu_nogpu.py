@@ -536,3 +536,23 @@ def test_the_planned_shortlist_prints_every_kind_of_progress():
     assert shortlist_line("error", {"kernel": "warptile_64x64@2", "message": "refused: too big\nmore"}) == \
         "#   warptile_64x64@2: refused: too big"
     assert shortlist_line("result", {"label": "warptile_64x64@2", "median_ms": 0.12345}) == "#   warptile_64x64@2: 0.1235 ms"
+
+
+def test_pages_say_no_gpu_once(no_cupy):
+    """Where a page says "No GPU here (...)" the reason in brackets does not say "no GPU" again,
+    and a block of one warp is "1 warp", not "1 warps"."""
+    from explainer.pages import perf as pages_perf
+    from explainer.pages import tensor
+    from explainer.views.tiled import tiled_data
+
+    st = gpu.status()
+    assert st.reason.startswith("no GPU: ") and st.why == st.reason[len("no GPU: "):]
+    for html_ in (tensor.check_on_gpu().value, pages_perf._live_note()):
+        assert "No GPU here (" in html_ and "(no GPU" not in html_ and "cupy is not installed" in html_
+    assert "an NVIDIA GPU of a Hopper" not in tensor.check_on_gpu(kernel="wgmma_tma").value
+    from explainer.model import Launch
+
+    def title(T):
+        return tiled_data(Launch("tiled", T, T, T, T), (0, 0))[0]["title_shared"]
+
+    assert title(4).endswith("its 16 threads (1 warp)") and title(8).endswith("its 64 threads (2 warps)")

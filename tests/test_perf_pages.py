@@ -151,8 +151,26 @@ def test_occupancy_calculator():
     c.w_arch.value, c.w_regs.value = "fermi", 0
     c.w_threads.value = 64
     assert c.result.blocks_per_sm == 8 and "33%" in c.w_out.value
+    good, table = c.result, c.w_out.value
     c.w_smem.value = 20000
-    assert c.result is None and "exceed" in c.w_out.value
+    assert "exceed" in c.w_error.value and c.result is good and c.w_out.value == table  # the last good result stays
+    c.w_smem.value = 0
+    assert c.w_error.value == "" and c.result.blocks_per_sm == 8
+
+
+@pytest.mark.parametrize("field, value, words", [("w_threads", 2048, "2048 threads per block exceed"),
+                                                 ("w_threads", -5, "at least 1, got -5"),
+                                                 ("w_regs", 300, "got 300"), ("w_regs", -1, "got -1"),
+                                                 ("w_smem", -4, "got -4")])
+def test_occupancy_calculator_says_what_it_refuses_instead_of_clamping(field, value, words):
+    """2048 threads are not turned into 1024, nor -5 into 1, without a word: the value stays as
+    typed, one line says why it is refused, and the last good result stays until an input works."""
+    c = OccupancyCalculator()
+    good = c.result
+    getattr(c, field).value = value
+    assert getattr(c, field).value == value and words in c.w_error.value and c.result is good
+    getattr(c, field).value = {"w_threads": 256, "w_regs": 32, "w_smem": 2048}[field]
+    assert c.w_error.value == "" and c.result == good
 
 
 # ---- 07 ------------------------------------------------------------------------------------

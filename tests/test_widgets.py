@@ -27,10 +27,10 @@ def test_labels_walk_the_program():
     for i in range(len(st.steps)):
         st.go(i)
         labels.append(st.label())
-    assert labels[0] == "block (x=1, y=0) · phase 1 of 2 · loading the A tile into As"
+    assert labels[0] == "block (x=1, y=0) · phase t = 0 of 0..1 · loading the A tile into As"
     assert "loading the B tile" in labels[1] and "barrier 1" in labels[2]
     assert "(k = 0 of 0..3)" in labels[3] and "barrier 2" in labels[7]
-    assert "phase 2 of 2" in labels[8] and labels[-1].endswith("storing C")
+    assert "phase t = 1 of 0..1" in labels[8] and labels[-1].endswith("storing C")
     assert st.view.meta["steps"]["k"]["total"] == len(st.steps) == 2 * 8 + 1
 
 

@@ -1,5 +1,6 @@
 """Write notebooks/*.ipynb from the text below: no outputs, no widget state (run once after
-editing; the notebooks are the product, this script only keeps them clean and consistent)."""
+editing; the notebooks are the product, this script only keeps them clean and consistent).
+Every page, written here or by hand, opens and ends with its navigation bar (:func:`with_nav`)."""
 
 from pathlib import Path
 
@@ -86,20 +87,46 @@ def all_pages() -> dict:
     return pages
 
 
+NAV_TOP = 'from explainer import pages\npages.nav("{name}")'
+NAV_BOTTOM = 'pages.nav("{name}")'
+
+
+def with_nav(name: str, cells: list) -> list:
+    """A page's cells between its two navigation bars (contents / previous / next,
+    :func:`explainer.pages.nav`): the first cell and the last. Nav cells already there are
+    replaced, so running this twice changes nothing."""
+    nav = {NAV_TOP.format(name=name), NAV_BOTTOM.format(name=name)}
+    body = [(kind, src) for kind, src in cells if not (kind == "code" and src in nav)]
+    return [("code", NAV_TOP.format(name=name)), *body, ("code", NAV_BOTTOM.format(name=name))]
+
+
+def _write(name: str, cells: list, metadata: dict) -> None:
+    nb = new_notebook(
+        cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in with_nav(name, cells)],
+        metadata=metadata,
+    )
+    for i, c in enumerate(nb.cells):  # stable ids: re-running gives the same file
+        c["id"] = f"{Path(name).stem}-{i}"
+    nbformat.write(nb, OUT / name)
+    print("wrote", OUT / name)
+
+
 def main():
     OUT.mkdir(exist_ok=True)
-    for name, cells in all_pages().items():
-        nb = new_notebook(
-            cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in cells],
-            metadata={
-                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                "language_info": {"name": "python"},
-            },
-        )
-        for i, c in enumerate(nb.cells):  # stable ids: re-running gives the same file
-            c["id"] = f"{Path(name).stem}-{i}"
-        nbformat.write(nb, OUT / name)
-        print("wrote", OUT / name)
+    pages = all_pages()
+    for name, cells in pages.items():
+        _write(name, cells, {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        })
+    # Pages written by hand (not in PAGES here) get their navigation bars too; their other cells
+    # stay as they are, without outputs.
+    for path in sorted(OUT.glob("[0-9][0-9]_*.ipynb")):
+        if path.name not in pages:
+            nb = nbformat.read(path, as_version=4)
+            cells = [("md" if c.cell_type == "markdown" else "code", c.source) for c in nb.cells
+                     if c.cell_type in ("markdown", "code")]
+            _write(path.name, cells, dict(nb.metadata))
 
 
 if __name__ == "__main__":

@@ -14,18 +14,19 @@ check:
   It still loads its share of every tile and does its multiply-adds, because the other threads
   of its block need those tiles; it just does not store.
 
-The stepper opens on the course notes' example, Width = 3, TILE_WIDTH = 2: in phase 2, thread
-(x=1, y=0) of block (x=1, y=0) would read column 3 of A, which does not exist. The *Preset* menu
+The stepper opens on the course notes' example, Width = 3, TILE_WIDTH = 2: in phase t = 1 of 0..1
+(phases count from 0, as in the kernel's loop), thread (x=1, y=0) of block (x=1, y=0) would read
+column t·TILE_WIDTH + tx = 1·2 + 1 = 3 of A, which does not exist. The *Preset* menu
 also has the sliding-window write-up's example (A 4×8, B 8×4, BLOCK_SIZE = 2: four windows along K) and a
 35×79×19 launch with T = 8. Any M, N, K ≥ 1 works."""),
         ("code", "from explainer.pages import edges\nedges.boundaries()"),
         ("md", """## The price of the edges, counted
 
-Below the stepper: padding zeros, ghost threads and **wasted multiply-adds** (with a padding factor
+Padding zeros, ghost threads and **wasted multiply-adds** (with a padding factor
 or by a ghost thread) for a few launches, and the same over M for a fixed tile. The waste jumps
-right after each multiple of T: one more row of C costs a whole row of blocks.
-
-## The kernel without checks: PMPP fig. 5.9 as printed
+right after each multiple of T: one more row of C costs a whole row of blocks."""),
+        ("code", "edges.edge_costs()"),
+        ("md", """## The kernel without checks: PMPP fig. 5.9 as printed
 
 The book's first tiled kernel assumes T divides Width: it runs `Width/TILE_WIDTH` phases and has
 no guards (`kernels/06_tiled_unguarded.cu`). On any other shape it reads addresses that belong to
@@ -33,6 +34,7 @@ other rows of B or lie past the end of A, its ghost threads store onto *other* e
 every element misses the last K mod T terms. The panels list those accesses (computed by the
 model) and show the wrong C next to the right one. Out-of-range accesses are undefined
 behaviour, so the explainer only runs this kernel where they stay inside padded buffers."""),
+        ("code", "edges.without_checks()"),
     ],
     "04_barriers.ipynb": [
         ("md", """# 4 · Why two barriers per phase

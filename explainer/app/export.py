@@ -3,7 +3,8 @@
 Each notebook in ``notebooks/`` is run here, in this process, cell by cell (the pages are
 narrative plus one call each), and what its calls return is written as plain HTML:
 
-* markdown cells as HTML, links between notebooks pointing at the exported pages;
+* markdown cells as HTML, links between notebooks pointing at the exported pages (so the
+  navigation bar, each notebook's first and last cell, links static page to static page);
 * ``ipywidgets.HTML`` as its HTML, boxes as rows / columns;
 * plotly figures as static plotly charts drawn by one local copy of plotly.js
   (``assets/plotly.min.js``, shared by every page);
@@ -226,13 +227,13 @@ def _title(markdown: list[str], fallback: str) -> str:
     return fallback
 
 
-def _nav(pages: list[str], i: int) -> str:
-    links = ['<a href="index.html">Contents</a>']
-    if i > 0:
-        links.append(f'<a href="{page_file(pages[i - 1])}" rel="prev">← previous</a>')
-    if i + 1 < len(pages):
-        links.append(f'<a href="{page_file(pages[i + 1])}" rel="next">next →</a>')
-    return '<nav class="ex-nav">' + " · ".join(links) + "</nav>"
+def _is_nav(value) -> bool:
+    """A page's navigation bar (:func:`explainer.pages.nav`, its first and last cells)."""
+    import ipywidgets as W
+
+    from ..pages.navigation import CLASS
+
+    return isinstance(value, W.HTML) and value.value.startswith(f'<nav class="{CLASS}"')
 
 
 def _livebar(live_url: str | None) -> str:
@@ -243,15 +244,18 @@ def _livebar(live_url: str | None) -> str:
             "(it starts Python on the server for you: a few seconds).</div>")
 
 
-def build_page(notebook: Path, pages: list[str], budget: int, live_prefix: str | None = None) -> tuple[str, dict]:
+def build_page(notebook: Path, budget: int, live_prefix: str | None = None) -> tuple[str, dict]:
     """The HTML of one exported page and facts about it (its title).
     ``live_prefix``: where a live app renders the notebooks (``tiled-explainer serve`` passes
-    the relative URL of Voila's render path); each page then links its live twin."""
+    the relative URL of Voila's render path); each page then links its live twin.
+    Contents / previous / next are the notebook's own first and last cells (the live pages show
+    the same bar), relinked to the exported pages like every link between notebooks."""
     import mistune
 
     live_url = f"{live_prefix}{notebook.name}" if live_prefix else None
     page = _Page(budget, live_url)
     body, md = [], []
+    top = 0  # the live-app bar goes under the top navigation bar
     try:
         for kind, value in _cells(notebook):
             if kind == "markdown":
@@ -260,12 +264,15 @@ def build_page(notebook: Path, pages: list[str], budget: int, live_prefix: str |
             else:
                 page.noted = False
                 body.append(f'<div class="ex-out">{page.render(value)}</div>')
+                if not md and _is_nav(value):
+                    top = len(body)
     except ExportError:
         raise
     except Exception as e:  # a page's own call failed: say which page, in one line
         raise ExportError(f"{notebook.name}: {type(e).__name__}: {e}") from e
     title = _title(md, notebook.stem)
-    i = pages.index(notebook.name)
+    if live_url:
+        body.insert(top, _livebar(live_url))
     head_scripts = f'<script src="{ASSETS}/plotly.min.js"></script>' if page.plotly else ""
     stamp = _dt.date.today().isoformat()
     text = (
@@ -273,8 +280,8 @@ def build_page(notebook: Path, pages: list[str], budget: int, live_prefix: str |
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{html.escape(title)} · Tiled GEMM explainer</title>"
         f'<link rel="stylesheet" href="{ASSETS}/page.css">{head_scripts}</head>\n<body><main>'
-        + _nav(pages, i) + _livebar(live_url) + "\n".join(body) + "".join(page.states)
-        + f'<footer class="ex-footer">{_nav(pages, i)}<p>Static page exported by tiled-explainer {__version__} '
+        + "\n".join(body) + "".join(page.states)
+        + f'<footer class="ex-footer"><p>Static page exported by tiled-explainer {__version__} '
         f"on {stamp}. The steppers step here for the page's own launch, its presets and the blocks near them; "
         "your own M, N, K and T, and measuring on a GPU, need the live app (<code>tiled-explainer serve</code>) "
         "or JupyterLab. Timings shown are recorded measurements, labelled with their device and date.</p></footer>"
@@ -305,7 +312,7 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
     with context.exporting():
         for name in pages:
             t0 = time.perf_counter()
-            text, facts = build_page(src / name, pages, budget, live_prefix)
+            text, facts = build_page(src / name, budget, live_prefix)
             target = out / page_file(name)
             target.write_text(text, encoding="utf-8")
             written.append(target)

@@ -41,6 +41,11 @@ class GpuStatus:
     def ok(self) -> bool:
         return self.kind == "ok"
 
+    @property
+    def why(self) -> str:
+        """The reason without its leading "no GPU: ", for a sentence that says "No GPU here" itself."""
+        return self.reason.removeprefix("no GPU: ")
+
     def __str__(self) -> str:
         return self.reason
 

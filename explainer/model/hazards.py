@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .launch import WARP_SIZE, Launch, LaunchError
+from .launch import WARP_SIZE, Launch, LaunchError, phase_label
 
 READ_BEFORE_WRITE = "read-before-write"
 WRITE_BEFORE_READ = "write-before-read"
@@ -43,14 +43,19 @@ class Hazard:
     readers: tuple[tuple[int, int], ...]  # threadIdx (x, y) of the threads at risk
     same_warp: tuple[bool, ...]  # per reader: in the writer's warp?
 
-    def describe(self) -> str:
+    def describe(self, phases: int | None = None) -> str:
+        """One sentence; phases counted from 0 (``phase t = t of 0..phases-1`` when ``phases`` is
+        given), as in the kernel's loop and the steppers."""
         (i, j), (wx, wy) = self.cell, self.writer
+        t = self.phase
         if self.kind == READ_BEFORE_WRITE:
-            what = (f"may read {self.tile}[{i}][{j}] in phase {self.phase + 1} before thread "
+            ph = phase_label(t, phases) if phases else f"phase t = {t}"
+            what = (f"may read {self.tile}[{i}][{j}] in {ph} before thread "
                     f"(x={wx}, y={wy}) stores it (barrier 1 is missing)")
         else:
-            what = (f"may still read phase {self.phase + 1}'s {self.tile}[{i}][{j}] when thread "
-                    f"(x={wx}, y={wy}) overwrites it with phase {self.phase + 2}'s (barrier 2 is missing)")
+            nxt = phase_label(t + 1, phases) if phases else f"phase t = {t + 1}"
+            what = (f"may still read {self.tile}[{i}][{j}] of phase t = {t} when thread "
+                    f"(x={wx}, y={wy}) overwrites it with that of {nxt} (barrier 2 is missing)")
         return f"{len(self.readers)} thread(s) {what}"
 
     def to_dict(self) -> dict:

@@ -83,6 +83,18 @@ def phase_count(kernel: str, K: int, T: int) -> int:
     return K // T if kernel == "tiled_unguarded" else ceil_div(K, T)
 
 
+def count_label(name: str, i: int, n: int) -> str:
+    """``name = i of 0..n-1``: how every label shows a loop counter (phase t, k, k-step, stage) to
+    a student. Counted from 0 as in the kernel's loop, ``tiled-explainer trace`` and PMPP's ``ph``,
+    so that the label's number can go straight into ``a_col = t*TILE + tx``."""
+    return f"{name} = {i} of 0..{n - 1}"
+
+
+def phase_label(t: int, phases: int) -> str:
+    """``phase t = t of 0..phases-1`` (:func:`count_label` of the tile loop)."""
+    return count_label("phase t", t, phases)
+
+
 def tile_bytes(kernel: str, T: int) -> int:
     """Shared memory per block: As and Bs, T x T floats each (0 for the naive kernels)."""
     return 2 * T * T * FLOAT_BYTES if kernel in TILED_BARRIERS else 0

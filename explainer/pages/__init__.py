@@ -41,7 +41,7 @@ def gpu_status_html() -> str:
     if st.available:
         return f'<div style="font-size:14px">GPU on this machine: <b>{html.escape(st.device or "")}</b>. Timing panels measure live.</div>'
     return (
-        f'<div style="font-size:14px">No GPU on this machine ({html.escape(st.reason or "")}). Everything visual works; '
+        f'<div style="font-size:14px">No GPU on this machine ({html.escape(st.why)}). Everything visual works; '
         "timing panels show recorded measurements, labelled with their device and date.</div>"
     )
 
@@ -60,6 +60,13 @@ def index():
         f"<code>make serve</code> (or <code>tiled-explainer serve</code>); explainer {__version__}.</div>"
     )
     return W.HTML(body)
+
+
+def nav(notebook: str):
+    """Contents / previous / next for ``notebook``: every page's first and last cell."""
+    from .navigation import nav_html
+
+    return W.HTML(nav_html(notebook))
 
 
 def naive(**kw):

@@ -121,14 +121,24 @@ def unguarded_panel(M=3, N=3, K=3, tile=2):
 
 
 def boundaries(**kw):
-    """Page 03: the stepper with padding and ghost threads marked, counts, the chart over M, and
-    the kernel without boundary checks."""
+    """Page 03: the stepper with padding and ghost threads marked (its sections below: the price
+    of the edges, :func:`edge_costs`; the kernel without checks, :func:`without_checks`)."""
     args = dict(M=3, N=3, K=3, tile=2, block=(1, 0), thread=(1, 0), window_cells=48, mark_ghosts=True)
     args.update(kw)
     st = TiledStepper(**args)
     legend = W.HTML(f'<div style="font-size:12px">{_swatch(PADDING, "padding zero in As / Bs, and ghost threads (outside C)")}</div>')
-    return W.VBox([legend, st.widget, counts_table(), quantization_chart(), unguarded_panel(),
-                   unguarded_panel(35, 79, 19, 8)])
+    return W.VBox([legend, st.widget])
+
+
+def edge_costs():
+    """Page 03, "the price of the edges": padding zeros, ghost threads and wasted multiply-adds for a
+    few launches, and over M for a fixed tile."""
+    return W.VBox([counts_table(), quantization_chart()])
+
+
+def without_checks():
+    """Page 03, "the kernel without checks": PMPP fig. 5.9 as printed, on two shapes."""
+    return W.VBox([unguarded_panel(), unguarded_panel(35, 79, 19, 8)])
 
 
 # ---- page 04 ----------------------------------------------------------------------------
@@ -142,7 +152,7 @@ def hazard_table(M=8, N=8, K=8, tile=4):
         L = Launch(k, M, N, K, tile)
         s = hazards.summary(L)
         hz = hazards.hazards(L)
-        first = html.escape(hz[0].describe()) if hz else "none"
+        first = html.escape(hz[0].describe(L.phases)) if hz else "none"
         rbw, wbr = s[hazards.READ_BEFORE_WRITE], s[hazards.WRITE_BEFORE_READ]
         rows += (f"<tr><td>{k}</td><td>{rbw['cells']} cells, {rbw['pairs']} pairs</td>"
                  f"<td>{wbr['cells']} cells, {wbr['pairs']} pairs</td>"

@@ -14,6 +14,7 @@ import ipywidgets as W
 
 from ..gpu import recorded
 from ..views import context
+from ..views.common import SANS
 from .. import gpu
 from ..model import ladder
 from . import perf as pages_perf
@@ -187,7 +188,7 @@ class LadderChart:
             height=400, width=900, barmode="group", margin=dict(l=60, r=10, t=60, b=90), plot_bgcolor="white",
             xaxis=dict(type="category", tickangle=-20), yaxis=dict(title=METRICS["GFLOP/s"][1], gridcolor="#e5e7eb"),
             legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"),
-            font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif")))
+            font=dict(family=SANS)))
         self.w_button.on_click(self._on_measure)
         self.w_metric.observe(lambda _: self._draw(), names="value")
         self.st = gpu.status()
@@ -218,7 +219,7 @@ class LadderChart:
         self.sms = (data.get("device") or {}).get("sm_count")
         self.source = data.get("label") or f"recorded on {data.get('device', {}).get('name', '?')}"
         if not keep_status:
-            reason = html.escape(self.st.reason or "no GPU")
+            reason = html.escape(self.st.why or "no GPU")
             self.w_status.value = (pages_perf.recorded_label(data)
                                    + f"<div style='{NOTE}'>{context.no_gpu_here(reason)} {LIVE_HINT}</div>")
         self._draw()

@@ -73,7 +73,7 @@ def _live_note() -> str:
         return (f"<div style='{NOTE}'>GPU here: <b>{html.escape(st.device or '')}</b>. The timing panel measures "
                 "live; to record this GPU's bandwidth, clock and kernel resources run "
                 "<code>python -m explainer.model.roofline --save</code>.</div>")
-    return f"<div style='{NOTE}'>No GPU here ({html.escape(st.reason)}): the figures below are recorded.</div>"
+    return f"<div style='{NOTE}'>No GPU here ({html.escape(st.why)}): the figures below are recorded.</div>"
 
 
 def _timing_rows(data, kernel, n, tile):

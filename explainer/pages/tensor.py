@@ -91,11 +91,11 @@ def check_on_gpu(M: int = 1000, N: int = 600, K: int = 777, kernel: str = mma.KE
     first), or why not, in one line."""
     spec = gpu.KERNELS[kernel]
     who, cls = f"Kernel {spec.file[:2]}", "explainer-hopper-check" if spec.arch else "explainer-mma-check"
-    needs = "a Hopper GPU (compute capability 9.0)" if spec.arch else "compute capability 8.0 or newer"
+    needs = "a Hopper GPU (compute capability 9.0)" if spec.arch else "an NVIDIA GPU of compute capability 8.0 or newer"
     st = gpu.status()
     if not st.available:
-        return _html(f'<div style="{NOTE}">No GPU here ({html.escape(st.reason or "")}): {who.lower()} runs in '
-                     f"<code>tiled-explainer serve</code> on a machine with an NVIDIA GPU of {needs}. "
+        return _html(f'<div style="{NOTE}">No GPU here ({html.escape(st.why)}): {who.lower()} runs in '
+                     f"<code>tiled-explainer serve</code> on a machine with {needs}. "
                      "Everything above is computed without one.</div>", cls)
     res = gpu.check(kernel, M, N, K, seed=1)
     if not isinstance(res, gpu.CheckResult):

@@ -28,6 +28,12 @@ function at(a, ...idx) {
   return a.data[off];
 }
 
+// A loop counter as every label shows it: "phase t = 2 of 0..5", counted from 0 as in the
+// kernel's loop and tiled-explainer trace (explainer.model.count_label says the same in Python).
+function countText(name, i, n) {
+  return `${name} = ${i} of 0..${n - 1}`;
+}
+
 function el(tag, attrs = {}, parent = null, text = null) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -162,7 +168,7 @@ function arrowKeys(onKey) {
 }
 
 const VIEW_CSS = `
-.explainer-view { font-family: Inter, "Segoe UI", Helvetica, Arial, sans-serif; color: #111827; }
+.explainer-view { font-family: Inter, "Segoe UI", Helvetica, Arial, "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif; color: #111827; }
 .explainer-view .ex-row { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; margin: 4px 0; }
 .explainer-view label.ex-field { display: inline-flex; align-items: center; gap: 4px; font-size: 13px; }
 .explainer-view input[type=number] { width: 64px; padding: 2px 4px; font-size: 13px; }
@@ -173,7 +179,7 @@ const VIEW_CSS = `
 .explainer-view .ex-seg button { border-radius: 0; margin: 0; }
 .explainer-view .ex-error { color: #b91c1c; min-height: 1.4em; font-size: 13px; }
 .explainer-view .ex-note { color: #4b5563; font-size: 12px; }
-.explainer-view pre.explainer-code { font-size: 12px; line-height: 1.35; background: #f9fafb; padding: 8px; border: 1px solid #e5e7eb; overflow-x: auto; }
+.explainer-view pre.explainer-code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "Noto Sans Mono CJK SC", monospace; font-size: 12px; line-height: 1.35; background: #f9fafb; padding: 8px; border: 1px solid #e5e7eb; overflow-x: auto; }
 .explainer-view pre.explainer-code span.hl { background: #fde68a; font-weight: 600; }
 .explainer-view svg text.ex-axis { font-size: 11px; fill: #374151; }
 .explainer-view .ex-fig { position: relative; contain: layout paint; }

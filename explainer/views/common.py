@@ -11,8 +11,12 @@ import numpy as np
 from .. import resources
 from ..model import LaunchError, as_int
 
+#: The figures' font stack (plotly figures and the views' own CSS in common.js, page.css): system
+#: fonts only, ending in CJK fonts for the Chinese names the pages quote from the course material.
+SANS = "Inter, Segoe UI, Helvetica, Arial, Noto Sans CJK SC, Source Han Sans SC, PingFang SC, Microsoft YaHei, sans-serif"
+
 # ---- colours: one discrete palette shared by every grid --------------------------------
-IDLE, PANEL, TILE, ACTIVE, PINNED, PADDING, STORED, STALE, HAZARD = range(9)
+IDLE, PANEL, TILE, ACTIVE, PINNED, PADDING, STORED, STALE, HAZARD, WAITING = range(10)
 PALETTE = [
     "#f3f4f6",  # IDLE      outside the current block's panel
     "#dbeafe",  # PANEL     the block's row panel of A / column panel of B / its C tile
@@ -21,8 +25,9 @@ PALETTE = [
     "#f97316",  # PINNED    the pinned thread's element
     "#d1d5db",  # PADDING   a padding zero in As / Bs
     "#86efac",  # STORED    stored to C
-    "#e5e7eb",  # STALE     left over from the previous phase
+    "#fde7c7",  # STALE     left over from the previous phase (not the padding zeros' grey)
     "#dc2626",  # HAZARD    a shared cell / thread in a race (page 04, explainer.model.hazards)
+    "#c4b5fd",  # WAITING   a thread that has arrived at the barrier (not "stored to C")
 ]
 LEGEND = [
     (PANEL, "this block's panel"),
@@ -31,6 +36,8 @@ LEGEND = [
     (PINNED, "pinned thread"),
     (PADDING, "padding zero"),
     (STORED, "stored to C"),
+    (STALE, "left from the previous phase"),
+    (WAITING, "waiting at the barrier"),
 ]
 
 

@@ -23,7 +23,7 @@ function createHandoverView({ model, el: host }) {
   function draw() {
     const s = meta.steps[step];
     label.textContent = `step ${step + 1} / ${meta.steps.length} · ${meta.actors[s.actor]}` +
-      (s.phase >= 0 ? ` · phase ${s.phase}` : "") + (s.waits ? " · waits" : "");
+      (s.phase >= 0 ? ` · ${countText("phase t", s.phase, meta.phases)}` : "") + (s.waits ? " · waits" : "");
     actors.textContent = "";
     meta.actors.forEach((name, a) => {
       const acting = a === s.actor, waiting = s.doing[a].startsWith("waits");
@@ -38,7 +38,8 @@ function createHandoverView({ model, el: host }) {
       const box = el("div", { class: "explainer-handover-stage", "data-state": String(s.state[b]),
         style: `min-width:170px;padding:6px 8px;border:${b === s.stage ? "2px solid #111827" : "1px solid #9ca3af"};` +
                `border-radius:4px;background:${meta.palette[s.state[b]]}` }, stages);
-      el("div", { style: "font-weight:600" }, box, `stage ${b}: ` + (ph < 0 ? "(empty)" : `phase ${ph}`));
+      el("div", { style: "font-weight:600" }, box, `${countText("stage", b, meta.stages)}: ` +
+        (ph < 0 ? "(empty)" : countText("phase t", ph, meta.phases)));
       el("div", { style: "font-size:12px" }, box, meta.states[s.state[b]]);
       el("div", { class: "explainer-handover-full", style: "font-size:12px;margin-top:4px" }, box,
         `full[${b}]: phase bit ${s.full_done[b] % 2} · arrived ${s.full_arrived[b]}/${meta.full_arrivals}` +

@@ -107,7 +107,7 @@ def _registers(r: Rung) -> dict:
         what = "cell i,j: acc[i][j] += regM[i]·regN[j], the C element (m, n) of the block tile"
     if rc["staging"]:
         counts += f", staging ra/rb: {rc['staging']} floats (tile t+1 on its way)"
-    return {"text": (f"<b>Registers of thread {{tid}}</b> at step k={{k}}: {counts}; {rc['total']} floats in all. "
+    return {"text": (f"<b>Registers of thread {{tid}}</b> at step k = {{k}} of 0..{r.BK - 1}: {counts}; {rc['total']} floats in all. "
                      f"{what}."),
             "table": "1d" if r.layout == "1d" else "2d", "counts": rc}
 

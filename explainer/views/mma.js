@@ -133,7 +133,7 @@ function createMmaView({ model, el: host }) {
     paint(grids.A, A.lane_a, meta.rows, meta.kk);
     paint(grids.B, A.lane_b, meta.kk, meta.cols);
     paint(grids.C, A.lane_c, meta.rows, meta.cols);
-    stepLabel.textContent = `k-step ${step + 1} / ${meta.steps.length}`;
+    stepLabel.textContent = countText("k-step", step, meta.steps.length);
     stepText.textContent = meta.steps[step];
     prev.disabled = step === 0;
     next.disabled = step === meta.steps.length - 1;

@@ -22,7 +22,7 @@ import colorsys
 import numpy as np
 
 from .. import resources
-from ..model import mma
+from ..model import count_label, mma, phase_label
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView, keyed_store
 
@@ -97,7 +97,7 @@ def mma_data(warp: int = 0, kern: mma.MmaKernel = mma.KERNEL) -> tuple[dict, dic
         for s in range(S):
             k0 = p * kern.BK + s * mma.MMA_K
             steps.append(
-                f"k-step {p * S + s + 1} of {P * S}: phase t = {p} (As / Bs hold K columns {p * kern.BK}.."
+                f"{count_label('k-step', p * S + s, P * S)}: {phase_label(p, P)} (As / Bs hold K columns {p * kern.BK}.."
                 f"{p * kern.BK + kern.BK - 1}), k-step {s} inside it: K = {k0}..{k0 + mma.MMA_K - 1}. "
                 f"The warp issues {MI * NI} mma.sync ({MI} m16 tiles × {NI} n8 tiles), each adding "
                 f"a 16 × 8 piece of A[{row0}..{row0 + WM - 1}][{k0}..{k0 + 7}] times an 8 × 8 piece of "

@@ -14,8 +14,9 @@ from ..model import hardware, roofline
 from ..model import Launch
 from .plotly_widget import Figure
 from .stepper import sync_figure
+from .common import SANS
 
-FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif")
+FONT = dict(family=SANS)
 TD = "padding:2px 8px;text-align:right;border-bottom:1px solid #e5e7eb"
 TH = "padding:2px 8px;text-align:right;border-bottom:2px solid #9ca3af"
 
@@ -42,32 +43,42 @@ def verdict(sectors: int, ideal: int) -> tuple:
 # Occupancy calculator
 # --------------------------------------------------------------------------------------
 class OccupancyCalculator:
-    """threads per block, shared bytes per block, registers per thread -> blocks per SM, limiter."""
+    """threads per block, shared bytes per block, registers per thread -> blocks per SM, limiter.
+
+    The fields take any whole number: a value the architecture does not allow is not clamped
+    silently but refused with one line that says why (``w_error``), and the last good result
+    stays shown until an input succeeds again (``result``: the last good one)."""
 
     def __init__(self, arch="hopper", threads=256, smem=2048, regs=32):
         st = {"description_width": "150px"}
         lay = W.Layout(width="300px")
         self.w_arch = W.Dropdown(options=[(a["label"], k) for k, a in hardware.arches().items()], value=arch,
                                  description="architecture", style=st, layout=W.Layout(width="420px"))
-        self.w_threads = W.BoundedIntText(value=threads, min=1, max=1024, description="threads / block", style=st, layout=lay)
-        self.w_smem = W.BoundedIntText(value=smem, min=0, max=1 << 20, description="shared bytes / block", style=st, layout=lay)
-        self.w_regs = W.BoundedIntText(value=regs, min=0, max=255, description="registers / thread (0: ignore)", style=st, layout=lay)
+        self.w_threads = W.IntText(value=threads, description="threads / block", style=st, layout=lay)
+        self.w_smem = W.IntText(value=smem, description="shared bytes / block", style=st, layout=lay)
+        self.w_regs = W.IntText(value=regs, description="registers / thread (0: ignore)", style=st, layout=lay)
+        self.w_error = W.HTML()
+        self.w_error.add_class("explainer-error")
         self.w_out = W.HTML()
         self.w_out.add_class("explainer-occupancy-out")
+        self.result = None
         for w in (self.w_arch, self.w_threads, self.w_smem, self.w_regs):
             w.observe(lambda _: self.update(), names="value")
         self.update()
-        self.widget = W.VBox([self.w_arch, W.HBox([self.w_threads, self.w_smem, self.w_regs]), self.w_out])
+        self.widget = W.VBox([self.w_arch, W.HBox([self.w_threads, self.w_smem, self.w_regs]), self.w_error, self.w_out])
         self.widget.add_class("explainer-occupancy")
 
     def update(self):
         try:
+            if self.w_regs.value < 0:
+                raise hardware.OccupancyError(f"registers per thread must be 0 (ignore) or more, got {self.w_regs.value}")
             o = hardware.occupancy(self.w_arch.value, self.w_threads.value, self.w_smem.value,
                                    self.w_regs.value or None)
         except hardware.OccupancyError as e:
-            self.result = None
-            self.w_out.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
+            kept = " (the result below is for the last values that worked)" if self.result is not None else ""
+            self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}{kept}</span>'
             return
+        self.w_error.value = ""
         self.result = o
         names = {"threads": "warps (threads) per SM", "blocks": "resident blocks per SM",
                  "shared": "shared memory per SM", "registers": "registers per SM"}

@@ -20,7 +20,7 @@ from .plotly_widget import Figure
 
 
 from .common import (  # noqa: F401  (re-exported: pages and tests import them from here)
-    ACTIVE, COLORSCALE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED,
+    ACTIVE, COLORSCALE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, SANS, STALE, STEP_WORDS, STORED,
     TEXT_MAX, TILE, ZRANGE, DemoMatrix, demo_matrices, source_lines, whole, window,
 )
 
@@ -54,7 +54,7 @@ def abc_figure(height=560, width=760) -> Figure:
         width=width,
         margin=dict(l=50, r=10, t=30, b=40),
         plot_bgcolor="white",
-        font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif"),
+        font=dict(family=SANS),
         xaxis=_axis("A: column (k)", anchor="y"),
         yaxis=_axis("A: row", anchor="x", autorange="reversed"),
         xaxis2=_axis("", anchor="y2", side="top"),

@@ -254,7 +254,7 @@ function createTiledView({ model, el: host }) {
     const tTh = new Array(Tn * Tn).fill("");
     for (let q = 0; q < Tn * Tn; q++) {
       const pos = at(A.thread_xy, q, 1) * Tn + at(A.thread_xy, q, 0);
-      cTh[pos] = barrier ? C.STORED : at(A.warp_col, q);
+      cTh[pos] = barrier ? C.WAITING : at(A.warp_col, q);
       tTh[pos] = barrier ? "✓" : meta.thread_text ? `w${at(A.warp, q)}` : "";
       if (at(A.ghost, q)) { cTh[pos] = C.PADDING; tTh[pos] = "ghost"; }
     }

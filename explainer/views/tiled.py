@@ -33,8 +33,9 @@ import numpy as np
 
 from ..model import hazards as hz
 from .. import resources
-from ..model import KERNELS, PAD, STEP_KINDS, Launch, Step, phase_of_step, step_count, steps_of_phases
-from .common import (ACTIVE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED,
+from ..model import (KERNELS, PAD, STEP_KINDS, Launch, Step, count_label, phase_label, phase_of_step, step_count,
+                     steps_of_phases)
+from .common import (ACTIVE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED, WAITING,
                      TEXT_MAX, TILE, demo_matrices, source_lines, window)
 from .payload import pack
 from .store import STATIC_BUDGET, BrowserView, state_key
@@ -62,14 +63,15 @@ def chunk_of(L: Launch, phase: int) -> Chunk:
 
 
 def step_label(L: Launch, block, s: Step) -> str:
-    """The label of step ``s``: ``block (x=.., y=..) · phase t of P · what happens``."""
+    """The label of step ``s``: ``block (x=.., y=..) · phase t = t of 0..P-1 · what happens``
+    (phases and k counted from 0, as in the kernel's loop and ``tiled-explainer trace``)."""
     bx, by = block
     where = f"block (x={bx}, y={by})"
     if s.kind == "store":
         return f"{where} · after the last phase · {STEP_WORDS['store']}"
-    what = f"phase {s.phase + 1} of {L.phases} · {STEP_WORDS[s.kind]}"
+    what = f"{phase_label(s.phase, L.phases)} · {STEP_WORDS[s.kind]}"
     if s.kind == "compute":
-        what += f" (k = {s.k} of 0..{L.T - 1})" if s.k is not None else f" (the whole loop, k = 0..{L.T - 1})"
+        what += f" ({count_label('k', s.k, L.T)})" if s.k is not None else f" (the whole loop, k = 0..{L.T - 1})"
     return f"{where} · {what}"
 
 
@@ -274,9 +276,9 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
         "where": f"block (x={bx}, y={by})",
         "kinds": list(STEP_KINDS),
         "words": STEP_WORDS,
-        "phase_text": [f"phase {t + 1} of {P}" for t in phases],
-        "hold_text": [f"phase {t + 1}" for t in phases],
-        "k_text": [f" (k = {k} of 0..{T - 1})" for k in range(T)],
+        "phase_text": [phase_label(int(t), P) for t in phases],
+        "hold_text": [phase_label(int(t), P) for t in phases],
+        "k_text": [f" ({count_label('k', k, T)})" for k in range(T)],
         "loop_text": f" (the whole loop, k = 0..{T - 1})",
         "store_text": f"after the last phase · {STEP_WORDS['store']}",
         "mwin": list(mw), "nwin": list(nw),
@@ -286,12 +288,12 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
         "title_k": [f"A: column k{clip(int(lo), int(hi), L.K)}" for lo, hi in kwins],
         "title_m": f"A / C: row{clip(*mw, L.M)}",
         "title_n": f"B / C: column{clip(*nw, L.N)}",
-        "title_shared": f"Shared memory of block (x={bx}, y={by}) · its {T * T} threads ({-(-T * T // 32)} warps)",
+        "title_shared": f"Shared memory of block (x={bx}, y={by}) · its {T * T} threads ({-(-T * T // 32)} warp{'s' if T * T > 32 else ''})",
         "label_all": T <= 8,  # names fit in every As / Bs cell
         "thread_text": T <= 16,
         "palette": PALETTE,
         "colours": {"IDLE": IDLE, "PANEL": PANEL, "TILE": TILE, "ACTIVE": ACTIVE, "PINNED": PINNED,
-                    "PADDING": PADDING, "STORED": STORED, "STALE": STALE, "HAZARD": HAZARD},
+                    "PADDING": PADDING, "STORED": STORED, "STALE": STALE, "HAZARD": HAZARD, "WAITING": WAITING},
         "legend": [[c, t] for c, t in LEGEND],
         "code": [[no, text, kind] for no, text, kind in source_lines(KERNELS[L.kernel])],
         "summary": summary_html(L),

@@ -15,6 +15,7 @@ from ..gpu import recorded
 from . import context
 from .. import gpu
 from .plotly_widget import Figure, runtime
+from .common import SANS
 from .stepper import sync_figure
 
 METRICS = {
@@ -67,7 +68,7 @@ class TimingPanel:
             height=360, width=760, barmode="group", margin=dict(l=60, r=10, t=60, b=50),
             plot_bgcolor="white", xaxis=dict(title="size (M = N = K)", type="category"),
             yaxis=dict(title=METRICS["GFLOP/s"][1], gridcolor="#e5e7eb"),
-            legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"), font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif"),
+            legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"), font=dict(family=SANS),
         ))
         self.w_button.on_click(self._on_measure)
         self.w_metric.observe(lambda _: self._draw(), names="value")
@@ -90,7 +91,7 @@ class TimingPanel:
     # ---- recorded -----------------------------------------------------------------------
     def _show_recorded(self):
         data = recorded.load_recorded()
-        reason = html.escape(self.st.reason or "no GPU")
+        reason = html.escape(self.st.why or "no GPU")
         if not data:
             self.w_status.value = f"<b>No GPU here</b> ({reason}) and no recorded timings were found. {LIVE_HINT}"
             return

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..model import memory
 from .. import resources
-from ..model import WARP_SIZE, Launch, LaunchError
+from ..model import WARP_SIZE, Launch, LaunchError, count_label, phase_label
 from .common import whole
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView
@@ -84,7 +84,8 @@ def warps_data(M: int, N: int, K: int, T: int, block=(0, 0), k: int = 0) -> tupl
         "block_text": f"A {T}×{T} block has {T * T} threads = {n_warps} warp(s); " + (
             f"each warp covers {rows_per_warp} row(s) of the block." if T * T >= WARP_SIZE else
             f"its one warp is only {T * T} of 32 lanes full."),
-        "caption": (f"M={M}, N={N}, K={K}, loop step k={k} (naive) / phase t={k} (tiled). "
+        "caption": (f"M={M}, N={N}, K={K}, loop step {count_label('k', k, K)} (naive) / "
+                    f"{phase_label(k, tL.phases)} (tiled). "
                     "Ideal = ceil(distinct bytes / 32). Computed from explainer.model."),
         "thread_range": f"threadIdx.x and threadIdx.y must be 0..{T - 1}",
         "k_max": int(tL.phases - 1),
