@@ -40,6 +40,14 @@ LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>
              "or in JupyterLab to change them.")
 LIVE_NOTE_SERVED = 'These controls need Python: open the <a href="{url}">live page</a> to change them.'
 
+
+def offered_presets(view, store: dict) -> list[str]:
+    """The presets a static page offers: those its store holds for every kernel the view can
+    show (a preset that works for one kernel but not after a switch is not offered)."""
+    kernels = list(view.kernels) or [view.meta.get("kernel")]
+    return [p for p in view.presets if all(f"{k}|{p}" in store["presets"] for k in kernels)]
+
+
 class ExportError(Exception):
     """A page could not be exported (one line, exit status 2 from the command line)."""
 
@@ -137,7 +145,7 @@ class _Page:
                 p["meta"]["offline_note"] = OFFLINE_NOTE_SERVED
         initial = store["payloads"][store["initial"]]
         traits = {"meta": {**initial["meta"], "start": view.meta.get("start"), "preset": view.meta.get("preset")},
-                  "rev": 1, "error": "", "presets": list(view.presets), "kernels": list(view.kernels),
+                  "rev": 1, "error": "", "presets": offered_presets(view, store), "kernels": list(view.kernels),
                   "live": False}
         state = {"traits": traits, "initial": store["initial"],
                  "store": {k: store[k] for k in ("payloads", "states", "presets", "launches")}}

@@ -42,14 +42,20 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
     then the blocks nearest to it, as long as the payloads' bytes stay within ``budget``.
     ``initial`` is ``(kernel, launch, block, thread)`` of what the page shows first; it is
     always stored (whole or not)."""
-    payloads, states, sizes, used = [], {}, {}, 0
+    payloads, states, sizes, used, computed = [], {}, {}, 0, {}
+
+    def compute(kernel, L, block, thread):
+        key = state_key(kernel, L, block)
+        if key not in computed:
+            computed[key] = payload(kernel, L, block, thread)
+        return computed[key]
 
     def add(kernel, L, block, thread, force=False):
         nonlocal used
         key = state_key(kernel, L, block)
         if key in states:
             return key
-        got = payload(kernel, L, block, thread)
+        got = computed.pop(key) if key in computed else payload(kernel, L, block, thread)
         if got is None and force:
             raise ValueError(f"the initial state {key} has no payload")
         if got is None:
@@ -68,17 +74,28 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
     add(k0, L0, b0, t0, force=True)
     presets, launch_keys, tried = {}, {}, []
     order = [k0] + [k for k in kernels if k != k0]
-    for name, L, block, thread in launches:  # each launch's own block, in every kernel
-        for kernel in order:
-            L = Launch(kernel, L.M, L.N, L.K, L.T)
-            key = add(kernel, L, block, thread)
-            if key is None:
-                continue
-            entry = {"key": key, "thread": int(L.linear_thread(*thread)), "preset": name}
-            if name is not None:
-                presets[f"{kernel}|{name}"] = entry
-            launch_keys.setdefault("|".join(map(str, (kernel, L.M, L.N, L.K, L.T))), entry)
-            tried.append((sizes[key], kernel, L, block, thread))
+    # Each launch's own block, in every kernel: the page's own launch first, then the smaller
+    # payloads before the larger (a 1024^3 preset in four kernels would otherwise take the budget
+    # that holds every small preset whole: the several-warp launches page 04's races need).
+    wanted = [(name, Launch(kernel, L.M, L.N, L.K, L.T), block, thread)
+              for name, L, block, thread in launches for kernel in order]
+    def size(i):
+        if i < len(order):
+            return 0
+        got = compute(wanted[i][1].kernel, *wanted[i][1:])
+        return len(got[1]) if got else 0
+
+    for i in sorted(range(len(wanted)), key=lambda i: (i >= len(order), size(i), i)):
+        name, L, block, thread = wanted[i]
+        key = add(L.kernel, L, block, thread)
+        if key is None:
+            continue
+        entry = {"key": key, "thread": int(L.linear_thread(*thread)), "preset": name}
+        if name is not None:
+            presets[f"{L.kernel}|{name}"] = entry
+        launch_keys.setdefault("|".join(map(str, (L.kernel, L.M, L.N, L.K, L.T))), entry)
+        tried.append((sizes[key], L.kernel, L, block, thread))
+    computed.clear()
     # Then the blocks around each launch's own, ring by ring (nearest first) over all launches
     # together, the smaller payloads first in each ring, so that one large launch does not use
     # the budget that covers small ones whole.

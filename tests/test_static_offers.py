@@ -1,0 +1,81 @@
+"""Static pages offer only what they hold: every preset in a stepper's menu is embedded for every
+kernel the page can switch to, and page 04 holds its several-warp launches (64³ with T = 16:
+8 warps a block), where the races it is about show."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+
+from explainer import resources
+
+PAGES = ("02_tiled.ipynb", "03_boundaries.ipynb", "04_barriers.ipynb")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    from explainer.app import export
+
+    src = tmp_path_factory.mktemp("nb")
+    for nb in PAGES:
+        shutil.copy(resources.notebooks_dir() / nb, src)
+    out = tmp_path_factory.mktemp("site")
+    export.export(out, notebooks=src, log=lambda *_: None)
+    return out
+
+
+def _states(html: str) -> list[dict]:
+    return [json.loads(m) for m in re.findall(r'<script type="application/json" id="ex-state-\d+">(.*?)</script>', html, re.S)]
+
+
+def _steppers(site):
+    for nb in PAGES:
+        for state in _states((site / nb.replace(".ipynb", ".html")).read_text(encoding="utf-8")):
+            if state["traits"].get("presets"):
+                yield nb, state
+
+
+def test_every_offered_preset_is_embedded_for_every_kernel(site):
+    seen = 0
+    for nb, state in _steppers(site):
+        kernels = state["traits"]["kernels"] or [state["traits"]["meta"]["kernel"]]
+        for name in state["traits"]["presets"]:
+            for k in kernels:
+                assert f"{k}|{name}" in state["store"]["presets"], (nb, k, name)
+            seen += 1
+    assert seen >= 3
+
+
+def test_page_04_holds_a_several_warp_launch_in_every_variant(site):
+    (state,) = list(s for nb, s in _steppers(site) if nb == "04_barriers.ipynb")
+    offered = state["traits"]["presets"]
+    several = [p for p in offered if "64³, T=16" in p]
+    assert several, offered  # 256 threads a block: 8 warps
+    for k in state["traits"]["kernels"]:
+        assert f"{k}|{several[0]}" in state["store"]["presets"]
+
+
+@pytest.mark.browser
+def test_every_offered_preset_loads_in_the_browser(site, browser, page_errors):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file://") else r.abort())
+    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
+    try:
+        page.goto((site / "04_barriers.html").as_uri())
+        stepper = page.locator(".explainer-stepper").first
+        stepper.locator(".explainer-step-label").filter(has_text="step 1 of").wait_for(timeout=10_000)
+        options = [o for o in stepper.locator("select.explainer-preset option").all_inner_texts() if o != "(custom)"]
+        assert options
+        for kernel in stepper.locator("select.explainer-kernel option").all_inner_texts():
+            stepper.locator("select.explainer-kernel").select_option(kernel)
+            for name in options:
+                stepper.locator("select.explainer-preset").select_option(name)
+                page.wait_for_timeout(50)
+                assert stepper.locator(".explainer-error").inner_text().strip() == "", (kernel, name)
+                assert stepper.locator("select.explainer-preset").input_value() == name, (kernel, name)
+        assert page_errors == []
+    finally:
+        page.close()
