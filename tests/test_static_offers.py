@@ -79,3 +79,15 @@ def test_every_offered_preset_loads_in_the_browser(site, browser, page_errors):
         assert page_errors == []
     finally:
         page.close()
+
+
+def test_page_03_holds_the_edge_blocks_of_its_presets(site):
+    """Page 03 is about the blocks at C's edge: its rectangular preset holds the last column of
+    blocks (the ghost threads) and the last row, not only the blocks around the preset's own."""
+    (state,) = list(s for nb, s in _steppers(site) if nb == "03_boundaries.ipynb")
+    M, N, K, T = 35, 79, 19, 8
+    gx, gy = -(-N // T), -(-M // T)
+    blocks = {tuple(map(int, k.split("|")[5:7])) for k in state["store"]["states"]
+              if k.split("|")[:5] == ["tiled", str(M), str(N), str(K), str(T)]}
+    assert any(x == gx - 1 for x, _ in blocks) and any(y == gy - 1 for _, y in blocks), sorted(blocks)
+    assert (gx - 1, gy - 1) in blocks

@@ -4,8 +4,8 @@ base class of every view whose front end steps in the browser.
 A view's front end asks Python for a new payload (``{cmd: "launch" | "preset" | "kernel" |
 "block"}``) only when a launch parameter changes. In a static page ``views/static.js`` answers
 those requests from payloads computed here and embedded in the page, keyed by
-:func:`state_key`: the page's own launch in every kernel the view offers, every preset, then
-the blocks around each of them, ring by ring, within a byte budget. Whatever is not stored
+:func:`state_key`: the page's own launch in every kernel the view offers, every preset (smallest first), the blocks at
+C's edges, then the blocks around each of them, ring by ring, within a byte budget. Whatever is not stored
 gets the view's one-line note that it needs the live app.
 """
 
@@ -96,6 +96,15 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
         launch_keys.setdefault("|".join(map(str, (L.kernel, L.M, L.N, L.K, L.T))), entry)
         tried.append((sizes[key], L.kernel, L, block, thread))
     computed.clear()
+    # Then where C's edges are, which is where the guards and ghost threads show: each launch's
+    # last column and row of blocks at its own block's row and column, its last and first blocks
+    # (of launches whose blocks are small next to the budget: four blocks of 1024^3 would take it).
+    for nbytes, kernel, L, (bx, by), thread in sorted(tried, key=lambda t: t[0]):
+        if nbytes > budget // 16:
+            continue
+        gx, gy = L.grid
+        for block in dict.fromkeys(((gx - 1, by), (bx, gy - 1), (gx - 1, gy - 1), (0, 0))):
+            add(kernel, L, block, thread)
     # Then the blocks around each launch's own, ring by ring (nearest first) over all launches
     # together, the smaller payloads first in each ring, so that one large launch does not use
     # the budget that covers small ones whole.
