@@ -9,7 +9,9 @@ drives Debian's headless Chromium with Playwright, every request off the machine
 (b) -> key and Next -> the new step drawn, for the default 1024^3 T=16 launch and the 64^3 preset:
     ``--keys`` presses each, median and p90. Timed in the page: from the key event's timestamp
     to the first animation frame after the view has changed the label (the frame that paints
-    it), so the figure includes the browser's own event dispatch and the paint;
+    it), so the figure includes the browser's own event dispatch and the paint; then the same
+    for PageDown (what a presentation clicker sends) in presenter mode (Present: the figures
+    scaled to a 1920x1080 viewport, the code panel beside them), row ``present``;
 (c) Play at 30 steps/s (33 ms / step): which steps were on screen in some frame, and how many
     were never shown;
 (d) the websocket: messages the page sent to its kernel while stepping (should be none);
@@ -168,19 +170,33 @@ def pct(values, q):
 
 
 def measure_steps(page, n: int, how: str) -> list[float]:
-    """``n`` steps by the -> key or the Next button; the in-page latency of each, ms."""
+    """``n`` steps by the -> key, the Next button or PageDown in presenter mode (``how``: "key",
+    "next", "present"); the in-page latency of each, ms."""
     page.evaluate(JS_INSTALL)
     page.evaluate("() => { window.__lat.times = []; }")
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     nxt = page.locator(".explainer-stepper .explainer-next")
+    if how == "present":  # on a 1920x1080 screen
+        size = page.viewport_size
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.locator(".explainer-stepper .explainer-present").click()
+        page.wait_for_timeout(300)
+        page.evaluate("() => { window.__lat.times = []; window.__lat.t0 = null; }")  # not the click's redraw
     for _ in range(n):
         if how == "key":
             page.keyboard.press("ArrowRight")
+        elif how == "present":
+            page.keyboard.press("PageDown")
         else:
             nxt.click()
         page.wait_for_timeout(30)  # one step at a time, like a lecturer
     page.wait_for_timeout(200)
-    return page.evaluate("() => window.__lat.times")
+    times = page.evaluate("() => window.__lat.times")
+    if how == "present":
+        page.keyboard.press("Escape")
+        page.set_viewport_size(size)
+        page.wait_for_timeout(200)
+    return times
 
 
 def measure_play(page, steps: int = 90) -> dict:
@@ -207,10 +223,10 @@ def measure_stepping(page, keys: int, where: str, frames: list[str] | None = Non
             page.locator(LABEL).filter(has_text="block (x=1, y=2)").wait_for(timeout=60_000)
             if frames is not None:
                 frames.clear()
-        for how in ("key", "next"):
+        for how in ("key", "next", "present"):
             t = measure_steps(page, keys, how)
             ok = statistics.median(t) <= TARGET_MEDIAN_MS and pct(t, 0.9) <= TARGET_P90_MS
-            print(f"{where:8s} {launch:22s} {how:4s} -> drawn: median {statistics.median(t):5.1f} ms, "
+            print(f"{where:8s} {launch:22s} {how:7s} -> drawn: median {statistics.median(t):5.1f} ms, "
                   f"p90 {pct(t, 0.9):5.1f} ms, max {max(t):5.1f} ms over {len(t)} steps "
                   f"{'(target met)' if ok else '(TARGET MISSED)'}")
     play = measure_play(page)
@@ -249,7 +265,7 @@ def bench_exported(browser, runs: int, keys: int) -> None:
             t0 = time.monotonic()
             page.goto(html.as_uri())
             page.wait_for_function(
-                "() => [...document.querySelectorAll('[data-explainer-view]')].every((v) => v.querySelector('canvas, table')) "
+                "() => [...document.querySelectorAll('[data-explainer-view]')].every((v) => v.querySelector('canvas, table, .explainer-step-label')) "
                 "&& [...document.querySelectorAll('.js-plotly-plot')].every((e) => e._fullLayout)", timeout=60_000)
             took = time.monotonic() - t0
             views = page.evaluate("() => [...document.querySelectorAll('[data-explainer-view]')].map((v) => v.dataset.explainerView)")

@@ -130,8 +130,15 @@ class _Page:
         import plotly.io as pio
 
         self.plotly = True
-        return ('<div class="ex-figure">'
-                + pio.to_html(fig, include_plotlyjs=False, full_html=False, config={"displaylogo": False})
+        # The chart takes its box's width, up to the width its layout asks for: a desktop sees it
+        # as the live page does, a phone sees all of it, narrower (plotly's `responsive` redraws
+        # it when the window's width changes).
+        spec = fig.to_dict()
+        width = spec.get("layout", {}).pop("width", None)
+        style = f' style="max-width:{int(width)}px"' if width else ""
+        return (f'<div class="ex-figure"{style}>'
+                + pio.to_html(spec, include_plotlyjs=False, full_html=False,
+                              config={"displaylogo": False, "responsive": True})
                 + "</div>")
 
     def _view(self, view) -> str:

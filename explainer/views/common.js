@@ -70,19 +70,33 @@ class Grid {
     this.size = size;
     this.palette = palette;
     this.gap = size >= 6 ? 1 : 0;
-    const dpr = Math.max(1, Math.min(2, window.devicePixelRatio || 1));
     this.canvas = el("canvas", { class: "explainer-grid", "data-grid": name,
       style: `position:absolute;left:${x}px;top:${y}px;width:${cols * size}px;height:${rows * size}px` }, parent);
-    this.canvas.width = Math.ceil(cols * size * dpr);
-    this.canvas.height = Math.ceil(rows * size * dpr);
+    this.canvas.explainerGrid = this;  // (present.js finds a figure's grids through their canvases)
     this.ctx = this.canvas.getContext("2d");
-    this.ctx.scale(dpr, dpr);
     this.colour = new Int16Array(rows * cols).fill(-1);
     this.text = new Array(rows * cols).fill("");
     this.fontSize = Math.max(6, Math.min(11, Math.floor(size * 0.42)));
-    this.ctx.font = `${this.fontSize}px Inter, "Segoe UI", Helvetica, Arial, sans-serif`;
-    this.ctx.textAlign = "center";
-    this.ctx.textBaseline = "middle";
+    this.zoom = null;
+    this.sharpen(1);
+  }
+
+  // The bitmap at `zoom` times the canvas's CSS size (times the screen's pixel ratio), every
+  // cell redrawn: a figure that a CSS transform scales up (presenter mode, present.js) stays sharp.
+  sharpen(zoom) {
+    const dpr = Math.max(1, Math.min(2, window.devicePixelRatio || 1));
+    const w = this.cols * this.size, h = this.rows * this.size;
+    const k = Math.max(1, Math.min(dpr * zoom, 8192 / Math.max(w, h, 1), 6));
+    if (k === this.zoom) return;
+    this.zoom = k;
+    this.canvas.width = Math.ceil(w * k);
+    this.canvas.height = Math.ceil(h * k);
+    const ctx = this.ctx;  // (a new size resets the context's state)
+    ctx.setTransform(k, 0, 0, k, 0, 0);
+    ctx.font = `${this.fontSize}px Inter, "Segoe UI", Helvetica, Arial, sans-serif`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (let i = 0; i < this.colour.length; i++) if (this.colour[i] >= 0 || this.text[i]) this.cell(i);
   }
 
   cell(i) {
@@ -123,15 +137,16 @@ class Grid {
   // The cell under a pointer event, or null.
   cellOf(event) {
     if (event.target !== this.canvas) return null;
-    const box = this.canvas.getBoundingClientRect();
-    const r = Math.floor((event.clientY - box.top) / this.size), c = Math.floor((event.clientX - box.left) / this.size);
+    const box = this.canvas.getBoundingClientRect();  // (a CSS transform may scale it: cells of box / cols)
+    const r = Math.floor((event.clientY - box.top) * this.rows / box.height);
+    const c = Math.floor((event.clientX - box.left) * this.cols / box.width);
     return r >= 0 && r < this.rows && c >= 0 && c < this.cols ? [r, c] : null;
   }
 
   // The centre of cell (r, c) in page coordinates (tests click there).
   centre(r, c) {
     const box = this.canvas.getBoundingClientRect();
-    return { x: box.left + (c + 0.5) * this.size, y: box.top + (r + 0.5) * this.size };
+    return { x: box.left + (c + 0.5) * box.width / this.cols, y: box.top + (r + 0.5) * box.height / this.rows };
   }
 }
 
@@ -186,6 +201,21 @@ const VIEW_CSS = `
 .explainer-view .ex-fig > svg { position: absolute; left: 0; top: 0; pointer-events: none; z-index: 1; }
 .explainer-view .explainer-step-label, .explainer-view .explainer-sum { contain: layout; }
 .explainer-view svg text.ex-title { font-size: 13px; fill: #111827; }
+/* narrow screens: below 1000 px (a phone, a small tablet) the page never scrolls sideways. A
+   figure wider than the screen scrolls inside its own box (its cells keep their size, so a tap
+   still picks the cell under it), control rows and side-by-side panels wrap, tables scroll
+   inside themselves. Wider screens are untouched; presenter mode (.ex-presenting) is left alone. */
+@media (max-width: 999.98px) {
+  .explainer-view:not(.ex-presenting) :is(.ex-row, .ex-panels) > * { min-width: 0; max-width: 100%; }
+  .explainer-view:not(.ex-presenting) .ex-panels,
+  .explainer-view:not(.ex-presenting) .explainer-pipeline-buffers { flex-wrap: wrap !important; }
+  .explainer-view:not(.ex-presenting) :is(.ex-figs, .explainer-global, .explainer-shared, .explainer-naive-figs) {
+    max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+  .explainer-view:not(.ex-presenting) :is(select, input[type=range]) { max-width: 100%; }
+  .explainer-view:not(.ex-presenting) table { display: block; width: max-content; max-width: 100%; overflow-x: auto; }
+  .explainer-view:not(.ex-presenting) :is(.explainer-step-label, .explainer-sum, .ex-note, .ex-error) { overflow-wrap: anywhere; }
+}
+/* end narrow screens */
 `;
 
 function injectCss() {

@@ -78,8 +78,8 @@ function createLadderView({ model, el: host }) {
   const modeSeg = el("span", { class: "ex-seg explainer-ladder-mode" }, modeRow);
   const errorLine = el("div", { class: "ex-error explainer-ladder-error", role: "status" }, root);
   const info = el("div", { class: "explainer-ladder-info", style: "font-size:14px;line-height:1.5" }, root);
-  const body = el("div", { class: "ex-row", style: "align-items:flex-start;flex-wrap:nowrap" }, root);
-  const figBox = el("div", { class: "explainer-ladder-figs" }, body);
+  const body = el("div", { class: "ex-row ex-panels", style: "align-items:flex-start;flex-wrap:nowrap" }, root);
+  const figBox = el("div", { class: "explainer-ladder-figs ex-figs" }, body);
   const side = el("div", { style: "max-width:520px" }, body);
   const registers = el("div", { class: "explainer-ladder-registers" }, side);
   const copiesBox = el("div", { class: "explainer-ladder-copies", style: "font-size:12px;margin-top:6px" }, side);

@@ -20,8 +20,8 @@ function createMmaView({ model, el: host }) {
   const stepLabel = el("span", { class: "explainer-step-label", style: "font-size:13px" }, row);
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
   const stepText = el("div", { class: "explainer-mma-step", style: "font-size:13px;max-width:900px;margin:4px 0" }, root);
-  const body = el("div", { style: "display:flex;gap:18px;align-items:flex-start;flex-wrap:wrap" }, root);
-  const figBox = el("div", {}, body);
+  const body = el("div", { class: "ex-panels", style: "display:flex;gap:18px;align-items:flex-start;flex-wrap:wrap" }, root);
+  const figBox = el("div", { class: "ex-figs" }, body);
   const info = el("div", { class: "explainer-mma-info", style: "font-size:13px;max-width:520px;font-family:ui-monospace,monospace" }, body);
   const caption = el("div", { class: "ex-note" }, root);
 

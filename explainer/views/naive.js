@@ -31,8 +31,10 @@ function createNaiveView({ model, el: host }) {
   const fty = numberField(idRow, "threadIdx.y", 0, () => pinTyped());
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
   const text = el("div", { class: "explainer-naive-text", style: "font-size:14px;line-height:1.6" }, root);
-  const legend = el("div", { style: "font-size:12px;margin:4px 0" }, root);
+  const legend = el("div", { class: "ex-legend-line", style: "font-size:12px;margin:4px 0" }, root);
   const figBox = el("div", { class: "explainer-naive-figs" }, root);
+  // Presenter mode (present.js): the figure full screen, what the pinned thread does beside it.
+  const pres = presenter({ root, where: kernelRow, head: [kernelRow], figs: [figBox], side: [text], foot: [legend, errorLine] });
 
   // ---- the payload ----------------------------------------------------------------------
   function load() {
@@ -48,6 +50,7 @@ function createNaiveView({ model, el: host }) {
     build();
     syncControls();
     draw();
+    pres.refit();
   }
 
   // The row of `blocks` holding block (x, y), or -1 when the window does not touch it.
@@ -217,6 +220,7 @@ function createNaiveView({ model, el: host }) {
   });
   load();
   setError(model.get("error"));
+  pres.fromUrl();
 
   // For tests: what is drawn, read back from the view itself.
   root.explainerView = {
@@ -228,8 +232,9 @@ function createNaiveView({ model, el: host }) {
     hover: (name, r, c) => hoverText(name, r, c),
     centre: (name, r, c) => ({ A: built.gA, B: built.gB, C: built.gC })[name].centre(r, c),
     state: () => ({ block: meta && blockOf(b), thread: meta && [at(A.thread_xy, p, 0), at(A.thread_xy, p, 1)], kernel: meta && meta.kernel }),
+    present: pres,
   };
-  return () => {};
+  return () => { pres.leave(); };
 }
 
 export default { render: createNaiveView };

@@ -152,11 +152,11 @@ def naive_payload(L: Launch, block, thread=(0, 0), pinned=None, window_cells: in
 
 
 class NaiveView(BrowserView):
-    """The naive explorer's front end (``common.js`` + ``naive.js``); :class:`NaiveExplorer`
+    """The naive explorer's front end (``common.js`` + ``present.js`` + ``naive.js``); :class:`NaiveExplorer`
     fills it."""
 
     NAME = "naive"
-    FRONT_END = ("common.js", "naive.js")
+    FRONT_END = ("common.js", "present.js", "naive.js")
     _esm = resources.front_end(*FRONT_END)
 
 

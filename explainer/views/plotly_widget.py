@@ -62,6 +62,31 @@ function plotlyWidget() {
     wait();
   });
 }
+// Narrow screens: a chart is never wider than its box. Where the box is narrower than the width
+// Python's layout asks for (a phone), the chart is redrawn at the box's width, and again when the
+// box changes (up to the width asked for); where it is wide enough (a desktop) nothing changes.
+function fitToBox(el, model) {
+  const asked = model.__explainerWidth ??= (model.get("_widget_layout") || {}).width;
+  const Plotly = globalThis.Plotly;
+  const box = el.parentElement;
+  if (!asked || !Plotly || !box || typeof ResizeObserver === "undefined") return () => {};
+  const fit = () => {
+    if (!el._fullLayout || !el.isConnected) return;
+    // The widget's own box: as wide as its column lets it be (a chart in a row is as wide as
+    // itself, and then only the screen's edge narrows it).
+    const screen = document.documentElement.clientWidth - Math.max(0, el.getBoundingClientRect().left);
+    const room = Math.floor(Math.min(el.clientWidth, screen));
+    if (room < 120) return;  // hidden, or not laid out yet
+    const width = Math.min(asked, room);
+    if (Math.abs(width - el._fullLayout.width) > 1) Plotly.relayout(el, { width });
+  };
+  const drawn = (e) => { if (e.detail && e.detail.element === el) fit(); };
+  document.addEventListener("plotlywidget-after-render", drawn);
+  const watch = new ResizeObserver(fit);
+  watch.observe(box);
+  watch.observe(el);
+  return () => { watch.disconnect(); document.removeEventListener("plotlywidget-after-render", drawn); };
+}
 export default () => {
   let widget = null;
   let ready = null;
@@ -72,7 +97,9 @@ export default () => {
     },
     async render(ctx) {
       await ready;
-      return widget.render(ctx);
+      const stop = widget.render(ctx);
+      const unfit = fitToBox(ctx.el, ctx.model);
+      return () => { unfit(); if (typeof stop === "function") stop(); };
     },
   };
 };

@@ -59,13 +59,36 @@ function createTiledView({ model, el: host }) {
   const labelBox = el("div", { class: "explainer-step-label" }, root);
   const labelMain = el("div", { style: "font-size:17px;font-weight:600;padding:6px 0" }, labelBox);
   const labelStep = el("div", { style: "color:#4b5563" }, labelBox);
-  const legend = el("div", { style: "font-size:12px;margin:4px 0" }, root);
+  const legend = el("div", { class: "ex-legend-line", style: "font-size:12px;margin:4px 0" }, root);
   const globalBox = el("div", { class: "explainer-global" }, root);
   const sumLine = el("div", { class: "explainer-sum", style: "font-size:14px;padding:4px 0" }, root);
   const sharedBox = el("div", { class: "explainer-shared" }, root);
   const codeNote = el("div", { class: "ex-note" }, root);
   const code = el("pre", { class: "explainer-code" }, root);
   const summary = el("div", { class: "explainer-summary" }, root);
+  // Presenter mode (present.js): the label, both figures and the code side by side, full screen.
+  const pres = presenter({
+    root, where: stepRow, head: [stepRow, toggleRow, presetSel, kernelLab], label: [labelBox], figs: [globalBox, sharedBox],
+    side: [codeNote, code], foot: [sumLine, legend],
+    keys: { next: () => goTo(g + 1), prev: () => goTo(g - 1), first: () => goTo(0), last: () => goTo(steps().total - 1) },
+    // As / Bs / threads there: in a column, or As | Bs over the threads, whichever is drawn larger
+    arrange: {
+      options: ["column", "square"],
+      sizes: (a) => [null, meta ? sharedGeom(meta.T, a).size : null],
+      use: (a) => { shared = a; if (meta) { build(); draw(); } },
+    },
+  });
+  let shared = null;  // the shared figure's arrangement: null (a row), "column" or "square" (presenter)
+
+  // Where the shared figure puts grid j (As, Bs, threads) of cell size ss, and its size.
+  function sharedGeom(Tn, a) {
+    const ss = Math.max(8, Math.min(40, Math.floor(300 / Tn)));
+    const sw = Tn * ss, pitch = sw + 40;
+    if (!a) return { ss, sw, corner: (j) => [10 + j * pitch, 34], size: [3 * sw + 80 + 20, sw + 64] };
+    const y0 = 58;  // under the title's three lines
+    if (a === "column") return { ss, sw, corner: (j) => [10, y0 + j * pitch], size: [Math.max(sw + 20, 250), y0 + 3 * pitch - 4] };
+    return { ss, sw, corner: (j) => [10 + (j % 2) * pitch, y0 + (j >> 1) * pitch], size: [Math.max(2 * sw + 60, 250), y0 + 2 * pitch - 4] };
+  }
 
   // ---- the payload ----------------------------------------------------------------------
   function load() {
@@ -90,7 +113,7 @@ function createTiledView({ model, el: host }) {
 
   // ---- building the figures (once per payload) --------------------------------------------
   function build() {
-    const geom = JSON.stringify([meta.M, meta.N, meta.K, meta.T, meta.mwin, meta.nwin, meta.kernel, meta.block, meta.pbase, meta.p1]);
+    const geom = JSON.stringify([meta.M, meta.N, meta.K, meta.T, meta.mwin, meta.nwin, meta.kernel, meta.block, meta.pbase, meta.p1, shared]);
     if (built && built.geom === geom) return;
     globalBox.textContent = "";
     sharedBox.textContent = "";
@@ -114,20 +137,20 @@ function createTiledView({ model, el: host }) {
     svg("text", { x: 4, y: yC - 4, class: "ex-axis" }, gs, meta.title_m);
     svg("text", { x: xC, y: yC + mw * size + 32, class: "ex-axis" }, gs, meta.title_n);
     svg("text", { x: xC - 4, y: top - 6, class: "ex-axis", "text-anchor": "end" }, gs, "B: row k");
-    // Shared memory: As, Bs and the block's threads.
+    // Shared memory: As, Bs and the block's threads, in a row (presenter mode: see sharedGeom).
     const Tn = meta.T;
-    const ss = Math.max(8, Math.min(40, Math.floor(300 / Tn)));
-    const sw = Tn * ss, sgap = 40;
-    const sfig = el("div", { class: "ex-fig explainer-shared-fig", style: `width:${3 * sw + 2 * sgap + 20}px;height:${sw + 64}px` }, sharedBox);
-    const sh = svg("svg", { width: 3 * sw + 2 * sgap + 20, height: sw + 64, class: "explainer-shared-svg", role: "img" }, sfig);
+    const { ss, sw, corner, size: [SW, SH] } = sharedGeom(Tn, shared);
+    const sfig = el("div", { class: "ex-fig explainer-shared-fig", style: `width:${SW}px;height:${SH}px` }, sharedBox);
+    const sh = svg("svg", { width: SW, height: SH, class: "explainer-shared-svg", role: "img" }, sfig);
     const sTitle = svg("text", { x: 4, y: 16, class: "ex-title" }, sh, "");
-    const sAs = new Grid(sfig, "As", Tn, Tn, 10, 34, ss, pal);
-    const sBs = new Grid(sfig, "Bs", Tn, Tn, 10 + sw + sgap, 34, ss, pal);
-    const sTh = new Grid(sfig, "threads", Tn, Tn, 10 + 2 * (sw + sgap), 34, ss, pal);
-    svg("text", { x: 10, y: sw + 52, class: "ex-axis" }, sh, "As[ty][tx]");
-    svg("text", { x: 10 + sw + sgap, y: sw + 52, class: "ex-axis" }, sh, "Bs[ty][tx]");
-    svg("text", { x: 10 + 2 * (sw + sgap), y: sw + 52, class: "ex-axis" }, sh, "threads: threadIdx.x →, threadIdx.y ↓");
-    built = { geom, gA, gB, gC, lines, axK, sTitle, sAs, sBs, sTh, size, left, top, xC, yC, kwShown: null,
+    const sAs = new Grid(sfig, "As", Tn, Tn, ...corner(0), ss, pal);
+    const sBs = new Grid(sfig, "Bs", Tn, Tn, ...corner(1), ss, pal);
+    const sTh = new Grid(sfig, "threads", Tn, Tn, ...corner(2), ss, pal);
+    ["As[ty][tx]", "Bs[ty][tx]", "threads: threadIdx.x →, threadIdx.y ↓"].forEach((text, j) => {
+      const [x, y] = corner(j);
+      svg("text", { x, y: y + sw + 18, class: "ex-axis" }, sh, text);
+    });
+    built = { geom, column: shared != null, gA, gB, gC, lines, axK, sTitle, sAs, sBs, sTh, size, left, top, xC, yC, kwShown: null,
               colA: new Int16Array(mw * kw), colB: new Int16Array(kw * nw), colC: new Int16Array(mw * nw),
               colAs: new Int16Array(Tn * Tn), colBs: new Int16Array(Tn * Tn), colTh: new Int16Array(Tn * Tn) };
     // Pointer: hover says what a cell holds; a click on C or on a thread pins a thread.
@@ -157,6 +180,7 @@ function createTiledView({ model, el: host }) {
     });
     codeNote.textContent = `kernels/${meta.file} (trace-recording lines hidden); highlighted: the line(s) this step runs`;
     summary.innerHTML = meta.summary;
+    pres.refit();
   }
 
   // ---- drawing one step --------------------------------------------------------------------
@@ -284,7 +308,15 @@ function createTiledView({ model, el: host }) {
     }
     built.sAs.label(tAs); built.sBs.label(tBs); built.sTh.label(tTh);
     built.full = full;
-    built.sTitle.textContent = meta.title_shared.replace(" · its", ` · As and Bs hold ${meta.hold_text[tp]} · its`);
+    const sTitle = meta.title_shared.replace(" · its", ` · As and Bs hold ${meta.hold_text[tp]} · its`);
+    if (built.sTitleText !== sTitle) {
+      built.sTitleText = sTitle;
+      if (!built.column) built.sTitle.textContent = sTitle;
+      else {
+        built.sTitle.textContent = "";
+        sTitle.split(" · ").forEach((part, j) => svg("tspan", { x: 4, dy: j ? 14 : 0 }, built.sTitle, part));
+      }
+    }
 
     // Label, running sum, code line, controls.
     labelMain.textContent = label(i);
@@ -292,6 +324,7 @@ function createTiledView({ model, el: host }) {
     sumLine.innerHTML = sumHtml(i, kind, pin, k, tp);
     for (const line of built.codeLines) line.classList.toggle("hl", line.dataset.kind === kind);
     slider.value = String(g);
+    pres.drew();
   }
 
   function drawLines(kw0, kw1) {
@@ -507,6 +540,7 @@ function createTiledView({ model, el: host }) {
   });
   load();
   setError(model.get("error"));
+  pres.fromUrl();
 
   function grids() {
     return { A: built.gA, B: built.gB, C: built.gC, As: built.sAs, Bs: built.sBs, threads: built.sTh };
@@ -522,8 +556,9 @@ function createTiledView({ model, el: host }) {
     hover: (name, r, c) => hoverText(name, r, c),
     centre: (name, r, c) => grids()[name].centre(r, c),
     state: () => ({ step: g, mode, thread: p, block: meta && meta.block, kernel: meta && meta.kernel }),
+    present: pres,
   };
-  return () => { stop(); unkey(); };
+  return () => { stop(); unkey(); pres.leave(); };
 }
 
 export default { render: createTiledView };

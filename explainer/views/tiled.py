@@ -343,11 +343,11 @@ def static_store(kernels, launches, initial, budget: int = STATIC_BUDGET, **kw) 
 
 
 class TiledView(BrowserView):
-    """The stepper's front end (``common.js`` + ``tiled.js``); :class:`explainer.views.stepper.TiledStepper`
-    fills it."""
+    """The stepper's front end (``common.js`` + ``present.js`` + ``tiled.js``);
+    :class:`explainer.views.stepper.TiledStepper` fills it."""
 
     NAME = "tiled"
-    FRONT_END = ("common.js", "tiled.js")
+    FRONT_END = ("common.js", "present.js", "tiled.js")
     _esm = resources.front_end(*FRONT_END)
 
 

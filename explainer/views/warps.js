@@ -27,8 +27,8 @@ function createWarpsView({ model, el: host }) {
   const fk = numberField(row, "k / phase t", 0, () => ask({ cmd: "step", k: fk.value, thread: [tx, ty] }));
   tSel.addEventListener("change", () => ask({ cmd: "launch", M: meta.M, N: meta.N, K: meta.K, T: tSel.value, thread: [tx, ty] }));
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
-  const body = el("div", { style: "display:flex;gap:18px;align-items:flex-start;flex-wrap:wrap" }, root);
-  const figBox = el("div", {}, body);
+  const body = el("div", { class: "ex-panels", style: "display:flex;gap:18px;align-items:flex-start;flex-wrap:wrap" }, root);
+  const figBox = el("div", { class: "ex-figs" }, body);
   const side = el("div", { style: "max-width:760px" }, body);
   const info = el("div", { class: "explainer-warp-info", style: "font-size:14px" }, side);
   const tableBox = el("div", { class: "explainer-sector-table" }, side);
