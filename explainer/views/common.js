@@ -312,3 +312,53 @@ function askPython(model, msg, { busy, loaded, missing }) {
   model.set("buf", hit.buf);
   loaded();
 }
+
+// Motion that shows a copy: a small token (a value or an element's name) flies from one cell's
+// on-screen centre to another's. `motion(root)` gives {play(from, to, text), cancel()}; `from` and
+// `to` are functions returning page (client) coordinates {x, y}, read after the step's draw, in
+// the next animation frame, so a figure scaled by a CSS transform (presenter mode) is measured as
+// shown. A new play() cancels the running one: a click or a key never waits for a transition.
+// Nothing moves under `prefers-reduced-motion: reduce`, or while enabled() says no.
+function motion(root, { duration = 320, enabled = () => true } = {}) {
+  let token = null, anim = null, frame = 0;
+  const reduced = () => !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  function cancel() {
+    if (frame) cancelAnimationFrame(frame);
+    frame = 0;
+    if (anim) anim.cancel();
+    anim = null;
+    if (token) token.remove();
+    token = null;
+  }
+  function play(from, to, text) {
+    cancel();
+    if (!enabled() || reduced()) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      const a = from(), b = to();
+      if (!a || !b) return;
+      // On the presenter's stage while presenting (the root's other children are hidden then).
+      const host = (root.classList.contains("ex-presenting") && root.querySelector(":scope > .ex-present-stage")) || root;
+      const t = el("div", { class: "explainer-token", "aria-hidden": "true",
+        style: "position:fixed;left:0;top:0;z-index:2147483002;pointer-events:none;white-space:nowrap;" +
+               "font:600 12px/1.2 ui-monospace,monospace;background:#111827;color:#fff;padding:2px 5px;" +
+               "border-radius:4px;box-shadow:0 1px 4px rgba(0,0,0,.35);will-change:transform" }, host, text);
+      // An ancestor's transform or containment may move the fixed box's origin: measure it.
+      const box = t.getBoundingClientRect();
+      const dx = -box.left - box.width / 2, dy = -box.top - box.height / 2;
+      const at = (p) => `translate(${p.x + dx}px, ${p.y + dy}px)`;
+      token = t;
+      t.style.transform = at(a);
+      if (!t.animate) { t.remove(); token = null; return; }
+      anim = t.animate([{ transform: at(a), opacity: 1 }, { transform: at(b), opacity: 1 }],
+        { duration, easing: "cubic-bezier(.3,.1,.3,1)", fill: "forwards" });
+      anim.onfinish = () => {
+        if (token !== t) return;
+        // linger a moment on the target cell, then fade
+        anim = t.animate([{ opacity: 1 }, { opacity: 0 }], { duration: 160, delay: 80, fill: "forwards" });
+        anim.onfinish = () => { if (token === t) cancel(); };
+      };
+    });
+  }
+  return { play, cancel, active: () => token };
+}

@@ -55,6 +55,14 @@ function createTiledView({ model, el: host }) {
   const toggleRow = el("div", { class: "ex-row" }, root);
   const tMode = toggle(toggleRow, "compute", ["one k per step", "whole loop"], "one k per step", (v) => setMode(v === "whole loop" ? "loop" : "k"));
   const tShow = toggle(toggleRow, "As / Bs show", ["names", "values"], "names", (v) => { show = v; draw(); });
+  // Motion: in a load step the pinned thread's value flies from A / B to As / Bs, at the store from
+  // the thread to C (after the draw; off under prefers-reduced-motion or with this box unticked).
+  const motionLab = el("label", { class: "ex-field", title: "animate the pinned thread's copy" }, toggleRow);
+  const motionBox = el("input", { type: "checkbox", class: "explainer-motion", "aria-label": "motion" }, motionLab);
+  motionBox.checked = true;
+  el("span", {}, motionLab, "motion");
+  const fly = motion(root, { enabled: () => motionBox.checked });
+  motionBox.addEventListener("change", () => { if (!motionBox.checked) fly.cancel(); });
 
   const labelBox = el("div", { class: "explainer-step-label" }, root);
   const labelMain = el("div", { style: "font-size:17px;font-weight:600;padding:6px 0" }, labelBox);
@@ -95,6 +103,7 @@ function createTiledView({ model, el: host }) {
     const m = model.get("meta");
     const buf = model.get("buf");
     if (!m || !m.arrays || !buf) return;
+    fly.cancel();
     meta = m;
     A = unpack(meta.arrays, buf);
     const start = meta.start || {};
@@ -401,8 +410,39 @@ function createTiledView({ model, el: host }) {
     const st = steps();
     const t = Math.max(0, Math.min(st.total - 1, Number(target) | 0));
     if (t < st.s0 || t >= st.s1) return ask({ cmd: "chunk", mode, step: t, thread: p });
+    const moved = t !== g;
     g = t;
     draw();
+    if (moved) flyCopy(); else fly.cancel();
+  }
+
+  // The copy this step makes, as a token flying between two cells (see motion() in common.js).
+  function flyCopy() {
+    fly.cancel();
+    if (!meta || !built) return;
+    const i = local(), kind = meta.kinds[at(S("kind"), i)], tp = at(S("tp"), i);
+    const Tn = meta.T, [m0, m1] = meta.mwin, [n0, n1] = meta.nwin;
+    const kw0 = at(A.kwin, tp, 0), kw1 = at(A.kwin, tp, 1);
+    const own = at(A.store_cell, p), sr = at(A.cell_rc, own, 0), sc = at(A.cell_rc, own, 1);
+    const b = built;
+    if (kind === "load_a" || kind === "load_b") {
+      const isA = kind === "load_a", src = isA ? A.a_src : A.b_src;
+      const r = at(src, tp, own, 0), c = at(src, tp, own, 1);
+      if (r < 0) return;  // a padding zero: nothing is read from global memory
+      const inWin = isA ? r >= m0 && r < m1 && c >= kw0 && c < kw1 : r >= kw0 && r < kw1 && c >= n0 && c < n1;
+      if (!inWin) return;
+      const name = `${isA ? "A" : "B"}[${r}][${c}]`;
+      const text = show === "values" ? String(at(isA ? A.a_val : A.b_val, tp, own)) : name;
+      const from = isA ? () => b.gA.centre(r - m0, c - kw0) : () => b.gB.centre(r - kw0, c - n0);
+      const to = isA ? () => b.sAs.centre(sr, sc) : () => b.sBs.centre(sr, sc);
+      fly.play(from, to, text);
+    } else if (kind === "store" && at(A.writes, p)) {
+      const cr = at(A.c_rc, p, 0), cc = at(A.c_rc, p, 1);
+      if (cr < m0 || cr >= m1 || cc < n0 || cc >= n1) return;
+      const idx = at(S("sum"), i);
+      const total = idx < 0 ? 0 : A.sums.data[idx * Tn * Tn + p];
+      fly.play(() => b.sTh.centre(at(A.thread_xy, p, 1), at(A.thread_xy, p, 0)), () => b.gC.centre(cr - m0, cc - n0), String(total));
+    }
   }
 
   function setMode(m) {
@@ -557,8 +597,9 @@ function createTiledView({ model, el: host }) {
     centre: (name, r, c) => grids()[name].centre(r, c),
     state: () => ({ step: g, mode, thread: p, block: meta && meta.block, kernel: meta && meta.kernel }),
     present: pres,
+    token: () => fly.active(),
   };
-  return () => { stop(); unkey(); pres.leave(); };
+  return () => { stop(); unkey(); fly.cancel(); pres.leave(); };
 }
 
 export default { render: createTiledView };
