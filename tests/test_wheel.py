@@ -58,9 +58,12 @@ def elsewhere(tmp_path) -> Path:
 def test_sdist_and_wheel_carry_the_kernels_and_pages(dist):
     run([sys.executable, "-m", "twine", "check", *map(str, dist.iterdir())], cwd=dist)
     names = zipfile.ZipFile(next(dist.glob("*.whl"))).namelist()
-    kernels = sorted(p.name for p in (REPO / "kernels").iterdir() if p.is_file())
+    # the rungs and the tuning engine's sources (kernels/tuned/), by their paths under kernels/
+    kernels = sorted(p.relative_to(REPO / "kernels").as_posix() for p in (REPO / "kernels").rglob("*") if p.is_file()
+                     and "__pycache__" not in p.parts)
     notebooks = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
-    assert sorted(n.split("/")[-1] for n in names if n.startswith("explainer/kernels/")) == kernels
+    assert sorted(n[len("explainer/kernels/"):] for n in names if n.startswith("explainer/kernels/")) == kernels
+    assert "tuned/warptile_tuned.cu" in kernels and "14_warptile.cu" in kernels
     assert sorted(n.split("/")[-1] for n in names if n.startswith("explainer/notebooks/")) == notebooks
     for front in ("views/tiled.js", "views/common.js", "views/static.js", "views/page.css", "data/arches.json"):
         assert f"explainer/{front}" in names, front
