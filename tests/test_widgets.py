@@ -178,6 +178,24 @@ def test_timing_panel_without_gpu_shows_recorded_label(monkeypatch):
     assert bar.y[0] == pytest.approx(tiled["gflops"])
 
 
+def test_timing_panel_orders_tiles_as_numbers_and_shades_them(monkeypatch):
+    """T = 8, 16, 32 of one kernel: bars and table rows in numeric order (not 16, 32, 8 as text),
+    each tile its own shade of the kernel's colour."""
+    import re
+
+    from explainer import gpu
+    from explainer.views.timing import TimingPanel
+
+    monkeypatch.setattr(gpu, "status", lambda: gpu.GpuStatus(False, "no GPU: test"))
+    p = TimingPanel(kernels=("tiled",), tiles=(32, 8, 16), sizes=(1024,))
+    names = [tr.name for tr in p.fig.data]
+    assert names == ["cuBLAS", "tiled T=8", "tiled T=16", "tiled T=32"], names
+    colours = [tr.marker.color for tr in p.fig.data if tr.name.startswith("tiled")]
+    assert len(set(colours)) == 3 and colours[-1] == "#3b82f6"  # the largest tile: the kernel's own colour
+    rows = re.findall(r"<td[^>]*>(tiled T=\d+)</td>", p.w_table.value)
+    assert rows == ["tiled T=8", "tiled T=16", "tiled T=32"], rows
+
+
 def test_index_links_only_existing_pages():
     from explainer import pages
 

@@ -31,6 +31,24 @@ LIVE_HINT = (
 )
 
 
+def _order(row: dict) -> tuple:
+    """Where a row's series goes: cuBLAS first, then each kernel, its tiles in numeric order
+    (8, 16, 32: not as text, 16, 32, 8)."""
+    return (row["kernel"] != "cublas", row["kernel"], row.get("tile") or 0)
+
+
+def _colour(row: dict, tiles: list[int]) -> str:
+    """The kernel's colour, lighter for its smaller tiles (``tiles``: the kernel's tiles shown, in
+    order), so that T = 8, 16 and 32 of one kernel are told apart."""
+    base = COLORS.get(row["kernel"], "#6b7280")
+    t = row.get("tile")
+    if not t or len(tiles) < 2:
+        return base
+    mix = 0.55 * (len(tiles) - 1 - tiles.index(t)) / (len(tiles) - 1)  # the largest tile: the kernel's colour
+    rgb = [int(base[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(c + (255 - c) * mix):02x}" for c in rgb)
+
+
 def _label(row: dict) -> str:
     if row["kernel"] == "cublas":
         return "cuBLAS"
@@ -162,13 +180,17 @@ class TimingPanel:
             if key == "pct_cublas" and r["kernel"] == "cublas":
                 continue
             series.setdefault(_label(r), []).append(r)
+        series = dict(sorted(series.items(), key=lambda kv: _order(kv[1][0])))
+        tiles = {}  # per kernel, the tiles shown
+        for rows in series.values():
+            tiles.setdefault(rows[0]["kernel"], []).append(rows[0].get("tile"))
         self.fig.data = []  # traces differ in number between runs; the figure itself stays
         with self.fig.batch_update():
             for name, rows in series.items():
                 rows = sorted(rows, key=lambda r: r["M"])
                 self.fig.add_bar(
                     name=name, x=[str(r["M"]) for r in rows], y=[r.get(key) for r in rows],
-                    marker_color=COLORS.get(rows[0]["kernel"], "#6b7280"),
+                    marker_color=_colour(rows[0], tiles[rows[0]["kernel"]]),
                     error_y=dict(type="data", symmetric=False,
                                  array=[r["max_ms"] - r["median_ms"] for r in rows],
                                  arrayminus=[r["median_ms"] - r["min_ms"] for r in rows]) if key == "median_ms" else None,
@@ -185,7 +207,7 @@ class TimingPanel:
         head = "".join(f"<th style='padding:2px 10px;text-align:right'>{h}</th>" for h in
                        ("kernel", "N", "median ms", "min–max ms", "GFLOP/s", "% cuBLAS", "rel. error"))
         body = []
-        for r in sorted(self.rows, key=lambda r: (r["M"], r["kernel"] != "cublas", _label(r))):
+        for r in sorted(self.rows, key=lambda r: (r["M"], *_order(r))):
             pct = f"{r['pct_cublas']:.1f}" if r.get("pct_cublas") else "—"
             err = f"{r['rel_error']:.1e}" if r.get("rel_error") is not None else "—"
             cells = (_label(r), r["M"], f"{r['median_ms']:.4g}", f"{r['min_ms']:.4g}–{r['max_ms']:.4g}",
