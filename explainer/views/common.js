@@ -168,18 +168,42 @@ function swatch(colour, text) {
   return `<span style="display:inline-block;width:12px;height:12px;background:${colour};border:1px solid #9ca3af;vertical-align:middle"></span> ${escapeHtml(text)}&nbsp;&nbsp;`;
 }
 
-// Arrow keys anywhere on the page (not while typing) call onKey(+1 | -1).
-function arrowKeys(onKey) {
+// Arrow keys anywhere on the page (not while typing) call onKey(+1 | -1) of one stepper: the one
+// the student last clicked or touched, else the one most in view (a page with several steppers,
+// page 09, steps the one being read, not always the first).
+// One registry per page, on window: in the live app each view's front end is its own copy of
+// this module, and they must agree on which one the keys belong to.
+const keys = (window.__explainerKeys = window.__explainerKeys || { views: [], touched: null });
+function keyTarget() {
+  if (keys.touched && keys.touched.root.isConnected) return keys.touched;
+  let best = null, most = 0;
+  for (const v of keys.views.filter((w) => w.root.isConnected)) {
+    const b = v.root.getBoundingClientRect();
+    const seen = Math.max(0, Math.min(b.bottom, innerHeight) - Math.max(b.top, 0));
+    if (seen > most) { best = v; most = seen; }
+  }
+  return best || keys.views[0] || null;
+}
+function arrowKeys(onKey, root) {
+  const view = { root: root || document.body, onKey };
+  keys.views.push(view);
+  const touch = () => { keys.touched = view; };
+  view.root.addEventListener("pointerdown", touch);
   const handler = (e) => {
     const t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
-    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+    if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && keyTarget() === view) {
       onKey(e.key === "ArrowRight" ? 1 : -1);
       e.preventDefault();
     }
   };
   document.addEventListener("keydown", handler);
-  return () => document.removeEventListener("keydown", handler);
+  return () => {
+    document.removeEventListener("keydown", handler);
+    view.root.removeEventListener("pointerdown", touch);
+    keys.views.splice(keys.views.indexOf(view), 1);
+    if (keys.touched === view) keys.touched = null;
+  };
 }
 
 const VIEW_CSS = `
@@ -248,6 +272,7 @@ function stepControls(parent, cls, draw) {
   prev.addEventListener("click", () => c.go(c.step - 1));
   next.addEventListener("click", () => c.go(c.step + 1));
   slider.addEventListener("input", () => c.go(Number(slider.value)));
+  arrowKeys((d) => c.go(c.step + d), parent);
   return c;
 }
 

@@ -32,7 +32,7 @@ function createMmaView({ model, el: host }) {
     loaded: () => { setError(""); load(); },
     missing: (note) => { setError(note); warpSel.value = `warp ${meta.warp}`; },
   }));
-  const stopKeys = arrowKeys((d) => go(step + d));
+  const stopKeys = arrowKeys((d) => go(step + d), root);
 
   function setError(text) { errorLine.textContent = text || ""; }
 

@@ -566,7 +566,7 @@ function createTiledView({ model, el: host }) {
     bPlay.classList.add("on");
     playing = setTimeout(tick, Number(speed.value));
   });
-  const unkey = arrowKeys((d) => goTo(g + d));
+  const unkey = arrowKeys((d) => goTo(g + d), root);
 
   // a new payload means the last input succeeded (Python clears its error with it): clear the line too
   model.on("change:rev", () => { load(); setError(model.get("error")); });
