@@ -108,6 +108,22 @@ def voila_server(tmp_path_factory) -> VoilaServer:
         yield server
 
 
+def export_pages(tmp_path_factory, *notebooks: str) -> Path:
+    """The static pages of ``notebooks`` only (a whole export takes much longer): the folder
+    ``tiled-explainer export`` writes them into."""
+    import shutil
+
+    from explainer import resources
+    from explainer.app import export
+
+    src = tmp_path_factory.mktemp("nb")
+    for name in notebooks:
+        shutil.copy(resources.notebooks_dir() / name, src)
+    out = tmp_path_factory.mktemp("site")
+    export.export(out, notebooks=src, log=lambda *_: None)
+    return out
+
+
 @pytest.fixture(scope="session")
 def chromium_path() -> Path:
     if CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK):

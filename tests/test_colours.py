@@ -4,11 +4,9 @@ grid uses has its legend entry."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
+from conftest import export_pages
 
-from explainer import resources
 from explainer.model import Launch, steps
 from explainer.views import common
 from explainer.views import tiled as tv
@@ -25,13 +23,7 @@ def test_every_meaning_has_its_own_colour_and_legend_entry():
 
 @pytest.fixture(scope="module")
 def page02(tmp_path_factory):
-    from explainer.app import export
-
-    src = tmp_path_factory.mktemp("nb")
-    shutil.copy(resources.notebooks_dir() / "02_tiled.ipynb", src)
-    out = tmp_path_factory.mktemp("site")
-    export.export(out, notebooks=src, log=lambda *_: None)
-    return out / "02_tiled.html"
+    return export_pages(tmp_path_factory, "02_tiled.ipynb") / "02_tiled.html"
 
 
 @pytest.mark.browser

@@ -4,24 +4,16 @@ of them at once, and not always the first."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
+from conftest import export_pages
 
-from explainer import resources
 
 VIEWS = {"mma": ".explainer-mma", "pipeline": ".explainer-pipeline", "handover": ".explainer-handover"}
 
 
 @pytest.fixture(scope="module")
 def page09(tmp_path_factory):
-    from explainer.app import export
-
-    src = tmp_path_factory.mktemp("nb")
-    shutil.copy(resources.notebooks_dir() / "09_tensor_cores.ipynb", src)
-    out = tmp_path_factory.mktemp("site")
-    export.export(out, notebooks=src, log=lambda *_: None)
-    return out / "09_tensor_cores.html"
+    return export_pages(tmp_path_factory, "09_tensor_cores.ipynb") / "09_tensor_cores.html"
 
 
 def _labels(page) -> dict[str, str]:

@@ -6,11 +6,10 @@ for the last one's flight: it replaces it."""
 from __future__ import annotations
 
 import math
-import shutil
 
 import pytest
+from conftest import export_pages
 
-from explainer import resources
 from explainer.model import Launch, steps
 from explainer.views import common
 
@@ -20,13 +19,7 @@ SMALL = Launch("tiled", 8, 8, 8, 4)
 
 @pytest.fixture(scope="module")
 def page02(tmp_path_factory):
-    from explainer.app import export
-
-    src = tmp_path_factory.mktemp("nb")
-    shutil.copy(resources.notebooks_dir() / "02_tiled.ipynb", src)
-    out = tmp_path_factory.mktemp("site")
-    export.export(out, notebooks=src, log=lambda *_: None)
-    return out / "02_tiled.html"
+    return export_pages(tmp_path_factory, "02_tiled.ipynb") / "02_tiled.html"
 
 
 def _open_small(browser, page02, page_errors, reduced=False):

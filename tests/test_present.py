@@ -15,11 +15,10 @@ does. Exported pages 01 and 02 from ``file://`` (every other request refused), a
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
+from conftest import export_pages
 
-from explainer import resources
 
 SCREENS = [  # (CSS viewport width, height, device scale factor)
     pytest.param(1920, 1080, 1, id="1920x1080"),
@@ -39,14 +38,7 @@ SHOWN = {"global memory": ".explainer-global-fig", "As / Bs": ".explainer-shared
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """Pages 01 and 02 exported (only those: a whole export takes much longer)."""
-    from explainer.app import export
-
-    src = tmp_path_factory.mktemp("nb")
-    for name in ("01_naive.ipynb", "02_tiled.ipynb"):
-        shutil.copy(resources.notebooks_dir() / name, src)
-    out = tmp_path_factory.mktemp("site")
-    export.export(out, notebooks=src, log=lambda *_: None)
-    return out
+    return export_pages(tmp_path_factory, "01_naive.ipynb", "02_tiled.ipynb")
 
 
 @pytest.fixture(scope="module")

@@ -6,25 +6,17 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
+from conftest import export_pages
 
-from explainer import resources
 
 PAGES = ("02_tiled.ipynb", "03_boundaries.ipynb", "04_barriers.ipynb")
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    from explainer.app import export
-
-    src = tmp_path_factory.mktemp("nb")
-    for nb in PAGES:
-        shutil.copy(resources.notebooks_dir() / nb, src)
-    out = tmp_path_factory.mktemp("site")
-    export.export(out, notebooks=src, log=lambda *_: None)
-    return out
+    return export_pages(tmp_path_factory, *PAGES)
 
 
 def _states(html: str) -> list[dict]:
