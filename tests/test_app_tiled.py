@@ -23,7 +23,9 @@ PAGE = "02_tiled.ipynb"
 RENDER_TIMEOUT_MS = 120_000  # Voila runs the notebook in a fresh kernel: seconds on 2 cores
 UPDATE_TIMEOUT_MS = 30_000  # a round trip browser -> kernel -> browser (launch changes only)
 
-# The page opens on the gemm_tiled walk-through's running example (1024^3, T=16, block x=2 y=1, thread x=4 y=3).
+# The page opens on a small launch; the gemm_tiled walk-through's running example (1024^3, T=16,
+# block x=2 y=1, thread x=4 y=3) is the first preset.
+SMALL, SMALL_BLOCK = Launch("tiled", 8, 8, 8, 4), (1, 0)
 LAUNCH, BLOCK, THREAD = Launch("tiled", 1024, 1024, 1024, 16), (2, 1), (4, 3)
 T = LAUNCH.T
 
@@ -33,7 +35,9 @@ SUM = f"{STEPPER} .explainer-sum"
 VIEW = f"document.querySelector('{STEPPER}').explainerView"
 
 
-def open_tiled_page(page, server):
+def open_tiled_page(page, server, walkthrough: bool = False):
+    """Page 02 rendered; with ``walkthrough``, moved to the walk-through's 1024^3 preset (one choice
+    in the Preset menu)."""
     page.goto(server.page_url(PAGE))
     try:
         page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=RENDER_TIMEOUT_MS)
@@ -42,6 +46,9 @@ def open_tiled_page(page, server):
                              f"Server log:\n{server.log_tail()}") from None
     text = page.locator("body").inner_text()
     assert "There was an error when executing cell" not in text, text
+    if walkthrough:
+        page.locator(f"{STEPPER} select.explainer-preset").select_option(index=1)
+        page.locator(LABEL).filter(has_text=f"step 1 of {len(steps(LAUNCH))}").wait_for(timeout=UPDATE_TIMEOUT_MS)
 
 
 def label(page) -> str:
@@ -82,10 +89,15 @@ def test_tiled_page_steps_and_pins_in_the_browser(voila_server, browser_page, pa
     requested = time.monotonic()
     open_tiled_page(page, voila_server)
     record_property("tiled_render_after_request_s", time.monotonic() - requested)
+    # the page opens on the small launch, and its Preset menu says so
+    assert page.locator(f"{STEPPER} select.explainer-preset").input_value() == "small: 8×8×8, T=4"
+    assert label(page) == f"{tv.step_label(SMALL, SMALL_BLOCK, steps(SMALL)[0])} step 1 of {len(steps(SMALL))}"
+    # the walk-through's example is the first preset
+    page.locator(f"{STEPPER} select.explainer-preset").select_option(index=1)
+    page.locator(LABEL).filter(has_text=f"step 1 of {len(steps(LAUNCH))}").wait_for(timeout=UPDATE_TIMEOUT_MS)
+    assert page.locator(f"{STEPPER} select.explainer-preset").input_value().startswith("the gemm_tiled walk-through")
     settle(page)
     frames.clear()
-    # the page opens on the walk-through's example, and its Preset menu says so
-    assert page.locator(f"{STEPPER} select.explainer-preset").input_value().startswith("the gemm_tiled walk-through")
 
     bx, by = BLOCK
     tx, ty = THREAD
@@ -159,7 +171,7 @@ def test_phase_labels_count_from_zero_like_the_trace(voila_server, browser_page,
     shows As[ty][tx] receiving the element ``tiled-explainer trace`` prints on its row t for the
     same launch, A[by*T + ty][t*T + tx]: the label's t goes straight into the kernel's a_col."""
     page = browser_page
-    open_tiled_page(page, voila_server)
+    open_tiled_page(page, voila_server, walkthrough=True)
     P = LAUNCH.phases
     first = label(page)
     assert first.startswith(model_label(0)), first
@@ -187,7 +199,7 @@ def test_phase_labels_count_from_zero_like_the_trace(voila_server, browser_page,
 def test_invalid_tile_keeps_the_last_good_state(voila_server, browser_page, page_errors):
     """A tile outside 1..32 typed into ``tile T`` shows one line of error and changes nothing."""
     page = browser_page
-    open_tiled_page(page, voila_server)
+    open_tiled_page(page, voila_server, walkthrough=True)
     before_label = label(page)
     before = [colours(page, g) for g in ("As", "Bs", "threads", "A", "C")]
     assert field(page, "tile T").input_value() == str(T)

@@ -141,53 +141,94 @@ def colours(page, grid):
     return page.evaluate(f"() => {VIEW}.colours('{grid}')")
 
 
+def _apply(page, **fields):
+    """Type the fields (M, N, K, "tile T", "blockIdx.x", ...) and press Apply."""
+    for name, value in fields.items():
+        page.locator(f"{STEPPER} input[data-field='{name}']").fill(str(value))
+    page.locator(f"{STEPPER} .explainer-edited").filter(has_text="Apply").wait_for(timeout=5_000)
+    page.locator(f"{STEPPER} button.explainer-apply").click()
+
+
 @pytest.mark.browser
 def test_exported_tiled_page_steps_from_file(exported, file_page, page_errors):
     page = file_page
     page.goto((exported / "02_tiled.html").as_uri())
     page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=10_000)
-    L, block, thread = Launch("tiled", 1024, 1024, 1024, 16), (2, 1), (4, 3)
-    st = steps(L)
-    assert label(page) == f"{tv.step_label(L, block, st[0])} step 1 of {len(st)}"
+    # The page opens on the small launch, where every cell is readable.
+    small, block, thread = Launch("tiled", 8, 8, 8, 4), (1, 0), (1, 2)
+    st = steps(small)
+    assert label(page) == f"{tv.step_label(small, block, st[0])} step 1 of {len(st)}"
 
-    # Next: load B of phase 1; thread (4, 3) stores Bs[3][4].
+    # Next: load B of phase 0; thread (1, 2) stores Bs[2][1].
     page.locator(f"{STEPPER} .explainer-next").click()
     page.locator(LABEL).filter(has_text="step 2 of").wait_for(timeout=5_000)
-    assert label(page).startswith(tv.step_label(L, block, st[1]))
-    assert colours(page, "Bs")[3][4] == PINNED
+    assert label(page).startswith(tv.step_label(small, block, st[1]))
+    assert colours(page, "Bs")[2][1] == PINNED
 
+    # Click C[5][2], in another block of the small launch: the page holds it, the model's owner is pinned.
+    (obx, oby), (otx, oty) = small.c_owner(5, 2)
+    assert (obx, oby) != block
+    meta, _ = tv.tiled_data(small, block, thread)
+    at = page.evaluate(f"([r, c]) => {VIEW}.centre('C', r, c)", [5 - meta["mwin"][0], 2 - meta["nwin"][0]])
+    page.mouse.click(at["x"], at["y"])
+    page.locator(LABEL).filter(has_text=f"block (x={obx}, y={oby})").wait_for(timeout=5_000)
+    page.locator(SUM).filter(has_text=f"thread (x={otx}, y={oty})").wait_for(timeout=5_000)
+
+    # The gemm_tiled walk-through's 1024^3 is one choice away, answered from the page's store.
+    page.locator(f"{STEPPER} select.explainer-preset").select_option(index=1)
+    L, block = Launch("tiled", 1024, 1024, 1024, 16), (2, 1)
+    page.locator(LABEL).filter(has_text=f"step 1 of {len(steps(L))}").wait_for(timeout=5_000)
+    assert label(page).startswith(tv.step_label(L, block, steps(L)[0]))
     # Click C[21][41]: the model's owner is thread (9, 5) of this block.
-    meta, arrays = tv.tiled_data(L, block, thread)
+    meta, arrays = tv.tiled_data(L, block, (4, 3))
     r, c = 21 - meta["mwin"][0], 41 - meta["nwin"][0]
     assert tuple(arrays["thread_xy"][arrays["c_owner"][r, c, 2]]) == (9, 5)
     at = page.evaluate(f"([r, c]) => {VIEW}.centre('C', r, c)", [r, c])
     page.mouse.click(at["x"], at["y"])
     page.locator(SUM).filter(has_text="thread (x=9, y=5)").wait_for(timeout=5_000)
 
-    # A preset answered from the page's store: the small 8x8x8 launch, T=4.
-    page.locator(f"{STEPPER} select.explainer-preset").select_option("small: 8×8×8, T=4")
-    small = Launch("tiled", 8, 8, 8, 4)
-    page.locator(LABEL).filter(has_text=f"step 1 of {len(steps(small))}").wait_for(timeout=5_000)
-    assert label(page).startswith(tv.step_label(small, (1, 0), steps(small)[0]))
-    # Another block of it, typed: stored too.
-    bx = page.locator(f"{STEPPER} input[data-field='blockIdx.x']")
-    bx.fill("0")
-    bx.dispatch_event("change")
-    page.locator(LABEL).filter(has_text="block (x=0, y=0)").wait_for(timeout=5_000)
+    # The blocks the page holds for it, named from the model: a corner, an edge and the interior.
+    menu = page.locator(f"{STEPPER} select.explainer-stored-blocks")
+    options = [o.strip() for o in menu.locator("option").all_inner_texts()]
+    held = [tuple(map(int, v.split(","))) for v in menu.locator("option").evaluate_all("os => os.map(o => o.value)")]
+    assert options == [f"(x={x}, y={y}) · {L.block_place(x, y)}" for x, y in held]
+    assert {L.block_place(x, y).split(",")[0] for x, y in held} >= {"corner", "edge", "interior"}
+    corner = next(b for b in held if L.block_place(*b) == "corner")
+    menu.select_option(f"{corner[0]},{corner[1]}")
+    page.locator(LABEL).filter(has_text=f"block (x={corner[0]}, y={corner[1]})").wait_for(timeout=5_000)
+    # A C cell of a block the page does not hold says so on hover, and a click says which it holds.
+    meta, arrays = tv.tiled_data(L, corner, (0, 0))
+    cell = next((r, c) for r in range(arrays["c_owner"].shape[0]) for c in range(arrays["c_owner"].shape[1])
+                if tuple(arrays["c_owner"][r, c, :2]) not in held and arrays["c_owner"][r, c, 2] >= 0)
+    at = page.evaluate(f"([r, c]) => {VIEW}.centre('C', r, c)", list(cell))
+    page.mouse.move(at["x"], at["y"])
+    page.locator(f"{STEPPER} .explainer-tip").filter(has_text="not held in this static page").wait_for(timeout=5_000)
+    page.mouse.click(at["x"], at["y"])
+    error = page.locator(f"{STEPPER} .explainer-error")
+    error.filter(has_text="Blocks held for this launch").wait_for(timeout=5_000)
+    assert all(f"({x}, {y})" in error.inner_text() for x, y in held)
 
-    # A launch no preset has: one line, the last good state stays.
+    # Typing is committed as a whole launch: nothing is asked until Apply.
     before = label(page)
-    m = page.locator(f"{STEPPER} input[data-field='M']")
-    m.fill("37")
-    m.dispatch_event("change")
-    page.locator(f"{STEPPER} .explainer-error").filter(has_text="live app").wait_for(timeout=5_000)
-    assert label(page) == before and m.input_value() == "8"
+    for name, value in (("M", 8), ("N", 8), ("K", 8), ("tile T", 4), ("blockIdx.x", 0), ("blockIdx.y", 1)):
+        page.locator(f"{STEPPER} input[data-field='{name}']").fill(str(value))
+    assert label(page) == before
+    page.locator(f"{STEPPER} input[data-field='blockIdx.y']").press("Enter")
+    page.locator(LABEL).filter(has_text=f"step 1 of {len(steps(small))}").wait_for(timeout=5_000)
+    assert label(page).startswith(tv.step_label(small, (0, 1), steps(small)[0]))
+    assert error.inner_text().strip() == ""  # the earlier failure's line went with the success
+
+    # A launch the page does not hold: one line that names those it holds; the last good state stays.
+    before = label(page)
+    _apply(page, M=37, N=8)
+    error.filter(has_text="live app").wait_for(timeout=5_000)
+    assert "Launches held here:" in error.inner_text() and "8×8×8, T=4" in error.inner_text()
+    assert label(page) == before
+    assert [page.locator(f"{STEPPER} input[data-field='{n}']").input_value() for n in ("M", "N")] == ["8", "8"]
     # then a block the page does store: it loads, and the "live app" line goes with the failure
-    bx = page.locator(f"{STEPPER} input[data-field='blockIdx.x']")
-    bx.fill("1")
-    bx.dispatch_event("change")
-    page.locator(LABEL).filter(has_text="block (x=1, y=0)").wait_for(timeout=5_000)
-    assert page.locator(f"{STEPPER} .explainer-error").inner_text().strip() == ""
+    _apply(page, **{"blockIdx.x": 1})
+    page.locator(LABEL).filter(has_text="block (x=1, y=1)").wait_for(timeout=5_000)
+    assert error.inner_text().strip() == ""
     assert page.outside == [] and page_errors == []
 
 

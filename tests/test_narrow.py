@@ -157,10 +157,12 @@ def test_static_stepper_picks_a_cell_after_scrolling_its_figure(exported, phone,
 
     page = phone
     _open_static(page, exported, "02_tiled.html")
+    L, block, thread = Launch("tiled", 1024, 1024, 1024, 16), (2, 1), (4, 3)
+    page.locator(f"{STEPPER} select.explainer-preset").select_option(index=1)  # the walk-through's 1024^3
+    page.locator(LABEL).filter(has_text=f"block (x={block[0]}, y={block[1]})").wait_for(timeout=5_000)
     box = page.locator(f"{STEPPER} .explainer-global")
     assert box.evaluate("(e) => e.scrollWidth > e.clientWidth")  # wider than a phone: it scrolls
     box.evaluate("(e) => { e.scrollLeft = e.scrollWidth; }")
-    L, block, thread = Launch("tiled", 1024, 1024, 1024, 16), (2, 1), (4, 3)
     meta, _ = tv.tiled_data(L, block, thread)
     r, c = 21 - meta["mwin"][0], 41 - meta["nwin"][0]
     view = f"document.querySelector('{STEPPER}').explainerView"

@@ -83,3 +83,31 @@ def test_page_03_holds_the_edge_blocks_of_its_presets(site):
               if k.split("|")[:5] == ["tiled", str(M), str(N), str(K), str(T)]}
     assert any(x == gx - 1 for x, _ in blocks) and any(y == gy - 1 for _, y in blocks), sorted(blocks)
     assert (gx - 1, gy - 1) in blocks
+
+
+def test_page_02_opens_small_and_holds_a_corner_an_edge_and_the_interior_of_each_launch(site):
+    """Page 02 opens on a launch whose blocks it holds all of; of each preset big enough to have
+    an interior it holds a corner, an edge and an interior block, named by the model in the
+    block menu's data."""
+    from explainer.model import Launch
+
+    (state,) = list(s for nb, s in _steppers(site) if nb == "02_tiled.ipynb")
+    meta = state["traits"]["meta"]
+    opening = Launch("tiled", meta["M"], meta["N"], meta["K"], meta["T"])
+    assert max(opening.M, opening.N, opening.K) <= 16  # every cell readable
+    blocks = state["store"]["blocks"]
+    held = blocks[f"tiled|{opening.M}|{opening.N}|{opening.K}|{opening.T}"]
+    assert len(held["blocks"]) == held["all"] == opening.num_blocks
+    interior = 0
+    for key, entry in blocks.items():
+        kernel, M, N, K, T = key.split("|")
+        L = Launch(kernel, int(M), int(N), int(K), int(T))
+        for bx, by, place in entry["blocks"]:
+            assert place == L.block_place(bx, by)
+            assert f"{key}|{bx}|{by}" in state["store"]["states"]  # a block the menu names is stored
+        gx, gy = L.grid
+        if gx >= 3 and gy >= 3:
+            interior += 1
+            kinds = {place.split(",")[0] for _, _, place in entry["blocks"]}
+            assert kinds >= {"corner", "edge", "interior"}, (key, entry["blocks"])
+    assert interior >= 2  # the 1024^3 walk-through and at least one smaller launch

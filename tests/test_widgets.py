@@ -234,3 +234,31 @@ def test_a_page_that_opens_on_a_preset_names_it():
     assert TiledStepper(M=100, N=60, K=40, tile=8, block=(0, 0), thread=(0, 0)).data()[0]["preset"] is None
     st._on_msg(None, {"cmd": "launch", "M": 64, "N": 64, "K": 64, "T": 16}, [])  # sizes typed in the page
     assert st.error == "" and st.data()[0]["preset"] is None
+
+
+def test_a_typed_launch_comes_with_its_typed_block_or_keeps_the_last_good_state():
+    """Apply sends M, N, K, T and the block together: the stepper lands on that block; a block
+    outside the new grid is refused in one line and nothing changes."""
+    st = small()
+    ask(st, cmd="launch", M="12", N="12", K="12", T="4", block=["2", "1"], mode="k")
+    assert (st.L.M, st.L.T, st.block) == (12, 4, (2, 1)) and st.error == ""
+    before = (st.L, st.block, st.view.rev)
+    ask(st, cmd="launch", M="8", N="8", K="8", T="4", block=["2", "1"], mode="k")  # the grid is 2x2
+    assert (st.L, st.block, st.view.rev) == before
+    assert "outside the grid" in st.error and "\n" not in st.error
+    ask(st, cmd="launch", M="8", N="8", K="8", T="4", mode="k")  # no block: the current one moved in
+    assert (st.L.M, st.block) == (8, (1, 1)) and st.error == ""
+
+
+@pytest.mark.parametrize("M,N,T", [(8, 8, 4), (35, 79, 8), (64, 16, 16), (5, 40, 4)])
+def test_block_place_names_corners_edges_interior_and_ghosts(M, N, T):
+    L = Launch("tiled", M, N, 7, T)
+    gx, gy = L.grid
+    ty, tx = np.divmod(np.arange(T * T), T)
+    for by in range(gy):
+        for bx in range(gx):
+            words = L.block_place(bx, by)
+            edges = (bx in (0, gx - 1)) + (by in (0, gy - 1))
+            assert words.split(",")[0] == ("interior", "edge", "corner")[edges]
+            ghosts = int((~L.writes_c(bx, by, tx, ty)).sum())
+            assert (f"{ghosts} ghost thread" in words) == (ghosts > 0)

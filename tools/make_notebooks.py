@@ -59,9 +59,10 @@ element of B into `Bs[ty][tx]`, all threads wait at a barrier, then each thread 
 from shared memory. A second barrier stops a fast thread from overwriting the tiles while others
 still read them. Elements outside A or B are replaced by **padding zeros**.
 
-The stepper opens on the gemm_tiled walk-through's running example: M = N = K = 1024, T = 16, block (x=2, y=1),
-thread (x=4, y=3). Use the *Preset* menu for a small 8×8×8 launch with T = 4, where every cell is
-visible."""),
+The stepper opens on a small launch, M = N = K = 8 with T = 4, where every cell of A, B, As and Bs
+is readable. The gemm_tiled walk-through's running example (M = N = K = 1024, T = 16, block (x=2, y=1),
+thread (x=4, y=3)) is the first entry of the *Preset* menu. To try your own launch, type M, N, K, T
+(and a block) and press *Apply* or Enter."""),
         ("code", "from explainer import pages\npages.tiled()"),
         ("md", """## Data reuse, counted
 

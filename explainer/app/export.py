@@ -155,7 +155,7 @@ class _Page:
                   "rev": 1, "error": "", "presets": offered_presets(view, store), "kernels": list(view.kernels),
                   "live": False}
         state = {"traits": traits, "initial": store["initial"],
-                 "store": {k: store[k] for k in ("payloads", "states", "presets", "launches")}}
+                 "store": {k: store[k] for k in ("payloads", "states", "presets", "launches", "blocks")}}
         sid = f"ex-state-{len(self.states)}"
         self.states.append(f'<script type="application/json" id="{sid}">{_json(state)}</script>')
         self.views[view.NAME] = view.FRONT_END

@@ -211,6 +211,21 @@ class Launch:
                 f"threadIdx.y must be 0..{T - 1}"
             )
 
+    def block_place(self, bx: int, by: int) -> str:
+        """Where block (bx, by) sits in the grid, in words: "corner", "edge" or "interior" (a
+        grid one block wide or tall has no interior), and how many of its threads are ghosts
+        (own no element of C) when some are."""
+        self.check_block(bx, by)
+        gx, gy = self.grid
+        on_x, on_y = bx in (0, gx - 1), by in (0, gy - 1)
+        place = "corner" if on_x and on_y else "edge" if on_x or on_y else "interior"
+        T = self.T
+        ty, tx = np.divmod(np.arange(T * T), T)
+        ghosts = int(np.count_nonzero(~self.writes_c(bx, by, tx, ty)))
+        if ghosts:
+            place += f", {ghosts} ghost thread" + ("s" if ghosts != 1 else "")
+        return place
+
     # ---- per-thread mapping (vectorised: arguments may be numpy arrays) ------------
     def c_index(self, bx, by, tx, ty):
         """The C element ``(row, col)`` that thread (tx, ty) of block (bx, by) owns.

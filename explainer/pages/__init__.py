@@ -80,11 +80,19 @@ def naive(**kw):
     ])
 
 
+#: The launch page 02 opens on: small enough to read every cell (the 1024^3 walk-through is a preset).
+TILED_OPENING = "small: 8×8×8, T=4"
+
+
 def tiled(**kw):
-    """Page 02: the stepper (the gemm_tiled walk-through's running example by default) and tiled vs naive vs cuBLAS."""
+    """Page 02: the stepper (on the small preset by default; the gemm_tiled walk-through's 1024^3 is
+    one choice away in its Preset menu) and tiled vs naive vs cuBLAS."""
     from ..views.stepper import TiledStepper
     from ..views.timing import TimingPanel
 
+    if not {"M", "N", "K", "tile", "block", "thread"} & set(kw):
+        M, N, K, T, block, thread = TiledStepper.PRESETS[TILED_OPENING]
+        kw = dict(M=M, N=N, K=K, tile=T, block=block, thread=thread, **kw)
     return W.VBox([
         TiledStepper(**kw).widget,
         TimingPanel(kernels=("naive", "tiled"), tiles=(16,), title="Measured: tiled vs naive vs cuBLAS").widget,

@@ -318,6 +318,27 @@ function numberField(parent, title, value, onChange, width = null) {
   return input;
 }
 
+// Typed fields committed together: an Apply button (and Enter in any of the fields) sends one
+// request, so a launch is never sent, refused and snapped back one field at a time. Until then a
+// note says the fields are edited. `changed()` says whether what is typed differs from what is
+// shown; `apply()` sends it; `refresh()` (after the view syncs its fields) updates the note.
+function applyControl(parent, fields, { changed, apply }) {
+  const button = el("button", { type: "button", class: "explainer-apply", title: "compute what is typed (Enter)" }, parent, "Apply");
+  const note = el("span", { class: "ex-note explainer-edited" }, parent, "");
+  function refresh() {
+    const dirty = changed();
+    button.classList.toggle("on", dirty);
+    note.textContent = dirty ? "edited: Apply (or Enter) to compute it" : "";
+  }
+  for (const f of fields) {
+    f.addEventListener("input", refresh);
+    f.addEventListener("change", refresh);
+    f.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); apply(); } });
+  }
+  button.addEventListener("click", () => apply());
+  return { refresh, changed };
+}
+
 const NEEDS_LIVE = "This needs the live app (tiled-explainer serve) or JupyterLab.";
 
 // A request only Python can answer (a new launch, block, kernel...). Live: send it, after

@@ -20,10 +20,14 @@ function createNaiveView({ model, el: host }) {
   el("span", { style: "font-size:13px" }, kernelRow, "kernel");
   const kernelSeg = el("span", { class: "ex-seg explainer-kernel" }, kernelRow);
   const sizeRow = el("div", { class: "ex-row" }, root);
-  const fM = numberField(sizeRow, "M", 0, () => sendLaunch());
-  const fN = numberField(sizeRow, "N", 0, () => sendLaunch());
-  const fK = numberField(sizeRow, "K", 0, () => sendLaunch());
-  const fT = numberField(sizeRow, "block T×T", 0, () => sendLaunch());
+  const fM = numberField(sizeRow, "M", 0, () => {});  // committed together by Apply or Enter
+  const fN = numberField(sizeRow, "N", 0, () => {});
+  const fK = numberField(sizeRow, "K", 0, () => {});
+  const fT = numberField(sizeRow, "block T×T", 0, () => {});
+  const applier = applyControl(sizeRow, [fM, fN, fK, fT], {
+    changed: () => !!meta && [[fM, meta.M], [fN, meta.N], [fK, meta.K], [fT, meta.T]].some(([f, v]) => f.value.trim() !== String(v)),
+    apply: () => { if (applier.changed()) sendLaunch(); },
+  });
   const idRow = el("div", { class: "ex-row" }, root);
   const fbx = numberField(idRow, "blockIdx.x", 0, () => pinTyped());
   const fby = numberField(idRow, "blockIdx.y", 0, () => pinTyped());
@@ -206,6 +210,7 @@ function createNaiveView({ model, el: host }) {
 
   function syncControls() {
     fM.value = String(meta.M); fN.value = String(meta.N); fK.value = String(meta.K); fT.value = String(meta.T);
+    applier.refresh();
     syncIds();
   }
 

@@ -34,6 +34,22 @@ def pack(arrays: dict[str, np.ndarray]) -> tuple[dict, bytes]:
     return index, b"".join(parts)
 
 
+def narrow(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The same arrays, each signed integer one in the smallest of int8 / int16 / int32 that holds
+    its values (the browser reads any of them alike): a static page then holds more blocks."""
+    out = {}
+    for name, a in arrays.items():
+        if a.dtype.kind == "i" and a.size:
+            lo, hi = int(a.min()), int(a.max())
+            for t in (np.int8, np.int16, np.int32):
+                info = np.iinfo(t)
+                if info.min <= lo and hi <= info.max and np.dtype(t).itemsize <= a.dtype.itemsize:
+                    a = a.astype(t)
+                    break
+        out[name] = a
+    return out
+
+
 def unpack(index: dict, buffer: bytes) -> dict[str, np.ndarray]:
     """The inverse of :func:`pack` (the tests read what a view was sent)."""
     out = {}

@@ -43,10 +43,32 @@ function staticStore(store, currentMeta) {
         key = entry.key;
         start = { index: 0, mode: msg.mode, thread: entry.thread };
         preset = msg.cmd === "preset" ? msg.name : entry.preset;
+        if (msg.cmd === "launch" && msg.block) {  // a typed block of a stored launch, when stored too
+          const typed = keyOf(cur.kernel, msg.M, msg.N, msg.K, msg.T, msg.block[0], msg.block[1]);
+          if (store.states[typed] === undefined) return null;
+          key = typed;
+        }
       }
       const i = key == null ? undefined : store.states[key];
       if (i === undefined) return null;
       return { meta: { ...store.payloads[i].meta, start, preset }, buf: payload(i) };
+    },
+    // The blocks this page holds for the current launch ([[bx, by, "corner" | ...]], in words
+    // from Python's model) and how many the grid has; null for views with no launch.
+    blocks() {
+      const cur = currentMeta();
+      return cur.M === undefined ? null : (store.blocks || {})[keyOf(cur.kernel, cur.M, cur.N, cur.K, cur.T)] || null;
+    },
+    // Whether block (bx, by) of the current launch is stored.
+    hasBlock(bx, by) {
+      const cur = currentMeta();
+      return store.states[keyOf(cur.kernel, cur.M, cur.N, cur.K, cur.T, bx, by)] !== undefined;
+    },
+    // The launches stored for the current kernel, as "M×N×K, T=t".
+    launches() {
+      const cur = currentMeta();
+      return Object.keys(store.launches || {}).map((k) => k.split("|")).filter((f) => f[0] === String(cur.kernel))
+        .map(([, M, N, K, T]) => `${M}×${N}×${K}, T=${T}`);
     },
   };
 

@@ -234,7 +234,10 @@ class TiledStepper:
         try:
             if cmd == "launch":
                 M, N, K, T = (whole(n, content.get(n)) for n in ("M", "N", "K", "T"))
-                self._apply_size(M, N, K, T)
+                block = content.get("block")
+                if block is not None:
+                    block = tuple(whole(f"blockIdx.{a}", v) for a, v in zip("xy", block))
+                self._apply_size(M, N, K, T, block)
             elif cmd == "preset":
                 self.set_preset(content.get("name"))
             elif cmd == "block":
@@ -277,10 +280,15 @@ class TiledStepper:
         L.check_thread(*thread)
         self._set(L, block, thread, 0)
 
-    def _apply_size(self, M, N, K, T):
+    def _apply_size(self, M, N, K, T, block=None):
+        """A typed launch: the typed block if one came with it, else the current block moved
+        into the new grid."""
         L = Launch(self.kernel, M, N, K, T)
         gx, gy = L.grid
-        block = (min(self.block[0], gx - 1), min(self.block[1], gy - 1))
+        if block is not None:
+            L.check_block(*block)
+        else:
+            block = (min(self.block[0], gx - 1), min(self.block[1], gy - 1))
         thread = (min(self.thread[0], L.T - 1), min(self.thread[1], L.T - 1))
         self.preset = None
         self.set_launch(L.M, L.N, L.K, L.T, block, thread)

@@ -50,7 +50,7 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
             computed[key] = payload(kernel, L, block, thread)
         return computed[key]
 
-    def add(kernel, L, block, thread, force=False):
+    def add(kernel, L, block, thread, force=False, cap=budget):
         nonlocal used
         key = state_key(kernel, L, block)
         if key in states:
@@ -61,7 +61,7 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
         if got is None:
             return None
         meta, buf = got
-        if not force and used + len(buf) > budget:
+        if not force and used + len(buf) > cap:
             return None
         meta["offline_note"] = OFFLINE_NOTE
         payloads.append({"meta": meta, "b64": base64.b64encode(buf).decode("ascii")})
@@ -96,34 +96,58 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
         launch_keys.setdefault("|".join(map(str, (L.kernel, L.M, L.N, L.K, L.T))), entry)
         tried.append((sizes[key], L.kernel, L, block, thread))
     computed.clear()
-    # Then where C's edges are, which is where the guards and ghost threads show: each launch's
-    # last column and row of blocks at its own block's row and column, its last and first blocks
-    # (of launches whose blocks are small next to the budget: four blocks of 1024^3 would take it).
-    for nbytes, kernel, L, (bx, by), thread in sorted(tried, key=lambda t: t[0]):
-        if nbytes > budget // 16:
-            continue
-        gx, gy = L.grid
-        for block in dict.fromkeys(((gx - 1, by), (bx, gy - 1), (gx - 1, gy - 1), (0, 0))):
-            add(kernel, L, block, thread)
+    # Then where C's edges are, which is where the guards and ghost threads show: each small
+    # launch's first block (a corner), the last column and row of blocks at its own block's row
+    # and column, and its last block. A large launch of the page's own kernel gets its first block (a corner) and the last
+    # block of its own row (an edge), so that a student can compare a corner, an edge and the
+    # interior; the bytes for those are kept aside while the small launches take theirs.
+    by_size = sorted(tried, key=lambda t: t[0])
+    large = [t for t in by_size if t[0] > budget // 16 and t[1] == k0]
+    reserve = sum(t[0] * len({(t[2].grid[0] - 1, t[3][1]), (0, 0)} - {t[3]}) for t in large)
+    cap = budget - reserve if used + reserve <= budget else budget  # kept aside only if they fit
+    for nbytes, kernel, L, (bx, by), thread in by_size:
+        if nbytes <= budget // 16:
+            gx, gy = L.grid
+            for block in dict.fromkeys(((0, 0), (gx - 1, by), (bx, gy - 1), (gx - 1, gy - 1))):
+                add(kernel, L, block, thread, cap=cap)
     # Then the blocks around each launch's own, ring by ring (nearest first) over all launches
     # together, the smaller payloads first in each ring, so that one large launch does not use
-    # the budget that covers small ones whole.
+    # the budget that covers small ones whole; the large launches' corner and edge go in between.
     tried.sort(key=lambda t: t[0])
-    full = set()
-    for ring in range(1, max((max(t[2].grid) for t in tried), default=1)):
-        for i, (_, kernel, L, (bx, by), thread) in enumerate(tried):
-            if i in full:
-                continue
-            gx, gy = L.grid
-            for y in range(max(0, by - ring), min(gy, by + ring + 1)):
-                for x in range(max(0, bx - ring), min(gx, bx + ring + 1)):
-                    if max(abs(x - bx), abs(y - by)) == ring and add(kernel, L, (x, y), thread) is None:
-                        full.add(i)  # the blocks of one launch are about the same size
-                        break
+
+    def rings(cap):
+        full = set()
+        for ring in range(1, max((max(t[2].grid) for t in tried), default=1)):
+            for i, (_, kernel, L, (bx, by), thread) in enumerate(tried):
                 if i in full:
-                    break
+                    continue
+                gx, gy = L.grid
+                for y in range(max(0, by - ring), min(gy, by + ring + 1)):
+                    for x in range(max(0, bx - ring), min(gx, bx + ring + 1)):
+                        if max(abs(x - bx), abs(y - by)) == ring and add(kernel, L, (x, y), thread, cap=cap) is None:
+                            full.add(i)  # the blocks of one launch are about the same size
+                            break
+                    if i in full:
+                        break
+
+    rings(cap)
+    for nbytes, kernel, L, (bx, by), thread in large:
+        gx, gy = L.grid
+        for block in dict.fromkeys(((0, 0), (gx - 1, by))):
+            add(kernel, L, block, thread)
+    rings(budget)
+    # The blocks stored for each launch, in words (the static page's block menu), and whether the
+    # grid has more blocks than the page holds.
+    blocks: dict[str, dict] = {}
+    for key in states:
+        kernel, M, N, K, T, bx, by = key.split("|")
+        L = Launch(kernel, int(M), int(N), int(K), int(T))
+        entry = blocks.setdefault("|".join((kernel, M, N, K, T)), {"blocks": [], "all": L.num_blocks})
+        entry["blocks"].append([int(bx), int(by), L.block_place(int(bx), int(by))])
+    for entry in blocks.values():
+        entry["blocks"].sort(key=lambda b: (b[1], b[0]))
     return {"payloads": payloads, "states": states, "presets": presets, "launches": launch_keys,
-            "initial": states[state_key(k0, L0, b0)], "bytes": used}
+            "blocks": blocks, "initial": states[state_key(k0, L0, b0)], "bytes": used}
 
 
 class BrowserView(anywidget.AnyWidget):
@@ -174,5 +198,5 @@ def keyed_store(payload: Callable[[str], "tuple[dict, bytes]"], keys, initial: s
         payloads.append({"meta": meta, "b64": base64.b64encode(buf).decode("ascii")})
         states[str(key)] = len(payloads) - 1
         used += len(buf)
-    return {"payloads": payloads, "states": states, "presets": {}, "launches": {},
+    return {"payloads": payloads, "states": states, "presets": {}, "launches": {}, "blocks": {},
             "initial": states[str(initial)], "bytes": used}

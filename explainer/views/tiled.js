@@ -29,16 +29,28 @@ function createTiledView({ model, el: host }) {
   const kernelLab = el("label", { class: "ex-field", style: "display:none" }, presetRow);
   el("span", {}, kernelLab, "kernel");
   const kernelSel = el("select", { class: "explainer-kernel", "aria-label": "Kernel" }, kernelLab);
+  // M, N, K, T and the block are typed, then committed together (Apply or Enter): one launch,
+  // not one request per field (a field sent alone would be refused or snap back).
   const sizeRow = el("div", { class: "ex-row" }, root);
-  const fM = numberField(sizeRow, "M", 0, () => sendLaunch());
-  const fN = numberField(sizeRow, "N", 0, () => sendLaunch());
-  const fK = numberField(sizeRow, "K", 0, () => sendLaunch());
-  const fT = numberField(sizeRow, "tile T", 0, () => sendLaunch());
+  const typed = () => {};  // committed by Apply (applyControl), not field by field
+  const fM = numberField(sizeRow, "M", 0, typed);
+  const fN = numberField(sizeRow, "N", 0, typed);
+  const fK = numberField(sizeRow, "K", 0, typed);
+  const fT = numberField(sizeRow, "tile T", 0, typed);
   const idRow = el("div", { class: "ex-row" }, root);
-  const fbx = numberField(idRow, "blockIdx.x", 0, () => sendBlock());
-  const fby = numberField(idRow, "blockIdx.y", 0, () => sendBlock());
+  const fbx = numberField(idRow, "blockIdx.x", 0, typed);
+  const fby = numberField(idRow, "blockIdx.y", 0, typed);
+  const applier = applyControl(sizeRow, [fM, fN, fK, fT, fbx, fby], {
+    changed: () => { const c = typedChanges(); return c.launch || c.block; },
+    apply: () => apply(),
+  });
   const ftx = numberField(idRow, "threadIdx.x", 0, () => pinTyped());
   const fty = numberField(idRow, "threadIdx.y", 0, () => pinTyped());
+  // Static pages: the blocks this page holds for the launch, named by where they sit in the grid.
+  const storedLab = el("label", { class: "ex-field", style: "display:none" }, idRow);
+  el("span", {}, storedLab, "stored blocks");
+  const storedSel = el("select", { class: "explainer-stored-blocks", "aria-label": "stored blocks" }, storedLab);
+  const storedNote = el("span", { class: "ex-note" }, idRow, "");
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
 
   const stepRow = el("div", { class: "ex-row" }, root);
@@ -167,8 +179,13 @@ function createTiledView({ model, el: host }) {
       s.addEventListener("mousemove", (e) => {
         for (const grid of grids) {
           const rc = grid.cellOf(e);
-          if (rc) { tip.show(hoverText(grid.name, rc[0], rc[1]), e); return; }
+          if (rc) {
+            s.style.cursor = grid.name === "threads" || (grid.name === "C" && cBlockHeld(rc[0], rc[1])) ? "pointer" : "";
+            tip.show(hoverText(grid.name, rc[0], rc[1]), e);
+            return;
+          }
         }
+        s.style.cursor = "";
         tip.hide();
       });
       s.addEventListener("mouseleave", () => tip.hide());
@@ -396,7 +413,12 @@ function createTiledView({ model, el: host }) {
   function hoverText(name, r, c) {
     if (name === "A") return `A[${meta.mwin[0] + r}][${at(A.kwin, at(S("tp"), local()), 0) + c}]`;
     if (name === "B") return `B[${at(A.kwin, at(S("tp"), local()), 0) + r}][${meta.nwin[0] + c}]`;
-    if (name === "C") return `C[${meta.mwin[0] + r}][${meta.nwin[0] + c}] · click to pin its thread`;
+    if (name === "C") {
+      const cell = `C[${meta.mwin[0] + r}][${meta.nwin[0] + c}]`;
+      const obx = at(A.c_owner, r, c, 0), oby = at(A.c_owner, r, c, 1);
+      if (cBlockHeld(r, c)) return `${cell} · click to pin its thread`;
+      return `${cell} · block (x=${obx}, y=${oby}) is not held in this static page: pick a stored block`;
+    }
     const Tn = meta.T;
     if (name === "threads") {
       const q = at(A.thread_grid, r, c);
@@ -485,12 +507,25 @@ function createTiledView({ model, el: host }) {
     ask({ cmd: "block", block: [obx, oby], thread: q, step: g, mode });
   }
 
-  function sendBlock() {
-    ask({ cmd: "block", block: [fbx.value, fby.value], thread: p, step: g, mode, typed: true });
+  // What is typed and not yet applied.
+  function typedChanges() {
+    if (!meta) return { launch: false, block: false };
+    const same = (f, v) => f.value.trim() === String(v);
+    return {
+      launch: !(same(fM, meta.M) && same(fN, meta.N) && same(fK, meta.K) && same(fT, meta.T)),
+      block: !(same(fbx, meta.block[0]) && same(fby, meta.block[1])),
+    };
   }
 
-  function sendLaunch() {
-    ask({ cmd: "launch", M: fM.value, N: fN.value, K: fK.value, T: fT.value, mode });
+  function apply() {
+    const { launch, block } = typedChanges();
+    if (launch) {
+      const msg = { cmd: "launch", M: fM.value, N: fN.value, K: fK.value, T: fT.value, mode };
+      if (block) msg.block = [fbx.value, fby.value];
+      ask(msg);
+    } else if (block) {
+      ask({ cmd: "block", block: [fbx.value, fby.value], thread: p, step: g, mode, typed: true });
+    }
   }
 
   // A request only Python can answer (a new launch, block or chunk).
@@ -498,8 +533,23 @@ function createTiledView({ model, el: host }) {
     askPython(model, msg, {
       busy: () => { labelStep.textContent = "computing…"; },
       loaded: () => { setError(""); load(); },
-      missing: (note) => { setError(note); syncControls(); },
+      missing: (note) => { setError(`${note}${storedHint(msg)}`); syncControls(); },
     });
+  }
+
+  // Static pages: what the page does hold, after the line that says a request needs the live app.
+  function storedHint(msg) {
+    const store = model.get("store");
+    if (!store || !store.blocks) return "";
+    if (msg.cmd === "launch") {
+      const held = store.launches();
+      return held.length ? ` Launches held here: ${held.join("; ")}.` : "";
+    }
+    if (msg.cmd === "block") {
+      const held = store.blocks();
+      return held ? ` Blocks held for this launch: ${held.blocks.map(([x, y]) => `(${x}, ${y})`).join(", ")}.` : "";
+    }
+    return "";
   }
 
   function setError(text) {
@@ -515,7 +565,9 @@ function createTiledView({ model, el: host }) {
   function syncControls() {
     fM.value = String(meta.M); fN.value = String(meta.N); fK.value = String(meta.K); fT.value = String(meta.T);
     fbx.value = String(meta.block[0]); fby.value = String(meta.block[1]);
+    applier.refresh();
     syncThread();
+    syncStoredBlocks();
     const st = steps();
     slider.max = String(st.total - 1);
     slider.value = String(g);
@@ -536,7 +588,34 @@ function createTiledView({ model, el: host }) {
     if (kernels.includes(meta.kernel)) kernelSel.value = meta.kernel;
   }
 
+  function syncStoredBlocks() {
+    const store = model.get("store");
+    const held = !model.get("live") && store && store.blocks ? store.blocks() : null;
+    storedLab.style.display = held ? "" : "none";
+    storedNote.textContent = "";
+    if (!held) return;
+    storedSel.textContent = "";
+    for (const [x, y, place] of held.blocks) {
+      el("option", { value: `${x},${y}` }, storedSel, `(x=${x}, y=${y}) · ${place}`);
+    }
+    storedSel.value = `${meta.block[0]},${meta.block[1]}`;
+    storedNote.textContent = `${held.blocks.length} of ${held.all.toLocaleString("en-US")} blocks in this page`;
+  }
+
+  // Static pages: whether a C cell's block can be shown (the current block, or one stored).
+  function cBlockHeld(r, c) {
+    const obx = at(A.c_owner, r, c, 0), oby = at(A.c_owner, r, c, 1);
+    if (at(A.c_owner, r, c, 2) < 0) return false;
+    if (obx === meta.block[0] && oby === meta.block[1]) return true;
+    const store = model.get("store");
+    return model.get("live") || !store || !store.hasBlock || store.hasBlock(obx, oby);
+  }
+
   // ---- wiring -----------------------------------------------------------------------------
+  storedSel.addEventListener("change", () => {
+    const [x, y] = storedSel.value.split(",").map(Number);
+    ask({ cmd: "block", block: [x, y], thread: p, step: g, mode });
+  });
   bFirst.addEventListener("click", () => goTo(0));
   bPrev.addEventListener("click", () => goTo(g - 1));
   bNext.addEventListener("click", () => goTo(g + 1));

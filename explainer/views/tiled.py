@@ -37,7 +37,7 @@ from ..model import (KERNELS, PAD, STEP_KINDS, Launch, Step, count_label, phase_
                      steps_of_phases)
 from .common import (ACTIVE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED, WAITING,
                      TEXT_MAX, TILE, demo_matrices, source_lines, window)
-from .payload import pack
+from .payload import narrow, pack
 from .store import STATIC_BUDGET, BrowserView, state_key
 from .store import static_store as _static_store
 
@@ -324,7 +324,7 @@ def summary_html(L: Launch) -> str:
 def tiled_payload(L: Launch, block, thread=(0, 0), phase: int = 0, **kw) -> tuple[dict, bytes]:
     """:func:`tiled_data`, packed for the browser: ``(meta with the array index, buffer)``."""
     meta, arrays = tiled_data(L, block, thread, phase, **kw)
-    index, buf = pack(arrays)
+    index, buf = pack(narrow(arrays))
     meta["arrays"] = index
     return meta, buf
 
