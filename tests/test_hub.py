@@ -151,6 +151,19 @@ def _remove_accounts(users) -> None:
 
 
 def start_hub(extra_config: str, *args: str, users=USERS, cull: int | None = None) -> Hub:
+    """:func:`_start_hub`, once more on a new port when the port picked was taken in between (a
+    race with the other servers on the machine, not a fault of the hub)."""
+    try:
+        return _start_hub(extra_config, *args, users=users, cull=cull)
+    except _PortTaken:
+        return _start_hub(extra_config, *args, users=users, cull=cull)
+
+
+class _PortTaken(Exception):
+    pass
+
+
+def _start_hub(extra_config: str, *args: str, users=USERS, cull: int | None = None) -> Hub:
     """``tiled-explainer hub`` as shipped, with ``extra_config`` loaded after its config (the
     dummy authenticator, the watcher's admin token), in a folder of its own that the students'
     accounts can reach (pytest's temporary folders are closed to other users); stop_hub removes it."""
@@ -179,8 +192,11 @@ c.JupyterHub.load_roles.append({{"name": "test-watcher", "scopes": ["admin:users
     deadline = time.monotonic() + 180  # the first run installs the proxy from npm
     while True:
         if proc.poll() is not None:
+            tail = h.log_tail()  # read before the folder goes
             shutil.rmtree(root, ignore_errors=True)
-            pytest.fail(f"the hub exited with {proc.returncode}:\n{h.log_tail()}", pytrace=False)
+            if "already in use" in tail:
+                raise _PortTaken(tail)
+            pytest.fail(f"the hub exited with {proc.returncode}:\n{tail}", pytrace=False)
         try:
             if requests.get(f"{h.url}/hub/login", timeout=5).status_code == 200:
                 break
