@@ -6,6 +6,8 @@ explainer.model.mma's."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from conftest import settle, view_frames
@@ -73,14 +75,18 @@ def test_tensor_page_pins_lanes_and_steps_in_the_browser(voila_server, browser_p
     wait_state(page, lane=owner)
     expect_lane(page, 0, owner)
     info = " ".join(page.locator(f"{VIEW_SEL} .explainer-mma-info").inner_text().split())
-    assert f"C[13][22]: lane {owner}, register c{reg} of m16n8 tile ({mi}, {ni})" in info, info
+    assert f"C[13][22]: lane {owner}, register {mma.register_name('c', reg, mi, ni)} of m16n8 tile ({mi}, {ni})" in info, info
 
     # The arrow key: k-step 2, the same places, the next 8 columns of A.
     page.locator("body").press("ArrowRight")
     wait_state(page, lane=owner, step=1)
     info = " ".join(page.locator(f"{VIEW_SEL} .explainer-mma-info").inner_text().split())
     g, t = owner // 4, owner % 4
-    assert f"a0 = A[{g}][{8 + t}]" in info and f"b0 = B[{8 + t}][{g}]" in info, info
+    assert mi == 0 and f"a[0][0] = A[{g}][{8 + t}]" in info and f"b[0][0] = B[{8 + t}][{g}]" in info, info
+    assert f"b[1][0] = B[{8 + t}][{8 + g}]" in info, info  # the next n8 tile: its own name
+    names = re.findall(r"([a-z]+(?:\[\d+\])+) = [ABC]\[", info)  # the readout: every register once, by its name
+    assert len(names) == 4 * mma.KERNEL.miter + 2 * mma.KERNEL.niter + 4 * mma.KERNEL.miter * mma.KERNEL.niter
+    assert len(set(names)) == len(names), info
     assert "k-step = 1 of 0..3" in page.locator(f"{VIEW_SEL} .explainer-mma-step").inner_text()
     assert page.locator(f"{VIEW_SEL} .explainer-step-label").inner_text() == "k-step = 1 of 0..3"
     assert view_frames(frames) == [], f"stepping sent {len(frames)} messages: {[f[:200] for f in frames[:3]]}"

@@ -1,5 +1,9 @@
 """Page 08 (beyond tiling): read by tools/make_notebooks.py, which writes the notebook.
 
+The page opens with the lesson (the five rungs in one screen, then the measured chart); the rest (each
+rung in detail, the roofline, other GPUs, waves and split-K, the tuning engine's planner) follows under
+"Going further" (tests/test_folded_pages.py).
+
 The numbers in the prose are the model's (explainer.model.ladder.RUNGS, through explainer.views.ladder_maps):
 they are filled in here when the notebook is written, so a change of a rung's parameters changes
 the text (tests/test_ladder_page.py checks the stored notebook is up to date). Measured figures
@@ -13,13 +17,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer.model import ladder, roofline, waves  # noqa: E402
+from explainer.model.launch import padded_shape  # noqa: E402
+from explainer.pages.ladder import BASELINE_TILE, SIZES  # noqa: E402
 from explainer.views.ladder_maps import (as_store_conflict, register_counts, rung_facts, shared_loads_per_k,  # noqa: E402
                                    warp_region)
 
 R1, R2, RV, RD, RW = (ladder.rung(n) for n in ladder.NAMES)
 F1, F2, FV, FD, FW = (rung_facts(r) for r in (R1, R2, RV, RD, RW))
 L1, L2, LV, LW = (shared_loads_per_k(r) for r in (R1, R2, RV, RW))
-T = 32  # the tiled kernel the chart starts from (ladder.BASELINE_TILE)
+T = BASELINE_TILE  # the tiled kernel the chart starts from
+SIZES_TEXT = ", ".join(f"{n}³" for n in SIZES[:-1]) + f" and {SIZES[-1]}³"  # the chart's sizes
 W = ladder.rung("warptile")
 SMS = json.loads((Path(__file__).resolve().parent.parent / "explainer" / "data" / "arches.json").read_text())["hopper"]["sms"]
 
@@ -29,6 +36,7 @@ V4096, V1024, V3000 = (waves.launch(n, n, n, W.BM, W.BN, SMS) for n in (4096, 10
 S1024 = waves.best_split(1024, 1024, 1024, W.BM, W.BN, W.BK, SMS)
 V1024S = waves.launch(1024, 1024, 1024, W.BM, W.BN, SMS, splits=S1024)
 S_TAIL = SMS // V3000.tail  # the tail's slices that fill one wave
+ROW_ALIGN = 4 * padded_shape(1, 1, 1)[2]  # bytes: a padded launch's rows start 16-byte aligned
 TILED_I = roofline.intensity("tiled", 4096, 4096, 4096, T)
 WD = RW.warp_dims
 CW = as_store_conflict(RW)
@@ -47,29 +55,38 @@ PAGES = {
     "08_beyond_tiling.ipynb": [
         ("md", f"""# 8 · Beyond tiling: the ladder to cuBLAS
 
-The course material stops at the shared-memory tile of page 02. Its best tile, T = {T}, is still far from
-cuBLAS (the chart below measures how far). Page 07 said why it is not DRAM: at T = {T} its bound is
-{fmt(TILED_I)} FLOP/B × the bandwidth, well above what it reaches. What limits it is **shared memory**:
-every multiply-add reads *both* operands from `As` and `Bs`, two load instructions per FMA.
+The course material stops at page 02's shared-memory tile. Its best, T = {T}, is still far from cuBLAS,
+and DRAM is not why (page 07: its bound is {fmt(TILED_I)} FLOP/B × the bandwidth). **Shared memory** is:
+every multiply-add reads both of its operands from `As` and `Bs`, two loads for one FMA.
 
-The five kernels `kernels/10_*.cu` … `kernels/14_*.cu` climb from there to cuBLAS, one idea per rung.
-Every rung is the same trick, applied again one level down: **make each loaded value serve more
-multiply-adds**. A block tile reuses what DRAM delivered across the threads of a block (page 02);
-a thread tile reuses what a thread read from shared memory across its registers; a warp tile lets
-the lanes of a warp share their reads. The rungs are correct for any M, N, K ≥ 1: when the block
-tile divides the matrices a fast path runs without checks, otherwise a guarded one with padding zeros.
+Five kernels, `kernels/10_*.cu` … `kernels/14_*.cu`, climb from there to cuBLAS, one idea each and
+the same trick every time, one level further down: **make each loaded value serve more multiply-adds**.
 
-The chart measures every rung and cuBLAS in one run, at 1024³, 2048³ and 4096³; on a machine
-without a GPU it shows the recorded run, with its device and date."""),
+* **10 · 1D block tiling**: a thread computes {R1['TM']} outputs of a column, {fmt(R1.fma_per_lds)} FMAs per shared load;
+* **11 · 2D block tiling**: a square of {R2['TM']}×{R2['TN']} outputs in registers, {fmt(R2.fma_per_lds)} FMAs per shared load;
+* **12 · float4**: {4 * RV.vector}-byte loads, a quarter of the memory instructions, {fmt(RV.fma_per_lds)} FMAs per shared load;
+* **13 · double buffering**: the next tile travels while this one is multiplied, {FD['barriers']} barrier per phase instead of {FV['barriers']};
+* **14 · warp tiling**: each warp owns a compact region of C, {fmt(RW.fma_per_lds)} FMAs per shared load.
+
+The chart measures every rung and cuBLAS in one run, at {SIZES_TEXT}; on a machine without a GPU it
+shows the recorded run, with its device and date."""),
         ("code", "from explainer.pages import ladder\nladder.ladder_chart()"),
-        ("md", """## The rungs in numbers
+        ("md", """## Going further
+
+Optional: each rung in detail, what the shape of a launch does, and the project's tuning engine; the lesson above stands without them."""),
+        ("md", """### The rungs in numbers
+
+A block tile reuses what DRAM delivered across the threads of a block (page 02); a thread tile reuses
+what a thread read from shared memory across its registers; a warp tile lets the lanes of a warp share
+their reads. The rungs are correct for any M, N, K ≥ 1: when the block tile divides the matrices a fast
+path runs without checks, otherwise a guarded one with padding zeros.
 
 What each kernel is, computed from the parameters the GPU runs (`explainer/model/ladder.py`): the block
 tile BM×BN and the depth BK of one shared-memory phase, the threads of a block, the outputs one
 thread owns, and the two ratios that explain the chart: **multiply-adds per shared-memory load**
 (the thread tile's reuse) and **FLOP per byte of DRAM traffic** (the block tile's reuse)."""),
         ("code", "ladder.rung_table()"),
-        ("md", """## Who computes what: the mapping views
+        ("md", """### Who computes what: the mapping views
 
 Pick a rung and a thread (type its `threadIdx.x`, or click a cell of the C tile). The big grid is
 the block's BM×BN tile of C, the strip on its left the A window the block holds in `As` (BM×BK),
@@ -80,48 +97,7 @@ windows by the thread that copies them from global memory, in float4 groups from
 On the right: the thread's registers at step k, and its copies with the As / Bs slots and banks
 they land in. Hover a cell for its slot, bank and thread."""),
         ("code", "ladder.mapping()"),
-        ("md", f"""## Why shape matters: waves, tails and split-K
-
-The last rung is not the fastest at every size. Its {W.BM}×{W.BN} block tile makes ⌈M/{W.BM}⌉·⌈N/{W.BN}⌉
-blocks, and the GPU runs them in **waves**: as many at once as its SMs hold, then the next ones.
-A launch lasts as long as its busiest SM. Say an SM holds one of these blocks at a time (their
-registers decide: the rung card below shows what the GPU reports), on the {SMS} SMs of an H100:
-
-* at 4096³: {V4096.blocks} blocks, **{V4096.rounds} waves**, the last one {V4096.tail} blocks: {V4096.busy:.0%} of the SMs' time does work;
-* at 1024³: {V1024.blocks} blocks, **one wave**, and {V1024.idle_sms} SMs have nothing to do: {V1024.busy:.0%};
-* at 3000³: {V3000.blocks} blocks, {V3000.rounds - 1} full waves and a **tail** of {V3000.tail} blocks that runs while
-  {SMS - V3000.tail} SMs wait: {V3000.busy:.0%}.
-
-Smaller tiles make more blocks (a library keeps several tile shapes and picks one per shape), and
-where C has few tiles but K is long, a kernel can **split K**: S blocks share one tile of C, each
-summing K/S of the products, and then the S partial tiles are added. At 1024³ with K split in
-{S1024}: {V1024S.blocks} blocks of 1/{S1024} of K each, {V1024S.busy:.0%} of the SMs' time, {V1024.time / V1024S.time:.0f}× shorter in this count. The
-price is the adding: {S1024} partial copies of C written and read back, {waves.split_traffic_bytes(1024, 1024, S1024) / 2**20:.0f} MiB at 1024³,
-and a second step after the products. A tail can be split alone: at 3000³ the {V3000.tail} tiles of the last
-wave cut in {S_TAIL} make {V3000.tail * S_TAIL} short blocks, and the launch takes {V3000.rounds - 1} waves and 1/{S_TAIL} of one
-instead of {V3000.rounds}. These counts come from `explainer/model/waves.py`: blocks and waves only. Whether a
-split pays, once its adding and the blocks' real lengths are counted, is a measurement.
-
-The project's **tuning engine** measures it. It is optional and apart from the lesson
-(`kernels/tuned/`, `explainer/tuning/`; docs/tuning.md): a tuned kernel 14 with many tile shapes,
-split-K (with a separate kernel for the adding where the slices are many), the split tail, rows
-padded to 16 bytes, and edge blocks that move back inside C; and a planner that picks a launch per
-shape from a model of the waves above and this device's measured tables. For the shape you type,
-the panel shows each tile shape at its best split: its blocks on the SMs (one square per SM), the
-model's time, the tuning table's estimate and the recorded measurement where there is one. Try
-1024³, 2048³, 4096³, 3000³, 4189³, a skinny 4096×64×4096 and a deep 1000×1000×8000. On a GPU,
-`tiled-explainer bench --kernels planned` measures the planner's few best launches at the very
-shape and runs the fastest, as a library's autotuner does."""),
-        ("code", "ladder.planner()"),
-        ("md", """## The same kernels on another GPU
-
-The SM count and the ladder's timings belong to one device. Below, the ladder as
-recorded on every GPU the project has a recording of, side by side: each device's facts come
-from its own file, and each percentage is against that device's cuBLAS in the same run. Compare
-how much each rung moves: a kernel limited by its arithmetic follows the SMs and their clock, a
-kernel limited by memory follows the memory."""),
-        ("code", "ladder.devices()"),
-        ("md", f"""## 10 · 1D block tiling: one thread, {R1['TM']} outputs
+        ("md", f"""### 10 · 1D block tiling: one thread, {R1['TM']} outputs
 
 A block of (BM/TM)·BN = ({R1.BM}/{R1['TM']})·{R1.BN} = **{R1.threads} threads** computes a
 {R1.BM}×{R1.BN} tile of C. Thread `tid` owns TM = {R1['TM']} outputs stacked in one column: rows
@@ -137,7 +113,7 @@ block tile also raises the DRAM intensity from T/4 = {fmt(TILED_I)} to {R1.BM}·
 = **{fmt(R1.intensity())} FLOP/B**. Shared memory: ({R1.BM}·{R1.BK} + {R1.BK}·{R1.BN})·4 =
 {R1.shared_bytes:,} B per block."""),
         ("code", 'ladder.rung_card("blocktile_1d")'),
-        ("md", f"""## 11 · 2D block tiling: {R2['TM']}×{R2['TN']} outputs per thread, in registers
+        ("md", f"""### 11 · 2D block tiling: {R2['TM']}×{R2['TN']} outputs per thread, in registers
 
 Now a thread owns a TM×TN = {R2['TM']}×{R2['TN']} square: (BM/TM)·(BN/TN) = {R2.BM // R2['TM']}·{R2.BN // R2['TN']}
 = **{R2.threads} threads** for a {R2.BM}×{R2.BN} block tile; thread (trow = `tid / {R2.BN // R2['TN']}`,
@@ -150,7 +126,7 @@ forms their **outer product**: `acc[i][j] += regM[i] * regN[j]`, {L2['fmas']} FM
 The bigger block tile raises the DRAM intensity to **{fmt(R2.intensity())} FLOP/B**. Each thread
 copies {R2.BM * R2.BK // R2.threads} elements of A and {R2.BK * R2.BN // R2.threads} of B per phase."""),
         ("code", 'ladder.rung_card("blocktile_2d")'),
-        ("md", f"""## 12 · float4: a quarter of the memory instructions
+        ("md", f"""### 12 · float4: a quarter of the memory instructions
 
 Same tiles as kernel 11, but every access moves **16 bytes** (4 floats) in one instruction. The
 {RV.BM}×{RV.BK} window of A is {RV.BM * RV.BK // 4} float4s along k, the {RV.BK}×{RV.BN} window of B
@@ -168,7 +144,7 @@ guarded path loads element by element. {f'''One cost remains: the {RV.BK // 4} l
 **{CV}-way bank conflict** on every store into `As` (hover the A window to see the banks).''' if CV > 1 else
 '''The stores into the transposed `As` are free of bank conflicts.'''}"""),
         ("code", 'ladder.rung_card("vectorized")'),
-        ("md", f"""## 13 · Double buffering: load the next tile while computing this one
+        ("md", f"""### 13 · Double buffering: load the next tile while computing this one
 
 Kernels 10-12 run every phase as *load → barrier → compute → barrier*: while a block waits for
 DRAM it computes nothing. Here `As` and `Bs` have **two buffers** each
@@ -179,7 +155,7 @@ out tile t from buffer t % 2 while those loads travel, then writes the registers
 thread finished before the previous barrier (the write-after-read hazard of page 04's barrier 2 cannot
 happen), and the barrier at the end of phase t makes the new tile visible before phase t+1 reads it."""),
         ("code", 'ladder.rung_card("double_buffered")'),
-        ("md", f"""## 14 · Warp tiling: a compact region per warp
+        ("md", f"""### 14 · Warp tiling: a compact region per warp
 
 In kernels 11-13 a warp is 32 consecutive thread ids, which own a {W2['rows']}×{W2['cols']} strip of C, and
 in kernels 12-13 neighbouring lanes read `Bs` float4s TN·4 = {4 * R2['TN']} bytes apart, not adjacent ones.
@@ -199,7 +175,7 @@ lanes copying the same row of A land in different banks ({'no conflict' if CW ==
 (a {RW.BM}×{RW.BN} block tile, {FW['intensity']:.1f} FLOP/B; {FW['shared_bytes']:,} B of shared memory)
 were tuned on the H100 by `benchmarks/tune_ladder.py`."""),
         ("code", 'ladder.rung_card("warptile")'),
-        ("md", f"""## The ladder on the roofline
+        ("md", f"""### The ladder on the roofline
 
 Page 07's roofline, with the ladder's kernels added as squares at their block-tile intensity
 BM·BN / (2·(BM + BN)): a block loads its A and B windows once per phase. {f'''On the recorded
@@ -208,5 +184,50 @@ past it: their DRAM bound is the FP32 peak itself.''' if PAST_RIDGE else ''} Wha
 many instructions the SM spends per multiply-add (shared loads, address arithmetic, barriers) and how
 well the latency of the loads is hidden."""),
         ("code", "ladder.roofline()"),
+        ("md", """### The same kernels on another GPU
+
+The SM count and the ladder's timings belong to one device. Below, the ladder as
+recorded on every GPU the project has a recording of, side by side: each device's facts come
+from its own file, and each percentage is against that device's cuBLAS in the same run. Compare
+how much each rung moves: a kernel limited by its arithmetic follows the SMs and their clock, a
+kernel limited by memory follows the memory."""),
+        ("code", "ladder.devices()"),
+        ("md", f"""### Why shape matters: waves, tails and split-K
+
+The last rung is not the fastest at every size. Its {W.BM}×{W.BN} block tile makes ⌈M/{W.BM}⌉·⌈N/{W.BN}⌉
+blocks, and the GPU runs them in **waves**: as many at once as its SMs hold, then the next ones.
+A launch lasts as long as its busiest SM. Say an SM holds one of these blocks at a time (their
+registers decide: kernel 14's rung card above shows what the GPU reports), on the {SMS} SMs of an H100:
+
+* at 4096³: {V4096.blocks} blocks, **{V4096.rounds} waves**, the last one {V4096.tail} blocks: {V4096.busy:.0%} of the SMs' time does work;
+* at 1024³: {V1024.blocks} blocks, **one wave**, and {V1024.idle_sms} SMs have nothing to do: {V1024.busy:.0%};
+* at 3000³: {V3000.blocks} blocks, {V3000.rounds - 1} full waves and a **tail** of {V3000.tail} blocks that runs while
+  {SMS - V3000.tail} SMs wait: {V3000.busy:.0%}.
+
+Three ways out, counted by the same model (`explainer/model/waves.py`: blocks and waves only):
+
+* **smaller tiles** make more blocks: a library keeps several tile shapes and picks one per shape;
+* **split K**, where C has few tiles but K is long: S blocks share one tile of C, each summing K/S of the
+  products, and then the S partial tiles are added. At 1024³ with K split in {S1024}: {V1024S.blocks} blocks of
+  1/{S1024} of K each, {V1024S.busy:.0%} of the SMs' time, {V1024.time / V1024S.time:.0f}× shorter in this count. The price is the adding:
+  {S1024} partial copies of C written and read back, {waves.split_traffic_bytes(1024, 1024, S1024) / 2**20:.0f} MiB at 1024³, and a second step after the products;
+* **split the tail** alone: at 3000³ the {V3000.tail} tiles of the last wave cut in {S_TAIL} make {V3000.tail * S_TAIL} short
+  blocks, and the launch takes {V3000.rounds - 1} waves and 1/{S_TAIL} of one instead of {V3000.rounds}.
+
+Whether a split pays, once its adding and the blocks' real lengths are counted, is a measurement."""),
+        ("md", f"""### The tuning engine
+
+The project's **tuning engine** measures whether a split pays. It is optional and apart from the lesson
+(`kernels/tuned/`, `explainer/tuning/`; docs/tuning.md): a tuned kernel 14 with many tile shapes,
+split-K (with a separate kernel for the adding where the slices are many), the split tail, rows
+padded to {ROW_ALIGN} bytes, and edge blocks that move back inside C; and a planner that picks a launch per
+shape from a model of the waves above and this device's measured tables.
+
+For the shape you type, the panel shows each tile shape at its best split: its blocks on the SMs (one
+square per SM), the model's time, the tuning table's estimate and the recorded measurement where there
+is one. Try 1024³, 2048³, 4096³, 3000³, 4189³, a skinny 4096×64×4096 and a deep 1000×1000×8000. On a
+GPU, `tiled-explainer bench --kernels planned` measures the planner's few best launches at the very
+shape and runs the fastest, as a library's autotuner does."""),
+        ("code", "ladder.planner()"),
     ],
 }

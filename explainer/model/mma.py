@@ -55,6 +55,40 @@ def fragment(which: str) -> np.ndarray:
     return np.stack([np.stack(rows, axis=1), np.stack(cols, axis=1)], axis=2)
 
 
+def register_name(which: str, reg: int, mi: int = 0, ni: int = 0) -> str:
+    """A lane's fragment register as kernels/15_mma_tf32.cu names it: A's register ``reg`` of
+    m16 tile ``mi`` is ``a[mi][reg]``, B's of n8 tile ``ni`` ``b[ni][reg]``, C's of m16n8 tile
+    (mi, ni) ``acc[mi][ni][reg]``; ``reg`` is the PTX ISA's register number (a0..a3, b0, b1,
+    c0..c3 of :func:`fragment`)."""
+    if which not in REGS:
+        raise ValueError(f"fragment is one of 'a', 'b', 'c', got {which!r}")
+    if not 0 <= reg < REGS[which]:
+        raise ValueError(f"{which} has registers 0..{REGS[which] - 1}, got {reg!r}")
+    return {"a": f"a[{mi}][{reg}]", "b": f"b[{ni}][{reg}]", "c": f"acc[{mi}][{ni}][{reg}]"}[which]
+
+
+def register_index(which: str, reg: int, mi: int = 0, ni: int = 0, kern: "MmaKernel | None" = None) -> int:
+    """Where :func:`register_name` of (which, reg, mi, ni) stands in :func:`register_names`."""
+    kern = kern or KERNEL
+    if which == "a":
+        return mi * REGS["a"] + reg
+    if which == "b":
+        return ni * REGS["b"] + reg
+    return (mi * kern.niter + ni) * REGS["c"] + reg
+
+
+def register_names(which: str, kern: "MmaKernel | None" = None) -> list[str]:
+    """Every ``which`` register a lane of one of ``kern``'s warps holds, named as in the kernel,
+    in the kernel's order (a[0][0], a[0][1], ... a[MITER-1][3]; b[0][0] ...; acc[0][0][0] ...): one
+    name for each register, none repeated."""
+    if which not in REGS:
+        raise ValueError(f"fragment is one of 'a', 'b', 'c', got {which!r}")
+    kern = kern or KERNEL
+    tiles = {"a": [(mi, 0) for mi in range(kern.miter)], "b": [(0, ni) for ni in range(kern.niter)],
+             "c": [(mi, ni) for mi in range(kern.miter) for ni in range(kern.niter)]}[which]
+    return [register_name(which, reg, mi, ni) for mi, ni in tiles for reg in range(REGS[which])]
+
+
 def tile_shape(which: str) -> tuple[int, int]:
     return {"a": (MMA_M, MMA_K), "b": (MMA_K, MMA_N), "c": (MMA_M, MMA_N)}[which]
 

@@ -103,10 +103,13 @@ function createMmaView({ model, el: host }) {
     return gr < 0 ? "0 (padding)" : `B[${gr}][${gc}]`;
   }
 
+  // a register's name, as the kernel names it: Python sent the names and, per cell, which one
+  function regName(which, names, r, c) { return meta.reg_names[which][at(names, r, c)]; }
+
   function describe(name, r, c) {
-    if (name === "A") return `${elemA(r, c)}: lane ${at(A.lane_a, r, c)}, register a${at(A.reg_a, r, c)}`;
-    if (name === "B") return `${elemB(r, c)}: lane ${at(A.lane_b, r, c)}, register b${at(A.reg_b, r, c)}`;
-    return `C[${at(A.c_row, r, c)}][${at(A.c_col, r, c)}]: lane ${at(A.lane_c, r, c)}, register c${at(A.reg_c, r, c)} of m16n8 tile (${at(A.mi_c, r, c)}, ${at(A.ni_c, r, c)})`;
+    if (name === "A") return `${elemA(r, c)}: lane ${at(A.lane_a, r, c)}, register ${regName("a", A.name_a, r, c)}`;
+    if (name === "B") return `${elemB(r, c)}: lane ${at(A.lane_b, r, c)}, register ${regName("b", A.name_b, r, c)}`;
+    return `C[${at(A.c_row, r, c)}][${at(A.c_col, r, c)}]: lane ${at(A.lane_c, r, c)}, register ${regName("c", A.name_c, r, c)} of m16n8 tile (${at(A.mi_c, r, c)}, ${at(A.ni_c, r, c)})`;
   }
 
   function go(s) {
@@ -140,15 +143,16 @@ function createMmaView({ model, el: host }) {
     const lines = [];
     if (picked) lines.push(`<b>${escapeHtml(describe("C", picked[0], picked[1]))}</b>`);
     lines.push(`<b>lane ${lane}</b> (groupID g = ${at(A.g, lane)}, threadID_in_group t = ${at(A.t, lane)}) at this k-step:`);
-    const own = (lanes, regs, rows, cols, fmt, prefix) => {
+    // the lane's registers in the kernel's order (the order of meta.reg_names), each under its own name
+    const own = (lanes, names, rows, cols, fmt, which) => {
       const out = [];
       for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++)
-        if (at(lanes, r, c) === lane) out.push(`${prefix}${at(regs, r, c)} = ${fmt(r, c)}`);
-      return out;
+        if (at(lanes, r, c) === lane) out.push([at(names, r, c), `${regName(which, names, r, c)} = ${fmt(r, c)}`]);
+      return out.sort((x, y) => x[0] - y[0]).map((x) => x[1]);
     };
-    lines.push("A fragments: " + own(A.lane_a, A.reg_a, meta.rows, meta.kk, elemA, "a").join(", "));
-    lines.push("B fragments: " + own(A.lane_b, A.reg_b, meta.kk, meta.cols, elemB, "b").join(", "));
-    lines.push("C registers: " + own(A.lane_c, A.reg_c, meta.rows, meta.cols, (r, c) => `C[${at(A.c_row, r, c)}][${at(A.c_col, r, c)}]`, "c").join(", "));
+    lines.push("A fragments: " + own(A.lane_a, A.name_a, meta.rows, meta.kk, elemA, "a").join(", "));
+    lines.push("B fragments: " + own(A.lane_b, A.name_b, meta.kk, meta.cols, elemB, "b").join(", "));
+    lines.push("C registers: " + own(A.lane_c, A.name_c, meta.rows, meta.cols, (r, c) => `C[${at(A.c_row, r, c)}][${at(A.c_col, r, c)}]`, "c").join(", "));
     info.innerHTML = lines.map((l) => `<div style="margin:2px 0">${l.startsWith("<b>") ? l : escapeHtml(l)}</div>`).join("");
   }
 

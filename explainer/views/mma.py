@@ -52,22 +52,27 @@ def mma_data(warp: int = 0, kern: mma.MmaKernel = mma.KERNEL) -> tuple[dict, dic
     WM, WN, MI, NI = kern.WM, kern.WN, kern.miter, kern.niter
     lane_a = np.zeros((WM, mma.MMA_K), np.int8)
     reg_a = np.zeros_like(lane_a)
+    name_a = np.zeros((WM, mma.MMA_K), np.int16)  # index into meta["reg_names"]["a"]
     a_src = np.zeros((P * S, WM, mma.MMA_K), np.int64)
     for mi in range(MI):
         for lane in range(mma.WARP):
             for i, (r, k) in enumerate(fa[lane]):
                 lane_a[mi * 16 + r, k], reg_a[mi * 16 + r, k] = lane, i
+                name_a[mi * 16 + r, k] = mma.register_index("a", i, mi=mi, kern=kern)
                 a_src[:, mi * 16 + r, k] = tr.a[0, 0, :, :, warp, mi, lane, i].reshape(P * S)
     lane_b = np.zeros((mma.MMA_K, WN), np.int8)
     reg_b = np.zeros_like(lane_b)
+    name_b = np.zeros((mma.MMA_K, WN), np.int16)
     b_src = np.zeros((P * S, mma.MMA_K, WN), np.int64)
     for ni in range(NI):
         for lane in range(mma.WARP):
             for i, (k, c) in enumerate(fb[lane]):
                 lane_b[k, ni * 8 + c], reg_b[k, ni * 8 + c] = lane, i
+                name_b[k, ni * 8 + c] = mma.register_index("b", i, ni=ni, kern=kern)
                 b_src[:, k, ni * 8 + c] = tr.b[0, 0, :, :, warp, ni, lane, i].reshape(P * S)
     lane_c = np.zeros((WM, WN), np.int8)
     reg_c, mi_c, ni_c = (np.zeros_like(lane_c) for _ in range(3))
+    name_c = np.zeros((WM, WN), np.int16)
     c_dst = np.zeros((WM, WN), np.int64)
     for mi in range(MI):
         for ni in range(NI):
@@ -75,6 +80,7 @@ def mma_data(warp: int = 0, kern: mma.MmaKernel = mma.KERNEL) -> tuple[dict, dic
                 for i, (r, c) in enumerate(fc[lane]):
                     rr, cc = mi * 16 + r, ni * 8 + c
                     lane_c[rr, cc], reg_c[rr, cc], mi_c[rr, cc], ni_c[rr, cc] = lane, i, mi, ni
+                    name_c[rr, cc] = mma.register_index("c", i, mi=mi, ni=ni, kern=kern)
                     c_dst[rr, cc] = tr.c[0, 0, warp, mi, ni, lane, i]
     row0, col0 = kern.warp_origin(warp)
 
@@ -89,6 +95,7 @@ def mma_data(warp: int = 0, kern: mma.MmaKernel = mma.KERNEL) -> tuple[dict, dic
     arrays = {
         "lane_a": lane_a, "reg_a": reg_a, "lane_b": lane_b, "reg_b": reg_b,
         "lane_c": lane_c, "reg_c": reg_c, "mi_c": mi_c, "ni_c": ni_c,
+        "name_a": name_a, "name_b": name_b, "name_c": name_c,
         "a_row": a_row, "a_col": a_col, "b_row": b_row, "b_col": b_col, "c_row": c_row, "c_col": c_col,
         "g": (lanes // 4).astype(np.int8), "t": (lanes % 4).astype(np.int8),
     }
@@ -107,9 +114,13 @@ def mma_data(warp: int = 0, kern: mma.MmaKernel = mma.KERNEL) -> tuple[dict, dic
         "launch": {"M": M, "N": N, "K": K}, "origin": [row0, col0],
         "rows": WM, "cols": WN, "kk": mma.MMA_K, "mi": MI, "ni": NI, "steps": steps,
         "palette": lane_palette(), "dim": DIM,
+        "reg_names": {w: mma.register_names(w, kern) for w in ("a", "b", "c")},
         "caption": (f"Kernel 15, block (0, 0), warp {warp} (its {WM} × {WN} warp tile of C starts at row {row0}, "
                     f"column {col0}); M = N = {M}, K = {K}. Colours: the lane whose register holds the element "
-                    "(PTX ISA fragment tables; explainer.model.mma, proved equal to the kernel's own trace on the GPU)."),
+                    "(PTX ISA fragment tables; explainer.model.mma, proved equal to the kernel's own trace on the GPU). "
+                    f"Registers are named as in kernels/{kern.file}: a[mi][i] holds A's register i of m16 tile mi, "
+                    "b[ni][i] B's of n8 tile ni, acc[mi][ni][i] C's of m16n8 tile (mi, ni); i is the PTX register "
+                    "number (a0..a3, b0, b1, c0..c3 of the fragment table)."),
     }
     return meta, arrays
 
