@@ -215,4 +215,5 @@ def test_roofline_points_and_figure():
     w = pages_perf.roofline_page()
     fig = w.children[0]
     assert max(fig.data[0].y) == pytest.approx(roofs["peak_gflops"])
-    assert "naive T=16" in " ".join(tr.name for tr in fig.data)
+    hovers = [h for tr in fig.data if isinstance(tr.hovertemplate, (list, tuple)) for h in tr.hovertemplate]
+    assert any(h.startswith("naive T=16:") for h in hovers)  # one series per kernel, each point named

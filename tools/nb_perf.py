@@ -93,6 +93,8 @@ is measured by a device-to-device copy."""),
         ("code", "perf.device_roofs_html()"),
         ("md", """Circles place each kernel at the model's intensity and its measured speed; the dotted line leads to
 where the kernel really sits once the bytes DRAM moved (Nsight Compute) replace the model's count.
+A kernel's block sizes T = 8, 16, 32 are shades of its colour, lighter for the smaller T; hover over
+a point for its kernel and T.
 
 **This bound counts DRAM traffic only.** It charges every global load to DRAM, but L1 and L2 caches
 serve most of the naive kernels' repeated loads: the row-mapped naive kernel runs several times

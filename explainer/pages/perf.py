@@ -12,6 +12,7 @@ import statistics
 
 import ipywidgets as W
 
+from ..views import context
 from ..views.plotly_widget import runtime
 from ..views.stepper import sync_figure
 
@@ -314,7 +315,10 @@ def lab_report_tables():
 
 
 def occupancy_calculator(**kw):
-    return OccupancyCalculator(**kw).widget
+    """The calculator; on a static page (``tiled-explainer export``) its browser twin, which looks
+    the model's answers up in a table embedded in the page."""
+    calc = OccupancyCalculator(**kw)
+    return calc.static_view() if context.active() else calc.widget
 
 
 def tiles_timing():

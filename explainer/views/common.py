@@ -41,6 +41,18 @@ LEGEND = [
 ]
 
 
+def tile_shade(base: str, tile, tiles) -> str:
+    """A kernel's colour ``base`` (``#rrggbb``), lighter for its smaller tiles (``tiles``: the
+    kernel's tiles shown, in order): the largest keeps the colour, the smallest is mixed 55% with
+    white, so that T = 8, 16 and 32 of one kernel are told apart (the timing panel, the roofline)."""
+    tiles = list(tiles)
+    if not tile or len(tiles) < 2:
+        return base
+    mix = 0.55 * (len(tiles) - 1 - tiles.index(tile)) / (len(tiles) - 1)
+    rgb = [int(base[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(c + (255 - c) * mix):02x}" for c in rgb)
+
+
 def _colorscale():
     n = len(PALETTE)
     scale = []

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import html
 import math
+from functools import lru_cache
 
 import ipywidgets as W
 import numpy as np
 
-from ..model import hardware, roofline
-from ..model import Launch
+from .. import resources
+from ..model import WARP_SIZE, Launch, hardware, roofline
+from .payload import pack
+from .store import STATIC_BUDGET, BrowserView, keyed_store
 from .plotly_widget import Figure
 from .stepper import sync_figure
-from .common import SANS
+from .common import SANS, tile_shade
 
 FONT = dict(family=SANS)
 TD = "padding:2px 8px;text-align:right;border-bottom:1px solid #e5e7eb"
@@ -42,21 +45,48 @@ def verdict(sectors: int, ideal: int) -> tuple:
 # --------------------------------------------------------------------------------------
 # Occupancy calculator
 # --------------------------------------------------------------------------------------
+#: What the result names each resource, and the caption under its table (live and static alike).
+RESOURCE_NAMES = {"threads": "warps (threads) per SM", "blocks": "resident blocks per SM",
+                  "shared": "shared memory per SM", "registers": "registers per SM"}
+RESULT_CAPTION = ("Each resource alone allows this many blocks; the SM holds the smallest. "
+                  "Rules of the CUDA Occupancy Calculator, limits from explainer/data/arches.json.")
+KEPT = " (the result below is for the last values that worked)"
+
+
+def occupancy_html(o: hardware.Occupancy) -> str:
+    """The calculator's answer for one :class:`~explainer.model.hardware.Occupancy` (``occupancy.js``
+    writes the same for a static page, from the table of :func:`occupancy_table`)."""
+    rows = [(RESOURCE_NAMES[r], o.limits[r], "◀ limiter" if r == o.limiter else "")
+            for r in hardware.RESOURCES if r in o.limits]
+    return (
+        f"<div style='font-size:15px;margin:4px 0'><b>{o.blocks_per_sm} block(s) per SM</b> = "
+        f"{o.active_warps} warps = {o.active_threads} threads; occupancy <b>{o.occupancy:.0%}</b>; "
+        f"limited by <b>{html.escape(RESOURCE_NAMES[o.limiter])}</b>.</div>"
+        + table(("resource", "blocks it allows", ""), rows, RESULT_CAPTION))
+
+
 class OccupancyCalculator:
     """threads per block, shared bytes per block, registers per thread -> blocks per SM, limiter.
 
     The fields take any whole number: a value the architecture does not allow is not clamped
     silently but refused with one line that says why (``w_error``), and the last good result
-    stays shown until an input succeeds again (``result``: the last good one)."""
+    stays shown until an input succeeds again (``result``: the last good one).
+
+    An exported static page has no Python to ask: there :meth:`static_view` stands in, a browser
+    view that looks the answer up in the table :func:`occupancy_table` computed with the same
+    model, for the values its menus offer."""
 
     def __init__(self, arch="hopper", threads=256, smem=2048, regs=32):
-        st = {"description_width": "150px"}
-        lay = W.Layout(width="300px")
+        # The labels at their own width: a fixed description width cuts the longer ones off.
+        st = {"description_width": "initial"}
         self.w_arch = W.Dropdown(options=[(a["label"], k) for k, a in hardware.arches().items()], value=arch,
                                  description="architecture", style=st, layout=W.Layout(width="420px"))
-        self.w_threads = W.IntText(value=threads, description="threads / block", style=st, layout=lay)
-        self.w_smem = W.IntText(value=smem, description="shared bytes / block", style=st, layout=lay)
-        self.w_regs = W.IntText(value=regs, description="registers / thread (0: ignore)", style=st, layout=lay)
+        self.w_threads = W.IntText(value=threads, description="threads / block", style=st,
+                                   layout=W.Layout(width="220px"))
+        self.w_smem = W.IntText(value=smem, description="shared bytes / block", style=st,
+                                layout=W.Layout(width="260px"))
+        self.w_regs = W.IntText(value=regs, description="registers / thread (0: ignore)", style=st,
+                                layout=W.Layout(width="320px"))
         self.w_error = W.HTML()
         self.w_error.add_class("explainer-error")
         self.w_out = W.HTML()
@@ -75,21 +105,155 @@ class OccupancyCalculator:
             o = hardware.occupancy(self.w_arch.value, self.w_threads.value, self.w_smem.value,
                                    self.w_regs.value or None)
         except hardware.OccupancyError as e:
-            kept = " (the result below is for the last values that worked)" if self.result is not None else ""
+            kept = KEPT if self.result is not None else ""
             self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}{kept}</span>'
             return
         self.w_error.value = ""
         self.result = o
-        names = {"threads": "warps (threads) per SM", "blocks": "resident blocks per SM",
-                 "shared": "shared memory per SM", "registers": "registers per SM"}
-        rows = [(names[r], o.limits[r], "◀ limiter" if r == o.limiter else "") for r in hardware.RESOURCES if r in o.limits]
-        self.w_out.value = (
-            f"<div style='font-size:15px;margin:4px 0'><b>{o.blocks_per_sm} block(s) per SM</b> = "
-            f"{o.active_warps} warps = {o.active_threads} threads; occupancy <b>{o.occupancy:.0%}</b>; "
-            f"limited by <b>{html.escape(names[o.limiter])}</b>.</div>"
-            + table(("resource", "blocks it allows", ""), rows,
-                    "Each resource alone allows this many blocks; the SM holds the smallest. "
-                    "Rules of the CUDA Occupancy Calculator, limits from explainer/data/arches.json."))
+        self.w_out.value = occupancy_html(o)
+
+    def static_view(self) -> "OccupancyView":
+        """The calculator of an exported static page, starting at this calculator's values."""
+        view = OccupancyView()
+        start = {"arch": self.w_arch.value, "threads": self.w_threads.value, "smem": self.w_smem.value,
+                 "regs": self.w_regs.value}
+        view.static_store = lambda budget=STATIC_BUDGET: occupancy_store(start, budget)
+        return view
+
+
+# ---- the static page's table ---------------------------------------------------------------
+#: Threads per block a static page offers: whole warps, up to every preset's 1024.
+OFFERED_THREADS = tuple(range(WARP_SIZE, 1024 + 1, WARP_SIZE))
+#: Shared bytes per block a static page offers (with each preset's own maximum): the tiled kernel's
+#: 512, 2,048 and 8,192 bytes (T = 8, 16, 32), then steps that roughly double.
+OFFERED_SHARED = (0, 512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536,
+                  98304, 131072, 163840, 196608)
+
+
+def offered_values() -> dict[str, tuple[int, ...]]:
+    """The inputs a static page's calculator offers: threads in whole warps, the shared bytes of
+    :data:`OFFERED_SHARED` and each preset's maximum, registers per thread in the allocation
+    granularity (a warp's registers are allocated in units of ``reg_alloc_unit``: 256 = 8 per
+    thread) and each preset's maximum; 0 registers: not counted."""
+    a = hardware.arches().values()
+    step, top = reg_step(), max(x["max_regs_per_thread"] for x in a)
+    return {"threads": OFFERED_THREADS,
+            "smem": tuple(sorted(set(OFFERED_SHARED) | {x["max_shared_per_block"] for x in a})),
+            "regs": tuple(sorted({0, *range(step, top + 1, step)} | {x["max_regs_per_thread"] for x in a}))}
+
+
+def reg_step() -> int:
+    """Registers per thread that make one allocation unit of a warp's registers on the presets
+    that allocate in the largest units (256 registers a warp: 8 a thread)."""
+    return max(x["reg_alloc_unit"] for x in hardware.arches().values()) // WARP_SIZE
+
+
+def _largest_unit() -> list[str]:
+    """The presets that allocate registers in :func:`reg_step`'s units, by name."""
+    return [k.capitalize() for k, a in hardware.arches().items() if a["reg_alloc_unit"] == reg_step() * WARP_SIZE]
+
+
+def _words(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@lru_cache(maxsize=8)
+def occupancy_table(threads=None, smem=None, regs=None) -> tuple[dict, dict[str, np.ndarray]]:
+    """``(meta, arrays)``: :func:`explainer.model.hardware.occupancy` for every architecture
+    preset and every combination of the offered ``threads`` / ``smem`` / ``regs`` (default:
+    :func:`offered_values`; 0 registers: not counted), as tables the browser only looks up.
+
+    ``cell[a, t, s, r]`` (``a``: preset, ``t`` / ``s`` / ``r``: index into the offered values)
+    is an index into ``meta["outcomes"][a]``: ``[blocks per SM, limiter]``, or the model's
+    one-line refusal. The rest of the answer, by what it depends on: ``warps`` / ``active`` /
+    ``percent`` ``[a, t, blocks]`` (the resident warps and threads and the occupancy as
+    ``f"{occupancy:.0%}"`` says it), the blocks each resource alone allows: ``lim_threads[a, t]``,
+    ``lim_blocks[a]``, ``lim_shared[a, s]``, ``lim_regs[a, t, r]`` (-1: not counted)."""
+    offered = offered_values()
+    threads, smem, regs = (tuple(v if v is not None else offered[k])
+                           for k, v in (("threads", threads), ("smem", smem), ("regs", regs)))
+    names = list(hardware.arches())
+    A, T, S, R = len(names), len(threads), len(smem), len(regs)
+    most = max(x["max_blocks_per_sm"] for x in hardware.arches().values())
+    cell = np.zeros((A, T, S, R), np.uint8)
+    warps, active, percent = (np.full((A, T, most + 1), -1, np.int16) for _ in range(3))
+    lim_threads, lim_blocks = np.full((A, T), -1, np.int16), np.full(A, -1, np.int16)
+    lim_shared, lim_regs = np.full((A, S), -1, np.int16), np.full((A, T, R), -1, np.int16)
+    outcomes = []
+
+    def put(arr, at, value):  # one value per place, whichever cell it comes from
+        if arr[at] not in (-1, value):
+            raise AssertionError(f"occupancy table: {value} and {arr[at]} at {at}")
+        arr[at] = value
+
+    for a, name in enumerate(names):
+        codes: dict = {}
+        for t, n in enumerate(threads):
+            for s, sb in enumerate(smem):
+                for r, rg in enumerate(regs):
+                    try:
+                        o = hardware.occupancy(name, n, sb, rg or None)
+                        key = (o.blocks_per_sm, o.limiter)
+                    except hardware.OccupancyError as e:
+                        o, key = None, str(e)
+                    cell[a, t, s, r] = codes.setdefault(key, len(codes))
+                    if o is None:
+                        continue
+                    b = o.blocks_per_sm
+                    put(warps, (a, t, b), o.active_warps)
+                    put(active, (a, t, b), o.active_threads)
+                    put(percent, (a, t, b), int(f"{o.occupancy:.0%}".rstrip("%")))
+                    put(lim_threads, (a, t), o.limits["threads"])
+                    put(lim_blocks, a, o.limits["blocks"])
+                    if "shared" in o.limits:
+                        put(lim_shared, (a, s), o.limits["shared"])
+                    if "registers" in o.limits:
+                        put(lim_regs, (a, t, r), o.limits["registers"])
+        if len(codes) > 256:
+            raise ValueError(f"occupancy table: {len(codes)} outcomes on {name}, more than a byte holds")
+        outcomes.append([list(k) if isinstance(k, tuple) else k for k in codes])
+    arrays = {"cell": cell, "warps": warps, "active": active, "percent": percent.astype(np.int8),
+              "lim_threads": lim_threads, "lim_blocks": lim_blocks, "lim_shared": lim_shared, "lim_regs": lim_regs}
+    meta = {
+        "view": "occupancy",
+        "arches": [[k, hardware.arch(k)["label"]] for k in names],
+        "threads": list(threads), "smem": list(smem), "regs": list(regs),
+        "outcomes": outcomes, "resources": list(hardware.RESOURCES), "names": RESOURCE_NAMES,
+        "caption": RESULT_CAPTION, "kept": KEPT, "styles": {"td": TD, "th": TH},
+        "offer": ("This static page holds the answers for the values in these menus, on every architecture: "
+                  f"threads / block in whole warps ({threads[0]} to {threads[-1]}), shared bytes / block up to "
+                  f"{smem[-1]:,}, registers / thread in steps of {reg_step()} (a warp's registers are allocated "
+                  f"{reg_step() * WARP_SIZE} at a time on {_words(_largest_unit())}) "
+                  "and each architecture's maximum. Other values need the live app (tiled-explainer serve) "
+                  "or JupyterLab."),
+        "refuse": ("{field} {value} is not in this static page's table, which holds {values}; other values need "
+                   "the live app (tiled-explainer serve) or JupyterLab."),
+    }
+    return meta, arrays
+
+
+def occupancy_store(start: dict, budget: int = STATIC_BUDGET) -> dict:
+    """What an exported page embeds for its calculator (:func:`explainer.views.store.keyed_store`'s
+    form: one payload, the table of :func:`occupancy_table` holding the page's own values too),
+    starting at ``start`` (``arch`` / ``threads`` / ``smem`` / ``regs``)."""
+    offered = offered_values()
+    extra = {k: tuple(sorted(set(offered[k]) | {int(start[k])})) for k in ("threads", "smem", "regs")
+             if int(start[k]) >= 0 and int(start[k]) not in offered[k]}
+    meta, arrays = occupancy_table(**extra)
+    meta = {**meta, "initial": {k: (start[k] if k == "arch" else int(start[k])) for k in ("arch", "threads", "smem", "regs")}}
+    meta["arrays"], buf = pack(arrays)
+    if len(buf) > budget:
+        raise ValueError(f"the occupancy table takes {len(buf):,} bytes, over the page's budget of {budget:,}")
+    return keyed_store(lambda _: (dict(meta), buf), [], "occupancy", budget)
+
+
+class OccupancyView(BrowserView):
+    """The occupancy calculator of an exported static page (``common.js`` + ``occupancy.js``): it
+    looks answers up in the table :func:`occupancy_store` embeds; nothing to ask Python."""
+
+    NAME = "occupancy"
+    FRONT_END = ("common.js", "occupancy.js")
+    _esm = resources.front_end(*FRONT_END)
 
 
 # --------------------------------------------------------------------------------------
@@ -124,28 +288,59 @@ def roofline_points(timing: dict | None, n: int = 4096, device: dict | None = No
 
 
 def roofline_figure(roofs: dict, points: list[dict], title: str = "") -> Figure:
+    """The roofline and the ``points`` of :func:`roofline_points`: per kernel, one series of
+    circles (the model's bytes) and one of dotted lines to open diamonds (the bytes DRAM moved,
+    where Nsight Compute measured them), its block sizes T in shades of its colour (lighter for the
+    smaller T, as in the timing panel). The legend has an entry per series, grouped by kernel;
+    each point's hover text names its kernel and T."""
     peak, bw = roofs["peak_gflops"], roofs["bandwidth_gbs"]
     xs = np.logspace(-2, 3, 200)
     fig = Figure(layout=dict(
         height=460, width=780, font=FONT, plot_bgcolor="white", margin=dict(l=70, r=10, t=50, b=50),
         xaxis=dict(type="log", title="arithmetic intensity, FLOP per byte of DRAM traffic", gridcolor="#e5e7eb"),
         yaxis=dict(type="log", title="GFLOP/s", gridcolor="#e5e7eb"),
-        legend=dict(font=dict(size=11)), title=dict(text=html.escape(title), font=dict(size=12), x=0.01)))
+        legend=dict(font=dict(size=11), tracegroupgap=6),
+        title=dict(text=html.escape(title), font=dict(size=12), x=0.01)))
     fig.add_scatter(x=xs.tolist(), y=[min(peak, x * bw) for x in xs], mode="lines", name="roofline",
                     line=dict(color="#111827", width=2),
                     hovertemplate="%{x:.3g} FLOP/B → bound %{y:,.0f} GFLOP/s<extra></extra>")
-    for p in points:
-        name = f"{p['kernel']} T={p['tile']}"
-        color = KERNEL_COLORS.get(p["kernel"], "#6b7280")
-        fig.add_scatter(x=[p["flop_per_byte"]], y=[p["gflops"]], mode="markers", name=f"{name} (model bytes)",
-                        marker=dict(size=11, color=color, symbol="circle"),
-                        hovertemplate=f"{name}: %{{x:.3g}} FLOP/B (model), %{{y:,.0f}} GFLOP/s measured<extra></extra>")
-        if p.get("dram_flop_per_byte"):
-            fig.add_scatter(x=[p["flop_per_byte"], p["dram_flop_per_byte"]], y=[p["gflops"], p["gflops"]],
-                            mode="lines+markers", name=f"{name} (DRAM bytes, ncu)", showlegend=True,
-                            line=dict(color=color, dash="dot", width=1),
-                            marker=dict(size=[0, 10], color=color, symbol="diamond-open"),
-                            hovertemplate=f"{name}: %{{x:.3g}} FLOP/B against the bytes DRAM moved<extra></extra>")
+    kernels = list(dict.fromkeys(p["kernel"] for p in points))
+    for kernel in kernels:
+        # the largest T first: the legend draws a series' symbol in its first point's colour
+        pts = sorted((p for p in points if p["kernel"] == kernel), key=lambda p: -p["tile"])
+        tiles = sorted(p["tile"] for p in pts)
+        base = KERNEL_COLORS.get(kernel, "#6b7280")
+        shade = {p["tile"]: tile_shade(base, p["tile"], tiles) for p in pts}
+        group = dict(legendgroup=kernel, legendgrouptitle=dict(
+            text=f"{kernel}: T = {', '.join(map(str, tiles))}" + (" (light → dark)" if len(tiles) > 1 else "")))
+        fig.add_scatter(
+            x=[p["flop_per_byte"] for p in pts], y=[p["gflops"] for p in pts], mode="markers",
+            name="model bytes", **group,
+            marker=dict(size=11, color=[shade[p["tile"]] for p in pts], symbol="circle", line=dict(width=1, color=base)),
+            customdata=[p["tile"] for p in pts],
+            hovertemplate=[f"{kernel} T={p['tile']}: %{{x:.3g}} FLOP/B (model), %{{y:,.0f}} GFLOP/s measured<extra></extra>"
+                           for p in pts])
+        dram = [p for p in pts if p.get("dram_flop_per_byte")]
+        if not dram:
+            continue
+        x, y, size, colour, tile, hover = [], [], [], [], [], []
+        # Per T a dotted line from the DRAM intensity (an open diamond) back to the model's (the
+        # circle; its own marker is transparent), then a gap. The diamond first, every size the
+        # same: the legend draws a series' symbol in its first point's colour at the mean size.
+        for p in dram:
+            x += [p["dram_flop_per_byte"], p["flop_per_byte"], None]
+            y += [p["gflops"], p["gflops"], None]
+            size += [10, 10, 10]
+            colour += [shade[p["tile"]], "rgba(0,0,0,0)", "rgba(0,0,0,0)"]
+            tile += [p["tile"]] * 3
+            name = f"{kernel} T={p['tile']}"
+            hover += [f"{name}: %{{x:.3g}} FLOP/B against the bytes DRAM moved (Nsight Compute), %{{y:,.0f}} GFLOP/s<extra></extra>",
+                      f"{name}: %{{x:.3g}} FLOP/B counting the model's bytes; the dotted line leads to the bytes DRAM moved<extra></extra>",
+                      ""]
+        fig.add_scatter(x=x, y=y, mode="lines+markers", name="DRAM bytes (ncu)", **group,
+                        line=dict(color=base, dash="dot", width=1),
+                        marker=dict(size=size, color=colour, symbol="diamond-open"),
+                        customdata=tile, hovertemplate=hover)
     fig.add_annotation(x=math.log10(roofline.ridge(bw, peak)), y=math.log10(peak), text=f"ridge {roofline.ridge(bw, peak):.1f} FLOP/B",
                        showarrow=True, arrowhead=2, ay=-30, font=dict(size=11))
     sync_figure(fig)

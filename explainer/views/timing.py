@@ -15,7 +15,7 @@ from ..gpu import recorded
 from . import context
 from .. import gpu
 from .plotly_widget import Figure, runtime
-from .common import SANS
+from .common import SANS, tile_shade
 from .stepper import sync_figure
 
 METRICS = {
@@ -40,13 +40,7 @@ def _order(row: dict) -> tuple:
 def _colour(row: dict, tiles: list[int]) -> str:
     """The kernel's colour, lighter for its smaller tiles (``tiles``: the kernel's tiles shown, in
     order), so that T = 8, 16 and 32 of one kernel are told apart."""
-    base = COLORS.get(row["kernel"], "#6b7280")
-    t = row.get("tile")
-    if not t or len(tiles) < 2:
-        return base
-    mix = 0.55 * (len(tiles) - 1 - tiles.index(t)) / (len(tiles) - 1)  # the largest tile: the kernel's colour
-    rgb = [int(base[i:i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{round(c + (255 - c) * mix):02x}" for c in rgb)
+    return tile_shade(COLORS.get(row["kernel"], "#6b7280"), row.get("tile"), tiles)
 
 
 def _label(row: dict) -> str:
