@@ -111,3 +111,57 @@ def test_page_02_opens_small_and_holds_a_corner_an_edge_and_the_interior_of_each
             kinds = {place.split(",")[0] for _, _, place in entry["blocks"]}
             assert kinds >= {"corner", "edge", "interior"}, (key, entry["blocks"])
     assert interior >= 2  # the 1024^3 walk-through and at least one smaller launch
+
+
+def test_page_03_draws_the_tiles_past_the_edges_of_a_b_and_c(site, browser, page_errors):
+    """Page 03 draws each tile whole: past C's edge the ghost thread's own element (pinned, with
+    its owner on hover), past A's edge the element a padding zero stands in for, a dark line
+    where each matrix ends, and a legend entry for what lies outside."""
+    from explainer.model import Launch, steps_per_phase
+    from explainer.views import tiled as tv
+    from explainer.views.common import OUTSIDE, PADDING, PINNED
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file://") else r.abort())
+    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
+    view = "document.querySelector('.explainer-stepper').explainerView"
+    try:
+        page.goto((site / "03_boundaries.html").as_uri())
+        stepper = page.locator(".explainer-stepper").first
+        label = stepper.locator(".explainer-step-label")
+        label.filter(has_text="step 1 of").wait_for(timeout=10_000)
+        state = next(s for nb, s in _steppers(site) if nb == "03_boundaries.ipynb")
+        m = state["traits"]["meta"]
+        L = Launch(m["kernel"], m["M"], m["N"], m["K"], m["T"])
+        block, p = tuple(m["block"]), m["start"]["thread"]
+        meta, a = tv.tiled_data(L, block, mark_ghosts=True)
+        (r, c), ghost = (int(x) for x in a["c_rc"][p]), not a["writes"][p]
+        assert ghost and (r >= L.M or c >= L.N)  # the page opens on a ghost thread
+        C = page.evaluate(f"() => {view}.colours('C')")
+        assert len(C) == meta["mwin"][1] - meta["mwin"][0] and len(C[0]) == meta["nwin"][1] - meta["nwin"][0]
+        assert C[r - meta["mwin"][0]][c - meta["nwin"][0]] == PINNED  # its element, past C's edge
+        outside = [(i, j) for i in range(len(C)) for j in range(len(C[0]))
+                   if meta["mwin"][0] + i >= L.M or meta["nwin"][0] + j >= L.N]
+        assert outside and all(C[i][j] in (OUTSIDE, PADDING, PINNED) for i, j in outside)
+        hover = page.evaluate(f"([r, c]) => {view}.hover('C', r, c)", [r - meta["mwin"][0], c - meta["nwin"][0]])
+        assert "outside C" in hover and "ghost" in hover
+        assert stepper.locator(".explainer-edge").count() >= 2
+        assert "outside A, B or C" in stepper.locator(".explainer-legend, .ex-legend-line").first.inner_text() or \
+            "outside A, B or C" in stepper.inner_text()
+        # The load of A in the last phase: the pinned thread stores a padding zero where its index
+        # arithmetic points past A's edge, and that cell of A is drawn pinned.
+        t = L.phases - 1
+        i = t * steps_per_phase(L)
+        page.evaluate(f"""(i) => {{ const s = document.querySelector('.explainer-stepper .explainer-slider');
+                                    s.value = String(i); s.dispatchEvent(new Event('input')); }}""", i)
+        label.filter(has_text=f"step {i + 1} of").wait_for(timeout=5_000)
+        cell = int(a["store_cell"][p])
+        assert a["a_src"][t, cell][0] < 0  # a padding zero
+        wr, wc = (int(x) for x in a["a_want"][t, cell])
+        kw0 = int(a["kwin"][t, 0])
+        Agrid = page.evaluate(f"() => {view}.colours('A')")
+        assert Agrid[wr - meta["mwin"][0]][wc - kw0] == PINNED
+        assert "outside A" in page.evaluate(f"([r, c]) => {view}.hover('A', r, c)", [wr - meta["mwin"][0], wc - kw0])
+        assert page_errors == []
+    finally:
+        page.close()

@@ -77,7 +77,29 @@ def test_arrays_equal_the_model_step_by_step(kernel, M, N, K, T, block):
             assert tuple(a["a_src"][t, cell]) == want_a and tuple(a["b_src"][t, cell]) == want_b
             assert a["a_val"][t, cell] == (0 if want_a[0] == PAD else A[want_a])
             assert a["b_val"][t, cell] == (0 if want_b[0] == PAD else B[want_b])
-        assert tuple(a["k_tile"][t]) == (t * T, min(K, t * T + T))
+        # mark_ghosts (page 03) draws phase t's tile whole, past K; the edge says where A and B end
+        assert tuple(a["k_tile"][t]) == (t * T, t * T + T)
+        assert tuple(tv.tiled_data(L, block)[1]["k_tile"][t]) == (t * T, min(K, t * T + T))
+        # where a padding zero's index arithmetic pointed: the unchecked index, past A's / B's edge
+        for cell, (r, c) in enumerate(a["cell_rc"]):
+            if a["a_src"][t, cell][0] == PAD:
+                wr, wc = (int(x) for x in a["a_want"][t, cell])
+                assert (wr, wc) == (by * T + r, t * T + c) and (wr >= M or wc >= K)
+            if a["b_src"][t, cell][0] == PAD:
+                wr, wc = (int(x) for x in a["b_want"][t, cell])
+                assert (wr, wc) == (t * T + r, bx * T + c) and (wr >= K or wc >= N)
+    assert meta["edges"] == {"m": M, "n": N, "k": K}
+    gx, gy = L.grid
+    if gy * T <= 48:  # a small launch: the window holds every tile whole, past C's last row
+        assert meta["mwin"] == [0, gy * T]
+    if gx * T <= 48:
+        assert meta["nwin"] == [0, gx * T]
+    # a ghost thread's element past C's edge is drawn, and owned by that thread
+    for p, (tx, ty) in enumerate(threads):
+        r, c = (int(x) for x in a["c_rc"][p])
+        rr, cc = r - meta["mwin"][0], c - meta["nwin"][0]
+        if not a["writes"][p] and 0 <= rr < a["c_owner"].shape[0] and 0 <= cc < a["c_owner"].shape[1]:
+            assert tuple(int(x) for x in a["c_owner"][rr, cc]) == (bx, by, p)
 
     # Per step, both modes: the model's program, and the pinned thread's running sum.
     for mode, per_k in tv.MODES.items():

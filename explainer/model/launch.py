@@ -263,23 +263,26 @@ class Launch:
         lin = self.linear_thread(tx, ty)
         return lin // WARP_SIZE, lin % WARP_SIZE
 
-    def a_load(self, by, t, ty, tx):
+    def a_load(self, by, t, ty, tx, checked: bool = True):
         """Source ``(r, c)`` in A that thread (tx, ty) of block row ``by`` stores into
-        ``As[ty][tx]`` in phase t, or ``(-1, -1)`` where it stores a padding zero."""
+        ``As[ty][tx]`` in phase t, or ``(-1, -1)`` where it stores a padding zero. With
+        ``checked=False``: the ``(r, c)`` the thread's index arithmetic names, inside A or not (where
+        a padding zero stands in for an element past A's edge)."""
         T = self.T
         r = by * T + ty  # (row of C this thread's block row covers)
         c = t * T + tx  # (column of A inside phase t's K slice)
-        if not self.guarded:  # no check: (r, c) may lie outside A (see unguarded_report)
+        if not self.guarded or not checked:  # no check: (r, c) may lie outside A (see unguarded_report)
             return np.broadcast_arrays(r, c)
         ok = (r < self.M) & (c < self.K)
         return np.where(ok, r, PAD), np.where(ok, c, PAD)
 
-    def b_load(self, bx, t, ty, tx):
-        """Source ``(r, c)`` in B stored into ``Bs[ty][tx]`` in phase t, or ``(-1, -1)``."""
+    def b_load(self, bx, t, ty, tx, checked: bool = True):
+        """Source ``(r, c)`` in B stored into ``Bs[ty][tx]`` in phase t, or ``(-1, -1)``; with
+        ``checked=False`` the ``(r, c)`` named, inside B or not."""
         T = self.T
         r = t * T + ty  # (row of B inside phase t's K slice)
         c = bx * T + tx  # (column of C this thread's block column covers)
-        if not self.guarded:
+        if not self.guarded or not checked:
             return np.broadcast_arrays(r, c)
         ok = (r < self.K) & (c < self.N)
         return np.where(ok, r, PAD), np.where(ok, c, PAD)

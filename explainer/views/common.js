@@ -225,6 +225,7 @@ const VIEW_CSS = `
 .explainer-view .ex-fig > svg { position: absolute; left: 0; top: 0; pointer-events: none; z-index: 1; }
 .explainer-view .explainer-step-label, .explainer-view .explainer-sum { contain: layout; }
 .explainer-view svg text.ex-title { font-size: 13px; fill: #111827; }
+.explainer-view svg text.ex-tick { font-size: 9px; fill: #6b7280; }
 /* narrow screens: below 1000 px (a phone, a small tablet) the page never scrolls sideways. A
    figure wider than the screen scrolls inside its own box (its cells keep their size, so a tap
    still picks the cell under it), control rows and side-by-side panels wrap, tables scroll
@@ -316,6 +317,31 @@ function numberField(parent, title, value, onChange, width = null) {
   if (width) input.style.width = width;
   input.addEventListener("change", () => onChange(input.value));
   return input;
+}
+
+// The width in CSS px of `text` in the figures' sans font at `px` (a canvas measures it, so the
+// answer does not wait for layout): figures size themselves to their titles and labels.
+let measureCtx = null;
+function textWidth(text, px) {
+  if (!measureCtx) measureCtx = document.createElement("canvas").getContext("2d");
+  measureCtx.font = `${px}px Inter, "Segoe UI", Helvetica, Arial, sans-serif`;
+  return Math.ceil(measureCtx.measureText(String(text)).width);
+}
+
+// Index numbers along one side of a grid: `count` labels at `place(i) -> [x, y]`, in an SVG
+// `parent`, anchored "end" (left of a grid) or "middle" (above or below). Only every n-th index
+// is written, n the smallest power of two that leaves room for the widest number at `pitch` px a
+// cell. The returned function writes indices first..first+count-1 (again when the window moves).
+function indexTicks(parent, count, pitch, place, anchor, widest) {
+  const room = anchor === "end" ? 10 : textWidth(String(widest), 9) + 4;
+  let every = 1;
+  while (every * pitch < room) every *= 2;
+  const labels = [];
+  for (let i = 0; i < count; i++) {
+    const [x, y] = place(i);
+    labels.push(svg("text", { x, y, class: "ex-tick", "text-anchor": anchor, "dominant-baseline": "middle" }, parent, ""));
+  }
+  return (first) => labels.forEach((t, i) => { t.textContent = (first + i) % every === 0 ? String(first + i) : ""; });
 }
 
 // Typed fields committed together: an Apply button (and Enter in any of the fields) sends one

@@ -16,7 +16,7 @@ from ..model import LaunchError, as_int
 SANS = "Inter, Segoe UI, Helvetica, Arial, Noto Sans CJK SC, Source Han Sans SC, PingFang SC, Microsoft YaHei, sans-serif"
 
 # ---- colours: one discrete palette shared by every grid --------------------------------
-IDLE, PANEL, TILE, ACTIVE, PINNED, PADDING, STORED, STALE, HAZARD, WAITING = range(10)
+IDLE, PANEL, TILE, ACTIVE, PINNED, PADDING, STORED, STALE, HAZARD, WAITING, OUTSIDE = range(11)
 PALETTE = [
     "#f3f4f6",  # IDLE      outside the current block's panel
     "#dbeafe",  # PANEL     the block's row panel of A / column panel of B / its C tile
@@ -28,6 +28,7 @@ PALETTE = [
     "#fde7c7",  # STALE     left over from the previous phase (not the padding zeros' grey)
     "#dc2626",  # HAZARD    a shared cell / thread in a race (page 04, explainer.model.hazards)
     "#c4b5fd",  # WAITING   a thread that has arrived at the barrier (not "stored to C")
+    "#ffffff",  # OUTSIDE   past the edge of A, B or C (page 03 draws the tiles whole)
 ]
 LEGEND = [
     (PANEL, "this block's panel"),

@@ -101,13 +101,28 @@ function createTiledView({ model, el: host }) {
   let shared = null;  // the shared figure's arrangement: null (a row), "column" or "square" (presenter)
 
   // Where the shared figure puts grid j (As, Bs, threads) of cell size ss, and its size.
+  // Row and column numbers sit left of and above each grid (x0, and 12 px over it); each grid's
+  // name is under it, so a grid is at least as wide as its name, and the figure as its title.
+  const SHARED_NAMES = ["As[ty][tx]", "Bs[ty][tx]", "threads: threadIdx.x →, threadIdx.y ↓"];
   function sharedGeom(Tn, a) {
     const ss = Math.max(8, Math.min(40, Math.floor(300 / Tn)));
-    const sw = Tn * ss, pitch = sw + 40;
-    if (!a) return { ss, sw, corner: (j) => [10 + j * pitch, 34], size: [3 * sw + 80 + 20, sw + 64] };
-    const y0 = 58;  // under the title's three lines
-    if (a === "column") return { ss, sw, corner: (j) => [10, y0 + j * pitch], size: [Math.max(sw + 20, 250), y0 + 3 * pitch - 4] };
-    return { ss, sw, corner: (j) => [10 + (j % 2) * pitch, y0 + (j >> 1) * pitch], size: [Math.max(2 * sw + 60, 250), y0 + 2 * pitch - 4] };
+    const sw = Tn * ss, x0 = 24;
+    const wide = Math.max(sw, ...SHARED_NAMES.map((t) => textWidth(t, 11)));  // a grid or its name
+    const pitch = wide + 30, down = sw + 46;  // across: and a gap; down: a grid, its name, the next's numbers
+    const title = meta ? Math.max(...sharedTitleLines(a).map((t) => textWidth(t, 13))) + 12 : 0;
+    if (!a) return { ss, sw, corner: (j) => [x0 + j * pitch, 52], size: [Math.max(x0 + 2 * pitch + wide + 10, title), 52 + sw + 30] };
+    const y0 = 70;  // under the title's three lines and the column numbers
+    if (a === "column") return { ss, sw, corner: (j) => [x0, y0 + j * down], size: [Math.max(x0 + wide + 10, title), y0 + 3 * down - 4] };
+    return { ss, sw, corner: (j) => [x0 + (j % 2) * pitch, y0 + (j >> 1) * down], size: [Math.max(x0 + pitch + wide + 10, title), y0 + 2 * down - 4] };
+  }
+
+  // The shared figure's title, in lines: the block and its threads, then what As and Bs hold (the
+  // longest phase's words, for sizing; draw() writes the step's own).
+  function sharedTitleLines(a, tp = null) {
+    const hold = tp == null ? meta.hold_text.reduce((x, y) => (y.length > x.length ? y : x), "") : meta.hold_text[tp];
+    const parts = meta.title_shared.split(" · ");  // ["Shared memory of block (x, y)", "its N threads (k warps)"]
+    const holds = `As and Bs hold ${hold}`;
+    return a ? [parts[0], holds, parts.slice(1).join(" · ")] : [parts.join(" · "), holds];
   }
 
   // ---- the payload ----------------------------------------------------------------------
@@ -148,15 +163,24 @@ function createTiledView({ model, el: host }) {
     const xC = left + kw * size + gap, yC = top + kw * size + gap;
     const W = xC + nw * size + 20, H = yC + mw * size + 44;
     const gfig = el("div", { class: "ex-fig explainer-global-fig", style: `width:${W}px;height:${H}px` }, globalBox);
-    const gs = svg("svg", { width: W, height: H, class: "explainer-global-svg", role: "img" }, gfig);
+    const gs = svg("svg", { width: W, height: H + 10, class: "explainer-global-svg", role: "img" }, gfig);
+    gfig.style.height = `${H + 10}px`;
     svg("text", { x: 4, y: 16, class: "ex-title" }, gs, meta.title_global);
     const gA = new Grid(gfig, "A", mw, kw, left, yC, size, pal);
     const gB = new Grid(gfig, "B", kw, nw, xC, top, size, pal);
     const gC = new Grid(gfig, "C", mw, nw, xC, yC, size, pal);
     const lines = svg("g", { stroke: "#6b7280", "stroke-width": 1, "pointer-events": "none" }, gs);
-    const axK = svg("text", { x: left, y: yC + mw * size + 16, class: "ex-axis" }, gs, "");
+    const axK = svg("text", { x: left, y: yC + mw * size + 26, class: "ex-axis" }, gs, "");
     svg("text", { x: 4, y: yC - 4, class: "ex-axis" }, gs, meta.title_m);
-    svg("text", { x: xC, y: yC + mw * size + 32, class: "ex-axis" }, gs, meta.title_n);
+    svg("text", { x: xC, y: yC + mw * size + 42, class: "ex-axis" }, gs, meta.title_n);
+    // Row and column numbers: A's (and C's) rows left of A, C's (and B's) columns under C; the k
+    // of A's columns (under A) and of B's rows (left of B) follow the phase's window (drawLines).
+    const under = yC + mw * size + 9;
+    const widest = Math.max(meta.mwin[1], meta.nwin[1], meta.K) - 1;
+    indexTicks(gs, mw, size, (r) => [left - 3, yC + (r + 0.5) * size], "end", widest)(meta.mwin[0]);
+    indexTicks(gs, nw, size, (c) => [xC + (c + 0.5) * size, under], "middle", widest)(meta.nwin[0]);
+    const tickAk = indexTicks(gs, kw, size, (c) => [left + (c + 0.5) * size, under], "middle", widest);
+    const tickBk = indexTicks(gs, kw, size, (r) => [xC - 3, top + (r + 0.5) * size], "end", widest);
     svg("text", { x: xC - 4, y: top - 6, class: "ex-axis", "text-anchor": "end" }, gs, "B: row k");
     // Shared memory: As, Bs and the block's threads, in a row (presenter mode: see sharedGeom).
     const Tn = meta.T;
@@ -167,11 +191,14 @@ function createTiledView({ model, el: host }) {
     const sAs = new Grid(sfig, "As", Tn, Tn, ...corner(0), ss, pal);
     const sBs = new Grid(sfig, "Bs", Tn, Tn, ...corner(1), ss, pal);
     const sTh = new Grid(sfig, "threads", Tn, Tn, ...corner(2), ss, pal);
-    ["As[ty][tx]", "Bs[ty][tx]", "threads: threadIdx.x →, threadIdx.y ↓"].forEach((text, j) => {
+    SHARED_NAMES.forEach((text, j) => {
       const [x, y] = corner(j);
       svg("text", { x, y: y + sw + 18, class: "ex-axis" }, sh, text);
+      // ty down the left, tx along the top (of the threads: threadIdx.y and threadIdx.x)
+      indexTicks(sh, Tn, ss, (r) => [x - 3, y + (r + 0.5) * ss], "end", Tn - 1)(0);
+      indexTicks(sh, Tn, ss, (c) => [x + (c + 0.5) * ss, y - 7], "middle", Tn - 1)(0);
     });
-    built = { geom, column: shared != null, gA, gB, gC, lines, axK, sTitle, sAs, sBs, sTh, size, left, top, xC, yC, kwShown: null,
+    built = { geom, column: shared != null, gA, gB, gC, lines, axK, tickAk, tickBk, sTitle, sAs, sBs, sTh, size, left, top, xC, yC, kwShown: null,
               colA: new Int16Array(mw * kw), colB: new Int16Array(kw * nw), colC: new Int16Array(mw * nw),
               colAs: new Int16Array(Tn * Tn), colBs: new Int16Array(Tn * Tn), colTh: new Int16Array(Tn * Tn) };
     // Pointer: hover says what a cell holds; a click on C or on a thread pins a thread.
@@ -226,25 +253,30 @@ function createTiledView({ model, el: host }) {
     // Global memory: panels, this phase's tiles, what moves now.
     const cA = built.colA, cB = built.colB, cC = built.colC;
     const aTile = at(S("a_tile"), i), bTile = at(S("b_tile"), i), cRect = at(S("c_rect"), i);
+    // Page 03 draws the tiles whole: a cell past a matrix's edge is white, or grey where this
+    // block's tile covers it (a padding zero stands in for it; in C, a ghost thread's element).
+    const past = outsideOf();
     for (let r = 0; r < mw; r++) {
       const gr = m0 + r, inRow = gr >= ar0 && gr < ar1;
       for (let c = 0; c < kw; c++) {
-        const gk = kw0 + c;
-        cA[r * kw + c] = inRow ? (gk >= kt0 && gk < kt1 ? aTile : C.PANEL) : C.IDLE;
+        const gk = kw0 + c, inTile = gk >= kt0 && gk < kt1;
+        cA[r * kw + c] = past.A(gr, gk) ? (inRow && inTile ? C.PADDING : C.OUTSIDE)
+          : inRow ? (inTile ? aTile : C.PANEL) : C.IDLE;
       }
     }
     for (let r = 0; r < kw; r++) {
       const gk = kw0 + r, inTile = gk >= kt0 && gk < kt1;
       for (let c = 0; c < nw; c++) {
         const gc = n0 + c, inCol = gc >= bc0 && gc < bc1;
-        cB[r * nw + c] = inCol ? (inTile ? bTile : C.PANEL) : C.IDLE;
+        cB[r * nw + c] = past.B(gk, gc) ? (inCol && inTile && kind !== "load_a" ? C.PADDING : C.OUTSIDE)
+          : inCol ? (inTile ? bTile : C.PANEL) : C.IDLE;
       }
     }
     for (let r = 0; r < mw; r++) {
       const gr = m0 + r, inRow = gr >= ar0 && gr < ar1;
       for (let c = 0; c < nw; c++) {
-        const gc = n0 + c;
-        cC[r * nw + c] = inRow && gc >= bc0 && gc < bc1 ? cRect : C.IDLE;
+        const gc = n0 + c, mine = inRow && gc >= bc0 && gc < bc1;
+        cC[r * nw + c] = past.C(gr, gc) ? (mine ? C.PADDING : C.OUTSIDE) : mine ? cRect : C.IDLE;
       }
     }
     const markA = (src) => {
@@ -255,8 +287,12 @@ function createTiledView({ model, el: host }) {
       const r = src[0], c = src[1];
       if (r >= 0 && r >= kw0 && r < kw1 && c >= n0 && c < n1) cB[(r - kw0) * nw + (c - n0)] = C.PINNED;
     };
-    const aSrc = (cell) => [at(A.a_src, tp, cell, 0), at(A.a_src, tp, cell, 1)];
-    const bSrc = (cell) => [at(A.b_src, tp, cell, 0), at(A.b_src, tp, cell, 1)];
+    // The element a cell was copied from; for a padding zero, where the index arithmetic pointed
+    // (past the edge: drawn on page 03 only).
+    const aSrc = (cell) => (at(A.a_src, tp, cell, 0) < 0 && A.a_want ? [at(A.a_want, tp, cell, 0), at(A.a_want, tp, cell, 1)]
+      : [at(A.a_src, tp, cell, 0), at(A.a_src, tp, cell, 1)]);
+    const bSrc = (cell) => (at(A.b_src, tp, cell, 0) < 0 && A.b_want ? [at(A.b_want, tp, cell, 0), at(A.b_want, tp, cell, 1)]
+      : [at(A.b_src, tp, cell, 0), at(A.b_src, tp, cell, 1)]);
     const own = at(A.store_cell, p);
     if (pin === PIN_STORE_A) markA(aSrc(own));
     if (pin === PIN_STORE_B) markB(bSrc(own));
@@ -268,9 +304,16 @@ function createTiledView({ model, el: host }) {
     if (cr >= m0 && cr < m1 && cc >= n0 && cc < n1) cC[(cr - m0) * nw + (cc - n0)] = C.PINNED;
     built.gA.paint(cA); built.gB.paint(cB); built.gC.paint(cC);
     // Values in small windows; C's once stored.
-    if (A.a_text) built.gA.label(Array.from({ length: mw * kw }, (_, j) => String(at(A.a_text, Math.floor(j / kw), kw0 + (j % kw)))));
-    if (A.b_text) built.gB.label(Array.from({ length: kw * nw }, (_, j) => String(at(A.b_text, kw0 + Math.floor(j / nw), j % nw))));
-    if (A.c_text) built.gC.label(Array.from({ length: mw * nw }, (_, j) => (kind === "store" && cC[j] !== C.IDLE ? String(A.c_text.data[j]) : "")));
+    if (A.a_text) built.gA.label(Array.from({ length: mw * kw }, (_, j) => {
+      const r = Math.floor(j / kw), c = j % kw;
+      return past.A(m0 + r, kw0 + c) ? "" : String(at(A.a_text, r, kw0 + c));
+    }));
+    if (A.b_text) built.gB.label(Array.from({ length: kw * nw }, (_, j) => {
+      const r = Math.floor(j / nw), c = j % nw;
+      return past.B(kw0 + r, n0 + c) ? "" : String(at(A.b_text, kw0 + r, c));
+    }));
+    if (A.c_text) built.gC.label(Array.from({ length: mw * nw }, (_, j) => (
+      kind === "store" && cC[j] !== C.IDLE && !past.C(m0 + Math.floor(j / nw), n0 + (j % nw)) ? String(A.c_text.data[j]) : "")));
     if (built.kwShown !== kw0) drawLines(kw0, kw1);
 
     // Shared memory: what each cell of As / Bs holds after this step.
@@ -334,14 +377,11 @@ function createTiledView({ model, el: host }) {
     }
     built.sAs.label(tAs); built.sBs.label(tBs); built.sTh.label(tTh);
     built.full = full;
-    const sTitle = meta.title_shared.replace(" · its", ` · As and Bs hold ${meta.hold_text[tp]} · its`);
-    if (built.sTitleText !== sTitle) {
-      built.sTitleText = sTitle;
-      if (!built.column) built.sTitle.textContent = sTitle;
-      else {
-        built.sTitle.textContent = "";
-        sTitle.split(" · ").forEach((part, j) => svg("tspan", { x: 4, dy: j ? 14 : 0 }, built.sTitle, part));
-      }
+    const sTitle = sharedTitleLines(shared, tp);
+    if (built.sTitleText !== sTitle.join("\n")) {
+      built.sTitleText = sTitle.join("\n");
+      built.sTitle.textContent = "";
+      sTitle.forEach((part, j) => svg("tspan", { x: 4, dy: j ? 14 : 0 }, built.sTitle, part));
     }
 
     // Label, running sum, code line, controls.
@@ -351,6 +391,13 @@ function createTiledView({ model, el: host }) {
     for (const line of built.codeLines) line.classList.toggle("hl", line.dataset.kind === kind);
     slider.value = String(g);
     pres.drew();
+  }
+
+  // Whether a global (row, col) of A, B or C lies past the matrix's edge (page 03 draws those).
+  function outsideOf() {
+    const E = meta.edges;
+    if (!E) return { A: () => false, B: () => false, C: () => false };
+    return { A: (r, k) => r >= E.m || k >= E.k, B: (k, c) => k >= E.k || c >= E.n, C: (r, c) => r >= E.m || c >= E.n };
   }
 
   function drawLines(kw0, kw1) {
@@ -376,7 +423,29 @@ function createTiledView({ model, el: host }) {
       seg(xC + d, top, xC + d, top + kw * size);            // B columns
       seg(xC + d, yC, xC + d, yC + mw * size);              // C columns
     }
+    // The edges of A, B and C inside the drawn tiles (page 03): a dark line, white past it.
+    const E = meta.edges;
+    if (E) {
+      const edge = (x1, y1, x2, y2) => svg("line", { x1, y1, x2, y2, stroke: "#111827", "stroke-width": 2, class: "explainer-edge" }, lines);
+      if (E.k > kw0 && E.k < kw1) {
+        const d = (E.k - kw0) * size;
+        edge(left + d, yC, left + d, yC + mw * size);
+        edge(xC, top + d, xC + nw * size, top + d);
+      }
+      if (E.m > m0 && E.m < m1) {
+        const d = (E.m - m0) * size;
+        edge(left, yC + d, left + kw * size, yC + d);
+        edge(xC, yC + d, xC + nw * size, yC + d);
+      }
+      if (E.n > n0 && E.n < n1) {
+        const d = (E.n - n0) * size;
+        edge(xC + d, top, xC + d, top + kw * size);
+        edge(xC + d, yC, xC + d, yC + mw * size);
+      }
+    }
     built.axK.textContent = meta.title_k[at(S("tp"), local())];
+    built.tickAk(kw0);
+    built.tickBk(kw0);
     built.kwShown = kw0;
   }
 
@@ -411,10 +480,21 @@ function createTiledView({ model, el: host }) {
   }
 
   function hoverText(name, r, c) {
-    if (name === "A") return `A[${meta.mwin[0] + r}][${at(A.kwin, at(S("tp"), local()), 0) + c}]`;
-    if (name === "B") return `B[${at(A.kwin, at(S("tp"), local()), 0) + r}][${meta.nwin[0] + c}]`;
+    const past = outsideOf(), k0 = at(A.kwin, at(S("tp"), local()), 0);
+    if (name === "A") {
+      const gr = meta.mwin[0] + r, gk = k0 + c;
+      return `A[${gr}][${gk}]` + (past.A(gr, gk) ? ` · outside A (${meta.M}×${meta.K}): a thread that loads it stores a padding zero` : "");
+    }
+    if (name === "B") {
+      const gk = k0 + r, gc = meta.nwin[0] + c;
+      return `B[${gk}][${gc}]` + (past.B(gk, gc) ? ` · outside B (${meta.K}×${meta.N}): a thread that loads it stores a padding zero` : "");
+    }
     if (name === "C") {
       const cell = `C[${meta.mwin[0] + r}][${meta.nwin[0] + c}]`;
+      if (past.C(meta.mwin[0] + r, meta.nwin[0] + c)) {
+        const who = at(A.c_owner, r, c, 2) < 0 ? "" : ` · its thread is a ghost (computes, stores nothing)${cBlockHeld(r, c) ? " · click to pin it" : ""}`;
+        return `${cell} · outside C (${meta.M}×${meta.N})${who}`;
+      }
       const obx = at(A.c_owner, r, c, 0), oby = at(A.c_owner, r, c, 1);
       if (cBlockHeld(r, c)) return `${cell} · click to pin its thread`;
       return `${cell} · block (x=${obx}, y=${oby}) is not held in this static page: pick a stored block`;

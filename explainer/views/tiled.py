@@ -35,7 +35,7 @@ from ..model import hazards as hz
 from .. import resources
 from ..model import (KERNELS, PAD, STEP_KINDS, Launch, Step, count_label, phase_label, phase_of_step, step_count,
                      steps_of_phases)
-from .common import (ACTIVE, HAZARD, IDLE, LEGEND, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED, WAITING,
+from .common import (ACTIVE, HAZARD, IDLE, LEGEND, OUTSIDE, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED, WAITING,
                      TEXT_MAX, TILE, demo_matrices, source_lines, window)
 from .payload import narrow, pack
 from .store import STATIC_BUDGET, BrowserView, state_key
@@ -132,6 +132,7 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
     L.check_thread(*thread)
     bx, by = int(block[0]), int(block[1])
     T, P = L.T, L.phases
+    outside = mark_ghosts  # page 03: ghost threads marked, and the tiles drawn whole, past the matrices' edges
     ch = chunk_of(L, min(max(phase, 0), P - 1))
     # Per-phase arrays also hold phase p0 - 1: at the chunk's first load Bs still holds it, and
     # phase p0's stores race with its reads in the variants without barrier 2.
@@ -185,6 +186,9 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
     br, bc = L.b_load(bx, phases[:, None], r_, c_)
     arrays["a_src"] = np.stack(np.broadcast_arrays(ar, ac), -1).astype(np.int32)
     arrays["b_src"] = np.stack(np.broadcast_arrays(br, bc), -1).astype(np.int32)
+    if outside:  # where the index arithmetic points when a padding zero is stored (past A's / B's edge)
+        arrays["a_want"] = np.stack(np.broadcast_arrays(*L.a_load(by, phases[:, None], r_, c_, checked=False)), -1).astype(np.int32)
+        arrays["b_want"] = np.stack(np.broadcast_arrays(*L.b_load(bx, phases[:, None], r_, c_, checked=False)), -1).astype(np.int32)
     a_val = np.where(ar == PAD, 0, A[np.maximum(ar, 0), np.maximum(ac, 0)]).astype(np.int64)
     b_val = np.where(br == PAD, 0, B[np.maximum(br, 0), np.maximum(bc, 0)]).astype(np.int64)
     arrays["a_val"], arrays["b_val"] = a_val.astype(np.int8), b_val.astype(np.int8)
@@ -231,14 +235,18 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
         arrays[f"{mode}_tp"] = (arrays[f"{mode}_phase"] - pbase).astype(np.int32)  # row of per-phase arrays
 
     # ---- global memory: windows, panels, tiles ------------------------------------------
+    # With ``outside`` (page 03) the windows reach the last tile's far edge, past A, B and C: the
+    # part of a tile that lies outside a matrix is drawn (where the padding zeros and the ghost
+    # threads' elements would be).
     cells = max(window_cells, T)
-    mw = window(L.M, by * T, T, cells)
-    nw = window(L.N, bx * T, T, cells)
-    kwins = np.array([window(L.K, int(t) * T, T, cells) for t in phases], np.int32)
+    ext = tuple(-(-n // T) * T for n in (L.M, L.N, L.K)) if outside else (L.M, L.N, L.K)
+    mw = window(ext[0], by * T, T, cells)
+    nw = window(ext[1], bx * T, T, cells)
+    kwins = np.array([window(ext[2], int(t) * T, T, cells) for t in phases], np.int32)
     arrays["kwin"] = kwins
-    arrays["k_tile"] = np.stack([phases * T, np.minimum(L.K, phases * T + T)], 1).astype(np.int32)
-    a_panel = (by * T, min(L.M, by * T + T))  # rows of A (and C) this block covers
-    b_panel = (bx * T, min(L.N, bx * T + T))  # columns of B (and C)
+    arrays["k_tile"] = np.stack([phases * T, np.minimum(ext[2], phases * T + T)], 1).astype(np.int32)
+    a_panel = (by * T, min(ext[0], by * T + T))  # rows of A (and C) this block covers
+    b_panel = (bx * T, min(ext[1], bx * T + T))  # columns of B (and C)
     # C window: the (block x, block y, thread) that owns each cell (scatter of model.c_index).
     gx, gy = L.grid
     owner = np.full((mw[1] - mw[0], nw[1] - nw[0], 3), -1, np.int32)
@@ -256,14 +264,21 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
     lines = {ax: [v for v in range(-(-lo // T) * T, hi + 1, T)] for ax, (lo, hi) in
              (("m", mw), ("n", nw), ("k", (klo, khi)))}
     drawn = {ax: (len(v) <= 100) for ax, v in lines.items()}
-    small_a = (mw[1] - mw[0]) <= TEXT_MAX and L.K <= TEXT_MAX
-    small_b = (nw[1] - nw[0]) <= TEXT_MAX and L.K <= TEXT_MAX
+    small_a = (mw[1] - mw[0]) <= TEXT_MAX and ext[2] <= TEXT_MAX
+    small_b = (nw[1] - nw[0]) <= TEXT_MAX and ext[2] <= TEXT_MAX
+    # Values of the window's elements (none past a matrix's edge: the view leaves those cells blank).
+    m_in, n_in = (min(mw[1], L.M) - mw[0]), (min(nw[1], L.N) - nw[0])
     if small_a:
-        arrays["a_text"] = A[mw[0]:mw[1], 0:L.K].astype(np.int8)
+        a_text = np.zeros((mw[1] - mw[0], ext[2]), np.int8)
+        a_text[:m_in, :L.K] = A[mw[0]:mw[0] + m_in, 0:L.K]
+        arrays["a_text"] = a_text
     if small_b:
-        arrays["b_text"] = B[0:L.K, nw[0]:nw[1]].astype(np.int8)
+        b_text = np.zeros((ext[2], nw[1] - nw[0]), np.int8)
+        b_text[:L.K, :n_in] = B[0:L.K, nw[0]:nw[0] + n_in]
+        arrays["b_text"] = b_text
     if (mw[1] - mw[0]) <= TEXT_MAX and (nw[1] - nw[0]) <= TEXT_MAX:
-        C = A[mw[0]:mw[1]].astype(np.int64) @ B[:, nw[0]:nw[1]].astype(np.int64)
+        C = np.zeros((mw[1] - mw[0], nw[1] - nw[0]), np.int64)
+        C[:m_in, :n_in] = A[mw[0]:mw[0] + m_in].astype(np.int64) @ B[:, nw[0]:nw[0] + n_in].astype(np.int64)
         arrays["c_text"] = C.astype(np.float64 if big else np.int32)
 
     def clip(lo, hi, n):
@@ -285,16 +300,18 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
         "a_panel": list(a_panel), "b_panel": list(b_panel),
         "lines": {ax: v if drawn[ax] else [] for ax, v in lines.items()},
         "title_global": f"Global memory · A is {L.M}×{L.K}, B is {L.K}×{L.N}, C is {L.M}×{L.N}",
-        "title_k": [f"A: column k{clip(int(lo), int(hi), L.K)}" for lo, hi in kwins],
-        "title_m": f"A / C: row{clip(*mw, L.M)}",
-        "title_n": f"B / C: column{clip(*nw, L.N)}",
+        "title_k": [f"A: column k{clip(int(lo), int(hi), ext[2])}" for lo, hi in kwins],
+        "title_m": f"A / C: row{clip(*mw, ext[0])}",
+        "title_n": f"B / C: column{clip(*nw, ext[1])}",
+        # where A, B and C end inside the drawn tiles (a dark line; past it, white: outside)
+        "edges": {"m": L.M, "n": L.N, "k": L.K} if outside else None,
         "title_shared": f"Shared memory of block (x={bx}, y={by}) · its {T * T} threads ({-(-T * T // 32)} warp{'s' if T * T > 32 else ''})",
         "label_all": T <= 8,  # names fit in every As / Bs cell
         "thread_text": T <= 16,
         "palette": PALETTE,
         "colours": {"IDLE": IDLE, "PANEL": PANEL, "TILE": TILE, "ACTIVE": ACTIVE, "PINNED": PINNED,
-                    "PADDING": PADDING, "STORED": STORED, "STALE": STALE, "HAZARD": HAZARD, "WAITING": WAITING},
-        "legend": [[c, t] for c, t in LEGEND],
+                    "PADDING": PADDING, "STORED": STORED, "STALE": STALE, "HAZARD": HAZARD, "WAITING": WAITING, "OUTSIDE": OUTSIDE},
+        "legend": [[c, t] for c, t in LEGEND] + ([[OUTSIDE, "outside A, B or C (past the dark line)"]] if outside else []),
         "code": [[no, text, kind] for no, text, kind in source_lines(KERNELS[L.kernel])],
         "summary": summary_html(L),
         "thread_range": f"threadIdx.x and threadIdx.y must be 0..{T - 1}",
