@@ -193,3 +193,21 @@ def test_static_calculator_fits_a_phone(page06, browser, page_errors):
         assert page_errors == []
     finally:
         context.close()
+
+
+def test_a_page_with_a_live_twin_sends_the_student_there(tmp_path):
+    """Exported with a live twin (what serve does), the calculator's lines name the live page,
+    not a command the student cannot run from a browser."""
+    import shutil
+
+    from explainer import resources
+    from explainer.app import export
+
+    src = tmp_path / "nb"
+    src.mkdir()
+    shutil.copy(resources.notebooks_dir() / NB, src)
+    export.export(tmp_path / "site", notebooks=src, log=lambda *_: None, live_prefix="/voila/render/")
+    state = _occupancy_state((tmp_path / "site" / "06_tile_size_and_occupancy.html").read_text(encoding="utf-8"))
+    for m in (state["traits"]["meta"], state["store"]["payloads"][0]["meta"]):  # what the view shows first, and after
+        assert perf.ELSEWHERE_SERVED in m["offer"] and perf.ELSEWHERE_SERVED in m["refuse"]
+        assert "tiled-explainer serve" not in m["offer"] + m["refuse"]

@@ -72,8 +72,8 @@ same work stand beside them. Its conclusion about “register tiling” does not
         ("code", "perf.lab_report_tables()"),
         ("md", """## Occupancy calculator
 
-Type a block's threads, shared bytes and registers per thread; the SM's resources decide how many
-blocks fit and which one runs out first."""),
+Give a block's threads, shared bytes and registers per thread (typed in the live app, chosen from
+menus in a static page); the SM's resources decide how many blocks fit and which one runs out first."""),
         ("code", "perf.occupancy_calculator()"),
     ],
     "07_arithmetic_intensity_and_roofline.ipynb": [

@@ -148,8 +148,13 @@ class _Page:
             raise ExportError(f"a {type(view).__name__} with nothing behind it has nothing to export")
         store = view.static_store(self.budget)
         if self.live_url:
+            from ..views.perf import ELSEWHERE, ELSEWHERE_SERVED
+
             for p in store["payloads"]:
                 p["meta"]["offline_note"] = OFFLINE_NOTE_SERVED
+                for key in ("offer", "refuse"):  # the occupancy calculator's lines
+                    if key in p["meta"]:
+                        p["meta"][key] = p["meta"][key].replace(ELSEWHERE, ELSEWHERE_SERVED)
         initial = store["payloads"][store["initial"]]
         traits = {"meta": {**initial["meta"], "start": view.meta.get("start"), "preset": view.meta.get("preset")},
                   "rev": 1, "error": "", "presets": offered_presets(view, store), "kernels": list(view.kernels),

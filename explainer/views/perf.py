@@ -224,12 +224,17 @@ def occupancy_table(threads=None, smem=None, regs=None) -> tuple[dict, dict[str,
                   f"threads / block in whole warps ({threads[0]} to {threads[-1]}), shared bytes / block up to "
                   f"{smem[-1]:,}, registers / thread in steps of {reg_step()} (a warp's registers are allocated "
                   f"{reg_step() * WARP_SIZE} at a time on {_words(_largest_unit())}) "
-                  "and each architecture's maximum. Other values need the live app (tiled-explainer serve) "
-                  "or JupyterLab."),
+                  f"and each architecture's maximum. Other values need {ELSEWHERE}."),
         "refuse": ("{field} {value} is not in this static page's table, which holds {values}; other values need "
-                   "the live app (tiled-explainer serve) or JupyterLab."),
+                   f"{ELSEWHERE}."),
     }
     return meta, arrays
+
+
+#: Where a static page sends a student for what it does not hold; a page exported with a live twin
+#: (``export --live-prefix``, what serve uses) says :data:`ELSEWHERE_SERVED` instead.
+ELSEWHERE = "the live app (tiled-explainer serve) or JupyterLab"
+ELSEWHERE_SERVED = "the live page (link at the top)"
 
 
 def occupancy_store(start: dict, budget: int = STATIC_BUDGET) -> dict:
