@@ -80,7 +80,7 @@ def test_the_tiled_page_embeds_the_models_payloads(exported):
         assert entry["key"] == tv.state_key("tiled", L, block)
         assert entry["thread"] == thread[0] + thread[1] * T
         p = store["payloads"][store["states"][entry["key"]]]
-        meta, arrays = tv.tiled_data(L, block, thread)
+        meta, arrays = tv.tiled_data(L, block, thread, exercise=True)  # page 02 holds its "Your turn"
         got = unpack(p["meta"]["arrays"], base64.b64decode(p["b64"]))
         assert set(got) == set(arrays)
         for k in arrays:

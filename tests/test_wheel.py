@@ -65,7 +65,7 @@ def test_sdist_and_wheel_carry_the_kernels_and_pages(dist):
     assert sorted(n[len("explainer/kernels/"):] for n in names if n.startswith("explainer/kernels/")) == kernels
     assert "tuned/warptile_tuned.cu" in kernels and "14_warptile.cu" in kernels
     assert sorted(n.split("/")[-1] for n in names if n.startswith("explainer/notebooks/")) == notebooks
-    for front in ("views/tiled.js", "views/common.js", "views/static.js", "views/page.css", "data/arches.json"):
+    for front in ("views/tiled.js", "views/common.js", "views/static.js", "views/quiz.js", "views/page.css", "data/arches.json"):
         assert f"explainer/{front}" in names, front
     assert not any(n.startswith(("kernels/", "notebooks/", "tests/")) for n in names)
     # the tuning tables the planner prefers travel gzipped (the H100's is 24 MB as text)

@@ -49,6 +49,9 @@ and the column of B it reads, and the other threads of its warp."""),
 `threadIdx.x` walks rows). The arithmetic is identical, but neighbouring lanes of a warp now read A
 elements K floats apart instead of sharing one, and B's neighbouring-column reads collapse onto a
 few addresses: the loads are no longer coalesced. The timing panel above measures what that costs."""),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("01_naive")'),
     ],
     "02_tiled.ipynb": [
         ("md", """# 2 · Shared-memory tiling
@@ -71,6 +74,9 @@ T threads of its column, so global loads drop by a factor of T and the DRAM-boun
 intensity rises from 0.25 to T/4 FLOP per byte. The table is computed by the execution model; it
 counts DRAM traffic only (caches make the naive kernel faster than this bound predicts)."""),
         ("code", "pages.reuse_table(1024, 1024, 1024)"),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("02_tiled")'),
     ],
 }
 

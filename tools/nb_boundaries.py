@@ -35,6 +35,9 @@ every element misses the last K mod T terms. The panels list those accesses (com
 model) and show the wrong C next to the right one. Out-of-range accesses are undefined
 behaviour, so the explainer only runs this kernel where they stay inside padded buffers."""),
         ("code", "edges.without_checks()"),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("03_boundaries")'),
     ],
     "04_barriers.ipynb": [
         ("md", """# 4 · Why two barriers per phase
@@ -63,5 +66,8 @@ every run and sometimes rarely. Removing barrier 2 is the subtle one: barrier 1 
 still holds everyone back, so only a short window is at risk. The table above counts, on a real
 GPU, how many of many runs gave a wrong C. A pass on your GPU proves nothing: since Volta the
 threads of a warp are scheduled independently and lockstep is not promised."""),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("04_barriers")'),
     ],
 }

@@ -41,6 +41,9 @@ after another (an *n-way conflict*). In the compute loop `sum += As[ty][k] * Bs[
 Neither conflicts. Storing B transposed and reading `Bs[tx][k]` would put a whole column, T words
 apart, into one warp: a T-way conflict at T = 32, which padding each row to T+1 words removes."""),
         ("code", "perf.bank_table()"),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("05_warps_and_coalescing")'),
     ],
     "06_tile_size_and_occupancy.ipynb": [
         ("md", """# 6 · Tile size and occupancy
@@ -75,6 +78,9 @@ same work stand beside them. Its conclusion about “register tiling” does not
 Give a block's threads, shared bytes and registers per thread (typed in the live app, chosen from
 menus in a static page); the SM's resources decide how many blocks fit and which one runs out first."""),
         ("code", "perf.occupancy_calculator()"),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("06_tile_size_and_occupancy")'),
     ],
     "07_arithmetic_intensity_and_roofline.ipynb": [
         ("md", """# 7 · Arithmetic intensity and the roofline
@@ -107,5 +113,8 @@ value more often: in DRAM (bigger block tiles move them right) and in shared mem
 (which the DRAM roofline does not see: they move up, towards the compute roof, at a similar
 intensity)."""),
         ("code", "perf.roofline_page()"),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("07_arithmetic_intensity_and_roofline")'),
     ],
 }

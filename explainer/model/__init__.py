@@ -11,6 +11,7 @@
 * :mod:`.memory` — one warp's global requests (sectors) and shared-memory banks.
 * :mod:`.hardware` — architecture presets (with sources) and occupancy.
 * :mod:`.roofline` — arithmetic intensity, peaks and the roofline bound.
+* :mod:`.questions` — predict, then reveal: each page's questions, answers and the model's reasons.
 """
 
 from __future__ import annotations

@@ -93,6 +93,7 @@ def tiled(**kw):
     if not {"M", "N", "K", "tile", "block", "thread"} & set(kw):
         M, N, K, T, block, thread = TiledStepper.PRESETS[TILED_OPENING]
         kw = dict(M=M, N=N, K=K, tile=T, block=block, thread=thread, **kw)
+    kw.setdefault("exercise", True)  # "Your turn": write the kernel's indices, checked thread by thread
     return W.VBox([
         TiledStepper(**kw).widget,
         TimingPanel(kernels=("naive", "tiled"), tiles=(16,), title="Measured: tiled vs naive vs cuBLAS").widget,
@@ -114,3 +115,11 @@ def reuse_table(M=1024, N=1024, K=1024, tiles=(1, 2, 4, 8, 16, 32)):
         f'<div style="font-size:12px;color:#4b5563">M={M}, N={N}, K={K}; naive: {naive["global_loads"]:,} loads, '
         f"{naive['flop_per_byte']:.2f} FLOP/B. Computed by explainer.model.</div>"
     )
+
+
+def quiz(page: str, seed: int = 1):
+    """"Your turn: predict, then check": the page's questions, answers computed by the model
+    (:mod:`explainer.pages.exercises`)."""
+    from .exercises import quiz as _quiz
+
+    return _quiz(page, seed)

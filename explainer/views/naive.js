@@ -37,6 +37,8 @@ function createNaiveView({ model, el: host }) {
   const text = el("div", { class: "explainer-naive-text", style: "font-size:14px;line-height:1.6" }, root);
   const legend = el("div", { class: "ex-legend-line", style: "font-size:12px;margin:4px 0" }, root);
   const figBox = el("div", { class: "explainer-naive-figs" }, root);
+  const turnBox = el("div", {}, root);  // "Your turn" (meta.exercise): the student's index expressions
+  let turn = null, mine = null;
   // Presenter mode (present.js): the figure full screen, what the pinned thread does beside it.
   const pres = presenter({ root, where: kernelRow, head: [kernelRow], figs: [figBox], side: [text], foot: [legend, errorLine] });
 
@@ -53,6 +55,11 @@ function createNaiveView({ model, el: host }) {
     p = start.thread != null ? start.thread : 0;
     build();
     syncControls();
+    if (meta.exercise && !turn) {
+      turn = indexExercise(turnBox, meta.exercise, { compare: compareTyped, onResult: (r) => { mine = r; draw(); },
+        answers: () => meta.exercise.answers, title: () => meta.exercise.title });
+    } else if (turn) turn.reset();
+    mine = null;
     draw();
     pres.refit();
   }
@@ -127,6 +134,9 @@ function createNaiveView({ model, el: host }) {
         cC[r * nw + c] = ob !== b ? C.IDLE : at(A.thr_warp, ob, op) === warp ? C.TILE : C.PANEL;
       }
     }
+    if (mine) {  // "draw my copies": C elements whose thread the student's row / col send elsewhere
+      for (let j = 0; j < mw * nw; j++) if (mine.wrongCell[j]) cC[j] = C.HAZARD;
+    }
     const cell = at(A.thr_cell, b, p), ar = at(A.thr_arow, b, p), bc = at(A.thr_bcol, b, p);
     if (at(A.thr_writes, b, p)) {
       if (ar >= 0) for (let k = 0; k < kw; k++) cA[ar * kw + k] = C.ACTIVE;
@@ -137,6 +147,60 @@ function createNaiveView({ model, el: host }) {
     text.innerHTML = describe();
     syncIds();
     for (const btn of kernelSeg.children) btn.classList.toggle("on", btn.dataset.value === meta.kernel);
+  }
+
+  // "Your turn": the student's expressions for every thread of every block drawn, against the
+  // model's row / col of each (thr_rc), and their loads for every k drawn (A[row][k], B[k][col]).
+  function compareTyped(e) {
+    const T = meta.T, nb = A.blocks.shape[0], nk = A.ks.shape[0], nw = A.cols.shape[0];
+    const who = (bi, q) => `block (x=${at(A.blocks, bi, 0)}, y=${at(A.blocks, bi, 1)}), thread (x=${at(A.thread_xy, q, 0)}, y=${at(A.thread_xy, q, 1)})`;
+    const env = (bi, q, k) => {
+      const v = { "blockIdx.x": at(A.blocks, bi, 0), "blockIdx.y": at(A.blocks, bi, 1), "threadIdx.x": at(A.thread_xy, q, 0),
+                  "threadIdx.y": at(A.thread_xy, q, 1), "blockDim.x": T, "blockDim.y": T, "gridDim.x": meta.grid[0],
+                  "gridDim.y": meta.grid[1], M: meta.M, N: meta.N, K: meta.K, k };
+      v.row = evalIndex(e.row, v);
+      v.col = evalIndex(e.col, v);
+      return v;
+    };
+    const count = (n, what) => `${n.toLocaleString("en-US")} ${what}${n === 1 ? "" : "s"}`;
+    const lines = [], wrongCell = new Uint8Array(A.rows.shape[0] * nw);
+    for (const [id, axis] of [["row", 0], ["col", 1]]) {
+      let wrong = 0, first = null;
+      for (let bi = 0; bi < nb; bi++) {
+        for (let q = 0; q < T * T; q++) {
+          const got = env(bi, q, 0)[id], want = at(A.thr_rc, bi, q, axis);
+          if (got === want) continue;
+          wrong++;
+          if (!first) first = `${who(bi, q)}: yours ${got}, the kernel's ${want}`;
+          const cell = at(A.thr_cell, bi, q);
+          if (cell >= 0) wrongCell[cell] = 1;
+        }
+      }
+      const all = (nb * T * T).toLocaleString("en-US");
+      lines.push({ id, ok: !wrong, text: wrong ? `${id}: ${count(wrong, "thread")} of ${all} wrong; ${first}`
+        : `${id}: right for all ${all} threads of the ${count(nb, "block")} drawn` });
+    }
+    for (const [which, ids, want] of [["A", ["a_r", "a_c"], (r, c, k) => [r, k]], ["B", ["b_r", "b_c"], (r, c, k) => [k, c]]]) {
+      let wrong = 0, all = 0, first = null;
+      for (let bi = 0; bi < nb; bi++) {
+        for (let q = 0; q < T * T; q++) {
+          if (!at(A.thr_writes, bi, q)) continue;  // outside C: the guard skips the loop
+          for (let j = 0; j < nk; j++) {
+            const k = at(A.ks, j), v = env(bi, q, k);
+            const r = evalIndex(e[ids[0]], v), c = evalIndex(e[ids[1]], v);
+            const [wr, wc] = want(at(A.thr_rc, bi, q, 0), at(A.thr_rc, bi, q, 1), k);
+            all++;
+            if (r !== wr || c !== wc) {
+              wrong++;
+              if (!first) first = `${who(bi, q)}, k = ${k}: yours ${which}[${r}][${c}], the kernel's ${which}[${wr}][${wc}]`;
+            }
+          }
+        }
+      }
+      lines.push({ id: ids[0], also: ids[1], ok: !wrong, text: `sum += …${which}[…][…]: ` + (wrong
+        ? `${count(wrong, "load")} of ${all.toLocaleString("en-US")} wrong; ${first}` : `right for every thread inside C, k = ${at(A.ks, 0)}..${at(A.ks, nk - 1)}`) });
+    }
+    return { lines, wrongCell };
   }
 
   function describe() {

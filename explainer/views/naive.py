@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import resources
 from ..model import WARP_SIZE, Launch, LaunchError, ceil_div
-from .common import ACTIVE, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, demo_matrices, whole, window
+from .common import ACTIVE, HAZARD, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, demo_matrices, whole, window
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView
 from .store import static_store as _static_store
@@ -36,6 +36,45 @@ FORMULAS = {
     "naive": ("blockIdx.y*blockDim.y + threadIdx.y", "blockIdx.x*blockDim.x + threadIdx.x"),
     "naive_col": ("blockIdx.y*blockDim.x + threadIdx.x", "blockIdx.x*blockDim.y + threadIdx.y"),
 }
+#: Names a blank of page 01's exercise may use (then row, col and k where the kernel has them).
+_BUILTINS = ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "blockDim.x", "blockDim.y",
+             "gridDim.x", "gridDim.y", "M", "N", "K"]
+
+
+def naive_exercise(kernel: str) -> dict:
+    """Page 01's "Your turn" (``views/yourturn.js``): the naive kernel's index lines with the
+    indices blank. ``answers`` are the kernel's own (:data:`FORMULAS`, for the mapping shown); the
+    browser checks what a student types against the model's arrays, thread by thread."""
+    fr, fc = FORMULAS[kernel]
+    blanks = {
+        "row": ("row", _BUILTINS, fr), "col": ("col", _BUILTINS, fc),
+        "a_r": ("A's row", _BUILTINS + ["row", "col", "k"], "row"), "a_c": ("A's column", _BUILTINS + ["row", "col", "k"], "k"),
+        "b_r": ("B's row", _BUILTINS + ["row", "col", "k"], "k"), "b_c": ("B's column", _BUILTINS + ["row", "col", "k"], "col"),
+    }
+
+    def b(i, width=16):
+        return {"id": i, "label": blanks[i][0], "width": width}
+
+    return {
+        "title": f"Your turn: write the indices of {kernel}",
+        "intro": ("Fill in each blank with a C expression over blockIdx, threadIdx, blockDim, gridDim, M, N, K "
+                  "(and row, col, k where the kernel has them), then Check: your indices are evaluated for every "
+                  "thread of the blocks drawn and compared with the kernel's. Enter checks too."),
+        "lines": [
+            ["const int row = ", b("row", 40), ";"],
+            ["const int col = ", b("col", 40), ";"],
+            ["if (row < M && col < N) {"],
+            ["    for (int k = 0; k < K; ++k)"],
+            ["        sum += A[ ", b("a_r"), " ][ ", b("a_c"), " ] * B[ ", b("b_r"), " ][ ", b("b_c"), " ];"],
+            ["    C[row][col] = sum;"],
+            ["}"],
+        ],
+        "labels": {i: v[0] for i, v in blanks.items()},
+        "names": {i: v[1] for i, v in blanks.items()},
+        "answers": {i: v[2] for i, v in blanks.items()},
+    }
+
+
 KERNEL_LABELS = {"naive": "naive (threadIdx.x → column)", "naive_col": "naive_col (threadIdx.x → row)"}
 LEGEND = [(PANEL, "this block's C tile"), (TILE, "C elements of the pinned thread's warp"),
           (ACTIVE, "what the pinned thread reads"), (PINNED, "the pinned thread's C element")]
@@ -119,8 +158,9 @@ def naive_data(L: Launch, block, window_cells: int = WINDOW_CELLS) -> tuple[dict
         "view": "naive", "kernel": L.kernel, "M": L.M, "N": L.N, "K": L.K, "T": T, "grid": [gx, gy],
         "block": [bx, by], "mwin": [m0, m1], "nwin": [n0, n1], "kwin": [k0, k1],
         "formula_row": fr, "formula_col": fc, "loads_per_output": 2 * L.K,
+        "exercise": naive_exercise(L.kernel),
         "palette": PALETTE, "legend": LEGEND,
-        "colours": {"IDLE": 0, "PANEL": PANEL, "TILE": TILE, "ACTIVE": ACTIVE, "PINNED": PINNED},
+        "colours": {"IDLE": 0, "PANEL": PANEL, "TILE": TILE, "ACTIVE": ACTIVE, "PINNED": PINNED, "HAZARD": HAZARD},
         "title": f"{L.kernel}: grid {gx}×{gy} blocks of {T}×{T} threads",
         "title_k": f"A: column k{clip(k0, k1, L.K)}",
         "title_m": f"A / C: row{clip(m0, m1, L.M)}",
@@ -156,7 +196,7 @@ class NaiveView(BrowserView):
     fills it."""
 
     NAME = "naive"
-    FRONT_END = ("common.js", "present.js", "naive.js")
+    FRONT_END = ("common.js", "present.js", "yourturn.js", "naive.js")
     _esm = resources.front_end(*FRONT_END)
 
 

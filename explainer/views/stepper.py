@@ -144,7 +144,7 @@ class TiledStepper:
     }
 
     def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), window_cells=48, per_k=True,
-                 kernel="tiled", mark_ghosts=False, presets=None, variants=()):
+                 kernel="tiled", mark_ghosts=False, presets=None, variants=(), exercise=False):
         # kernel: "tiled" or a barrier-less variant (explainer.model.TILED_BARRIERS; not the
         # unguarded one, whose reads leave A and B). mark_ghosts / the variant's hazards only
         # add marks (page 03 / 04); presets: extra entries for the Preset menu; variants: the
@@ -153,6 +153,7 @@ class TiledStepper:
 
         self.kernel = kernel
         self.mark_ghosts = mark_ghosts
+        self.exercise = exercise  # page 02's "Your turn": the student writes the kernel's indices
         if presets:
             self.PRESETS = {**self.PRESETS, **presets}
         self.window_cells = window_cells
@@ -212,7 +213,7 @@ class TiledStepper:
 
         index = max(0, int(index))
         meta, buf = tiled_payload(L, block, thread, phase_of_step(L, index, self.per_k),
-                                  window_cells=self.window_cells, mark_ghosts=self.mark_ghosts)
+                                  window_cells=self.window_cells, mark_ghosts=self.mark_ghosts, exercise=self.exercise)
         total = meta["steps"][self.mode]["total"]
         index = max(0, min(index, total - 1))
         self.L, self.block, self.thread, self.index = L, tuple(block), tuple(thread), index
@@ -328,7 +329,7 @@ class TiledStepper:
             (name, Launch(self.kernel, M, N, K, T), block, thread)
             for name, (M, N, K, T, block, thread) in self.PRESETS.items()]
         return static_store(self.variants or (self.kernel,), launches, (self.kernel, self.L, self.block, self.thread),
-                            budget, window_cells=self.window_cells, mark_ghosts=self.mark_ghosts)
+                            budget, window_cells=self.window_cells, mark_ghosts=self.mark_ghosts, exercise=self.exercise)
 
     @property
     def widget(self):

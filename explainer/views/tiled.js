@@ -85,7 +85,9 @@ function createTiledView({ model, el: host }) {
   const sharedBox = el("div", { class: "explainer-shared" }, root);
   const codeNote = el("div", { class: "ex-note" }, root);
   const code = el("pre", { class: "explainer-code" }, root);
+  const turnBox = el("div", {}, root);  // "Your turn" (meta.exercise): the student's index expressions
   const summary = el("div", { class: "explainer-summary" }, root);
+  let turn = null, mine = null;  // the exercise panel; the student's copies, drawn when asked
   // Presenter mode (present.js): the label, both figures and the code side by side, full screen.
   const pres = presenter({
     root, where: stepRow, head: [stepRow, toggleRow, presetSel, kernelLab], label: [labelBox], figs: [globalBox, sharedBox],
@@ -139,8 +141,31 @@ function createTiledView({ model, el: host }) {
     p = start.thread != null ? start.thread : 0;
     build();
     syncControls();
+    if (meta.exercise && !turn) turn = indexExercise(turnBox, meta.exercise, { compare: compareTyped, onResult: (r) => { mine = r; draw(); } });
+    else if (turn) turn.reset();
+    mine = null;  // a new payload (launch, block): check again to draw the copies
     draw();
+    reach();
   }
+
+  // "Show the step" (quiz.js): reach a launch, block, kernel, pinned thread and step, one request
+  // at a time, each asked like the student's own; a refusal ends it (done(false)).
+  let goal = null;
+  function reach() {
+    const w = goal;
+    if (!w || !meta) return;
+    if ([meta.M, meta.N, meta.K, meta.T].join() !== [w.M, w.N, w.K, w.T].join()) {
+      return ask({ cmd: "launch", M: w.M, N: w.N, K: w.K, T: w.T, block: w.block, mode });
+    }
+    if (String(meta.block) !== String(w.block)) return ask({ cmd: "block", block: w.block, thread: w.p, step: 0, mode });
+    if (meta.kernel !== w.kernel) return ask({ cmd: "kernel", name: w.kernel, thread: w.p, mode });
+    goal = null;
+    stop();
+    pin(w.p);
+    goTo(w.steps[mode]);
+    w.done(true);
+  }
+  function giveUp() { const w = goal; goal = null; if (w) w.done(false); }
 
   function steps() { return meta.steps[mode]; }
   function S(name) { return A[`${mode}_${name}`]; }
@@ -332,6 +357,11 @@ function createTiledView({ model, el: host }) {
         out[pos] = r < 0 ? C.PADDING : col;
         const v = at(which === "A" ? A.a_val : A.b_val, row, cell);
         full[which === "A" ? "As" : "Bs"][pos] = show === "values" ? String(v) : r < 0 ? "0 (pad)" : `${which}[${r}][${c}]`;
+        const yours = mine && mine[which][row * Tn * Tn + cell];
+        if (yours) {  // "draw my copies": the element the student's indices copy, red where it is not the kernel's
+          full[which === "A" ? "As" : "Bs"][pos] = `${which}[${yours[0]}][${yours[1]}]`;
+          if (yours[2]) out[pos] = C.HAZARD;
+        }
       }
     }
     const posOf = (cell) => at(A.cell_rc, cell, 0) * Tn + at(A.cell_rc, cell, 1);
@@ -613,7 +643,7 @@ function createTiledView({ model, el: host }) {
     askPython(model, msg, {
       busy: () => { labelStep.textContent = "computing…"; },
       loaded: () => { setError(""); load(); },
-      missing: (note) => { setError(`${note}${storedHint(msg)}`); syncControls(); },
+      missing: (note) => { setError(`${note}${storedHint(msg)}`); syncControls(); giveUp(); },
     });
   }
 
@@ -666,6 +696,77 @@ function createTiledView({ model, el: host }) {
       for (const name of kernels) el("option", { value: name }, kernelSel, name);
     }
     if (kernels.includes(meta.kernel)) kernelSel.value = meta.kernel;
+  }
+
+  // "Your turn": the student's expressions (parsed by yourturn.js) for every thread of this block,
+  // every phase the payload holds and every k, against what the model sent: the C element each
+  // thread owns (c_rc), the element each copies in each phase (a_src / b_src; for a padding zero
+  // the index it names, a_want / b_want), the cells each reads at step k (read_as / read_bs).
+  function compareTyped(e) {
+    const Tn = meta.T, [bx, by] = meta.block, nph = A.a_src.shape[0];
+    const who = (q) => `thread (x=${at(A.thread_xy, q, 0)}, y=${at(A.thread_xy, q, 1)})`;
+    const env = (q, t, k) => {
+      const tx = at(A.thread_xy, q, 0), ty = at(A.thread_xy, q, 1);
+      const v = { "blockIdx.x": bx, "blockIdx.y": by, "threadIdx.x": tx, "threadIdx.y": ty, "blockDim.x": Tn, "blockDim.y": Tn,
+                  "gridDim.x": meta.grid[0], "gridDim.y": meta.grid[1], tx, ty, TILE: Tn, M: meta.M, N: meta.N, K: meta.K, t, k };
+      v.row = evalIndex(e.row, v);
+      v.col = evalIndex(e.col, v);
+      return v;
+    };
+    const count = (n, what, many = `${what}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? what : many}`;
+    const lines = [];
+    // row and col: the C element each thread owns
+    for (const [id, axis] of [["row", 0], ["col", 1]]) {
+      let wrong = 0, first = null;
+      for (let q = 0; q < Tn * Tn; q++) {
+        const got = env(q, meta.pbase, 0)[id], want = at(A.c_rc, q, axis);
+        if (got !== want) { wrong++; if (!first) first = `${who(q)}: yours ${got}, the kernel's ${want}`; }
+      }
+      lines.push({ id, ok: !wrong, text: wrong ? `${id}: ${count(wrong, "thread")} of ${(Tn * Tn).toLocaleString("en-US")} wrong; ${first}`
+        : `${id}: right for all ${Tn * Tn} threads` });
+    }
+    // the copies into As and Bs, phase by phase
+    const copies = { A: new Array(nph * Tn * Tn), B: new Array(nph * Tn * Tn) };
+    for (const [which, ids, src, want] of [["A", ["a_r", "a_c"], A.a_src, A.a_want], ["B", ["b_r", "b_c"], A.b_src, A.b_want]]) {
+      let wrong = 0, first = null;
+      for (let tp = 0; tp < nph; tp++) {
+        for (let q = 0; q < Tn * Tn; q++) {
+          const v = env(q, meta.pbase + tp, 0), cell = at(A.store_cell, q);
+          const r = evalIndex(e[ids[0]], v), c = evalIndex(e[ids[1]], v);
+          const pad = at(src, tp, cell, 0) < 0;
+          const wr = pad ? at(want, tp, cell, 0) : at(src, tp, cell, 0), wc = pad ? at(want, tp, cell, 1) : at(src, tp, cell, 1);
+          const bad = r !== wr || c !== wc;
+          copies[which][tp * Tn * Tn + cell] = [r, c, bad];
+          if (bad) {
+            wrong++;
+            if (!first) first = `${who(q)}, phase t = ${meta.pbase + tp}: yours ${which}[${r}][${c}], the kernel's `
+              + `${which}[${wr}][${wc}]${pad ? ` (past ${which}'s edge: a padding zero)` : ""}`;
+          }
+        }
+      }
+      const text = `${which}s[ty][tx] = ${which}[…][…]: ` + (wrong ? `${count(wrong, "copy", "copies")} of ${(nph * Tn * Tn).toLocaleString("en-US")} wrong; ${first}`
+        : `right for all ${Tn * Tn} threads in ${count(nph, "phase")}`);
+      lines.push({ id: ids[0], also: ids[1], ok: !wrong, text });
+    }
+    // the reads of the compute loop, k = 0..T-1
+    for (const [which, ids, read] of [["As", ["as_r", "as_c"], A.read_as], ["Bs", ["bs_r", "bs_c"], A.read_bs]]) {
+      let wrong = 0, first = null;
+      for (let k = 0; k < Tn; k++) {
+        for (let q = 0; q < Tn * Tn; q++) {
+          const v = env(q, meta.pbase, k), cell = at(read, k, q);
+          const r = evalIndex(e[ids[0]], v), c = evalIndex(e[ids[1]], v);
+          const wr = at(A.cell_rc, cell, 0), wc = at(A.cell_rc, cell, 1);
+          if (r !== wr || c !== wc) {
+            wrong++;
+            if (!first) first = `${who(q)}, k = ${k}: yours ${which}[${r}][${c}], the kernel's ${which}[${wr}][${wc}]`;
+          }
+        }
+      }
+      const text = `sum += …${which}[…][…]: ` + (wrong ? `${count(wrong, "read")} of ${(Tn * Tn * Tn).toLocaleString("en-US")} wrong; ${first}`
+        : `right for all ${Tn * Tn} threads at every k`);
+      lines.push({ id: ids[0], also: ids[1], ok: !wrong, text });
+    }
+    return { lines, A: copies.A, B: copies.B };
   }
 
   function syncStoredBlocks() {
@@ -732,6 +833,7 @@ function createTiledView({ model, el: host }) {
   model.on("msg:custom", (msg) => {
     if (msg && msg.error != null) {
       setError(msg.error);
+      giveUp();
       if (meta) { syncControls(); labelStep.textContent = `step ${g + 1} of ${steps().total}`; }
     }
     if (msg && msg.go != null) goTo(msg.go);
@@ -757,6 +859,7 @@ function createTiledView({ model, el: host }) {
     state: () => ({ step: g, mode, thread: p, block: meta && meta.block, kernel: meta && meta.kernel }),
     present: pres,
     token: () => fly.active(),
+    show: (target, done = () => {}) => { goal = { ...target, done }; reach(); },
   };
   return () => { stop(); unkey(); fly.cancel(); pres.leave(); };
 }

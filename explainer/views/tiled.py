@@ -123,7 +123,7 @@ def _step_arrays(L: Launch, steps: list[Step]) -> dict[str, np.ndarray]:
 
 
 def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: int = 48,
-               mark_ghosts: bool = False, seed: int = 7) -> tuple[dict, dict[str, np.ndarray]]:
+               mark_ghosts: bool = False, seed: int = 7, exercise: bool = False) -> tuple[dict, dict[str, np.ndarray]]:
     """``(meta, arrays)`` for block ``block`` of ``L``, for the chunk of phases that holds
     ``phase``. ``meta`` is JSON; ``arrays`` go to the browser packed (:func:`payload.pack`)."""
     if not L.is_tiled or not L.guarded:
@@ -186,7 +186,7 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
     br, bc = L.b_load(bx, phases[:, None], r_, c_)
     arrays["a_src"] = np.stack(np.broadcast_arrays(ar, ac), -1).astype(np.int32)
     arrays["b_src"] = np.stack(np.broadcast_arrays(br, bc), -1).astype(np.int32)
-    if outside:  # where the index arithmetic points when a padding zero is stored (past A's / B's edge)
+    if outside or exercise:  # where the index arithmetic points when a padding zero is stored (past A's / B's edge)
         arrays["a_want"] = np.stack(np.broadcast_arrays(*L.a_load(by, phases[:, None], r_, c_, checked=False)), -1).astype(np.int32)
         arrays["b_want"] = np.stack(np.broadcast_arrays(*L.b_load(bx, phases[:, None], r_, c_, checked=False)), -1).astype(np.int32)
     a_val = np.where(ar == PAD, 0, A[np.maximum(ar, 0), np.maximum(ac, 0)]).astype(np.int64)
@@ -314,10 +314,60 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
         "legend": [[c, t] for c, t in LEGEND] + ([[OUTSIDE, "outside A, B or C (past the dark line)"]] if outside else []),
         "code": [[no, text, kind] for no, text, kind in source_lines(KERNELS[L.kernel])],
         "summary": summary_html(L),
+        "exercise": index_exercise() if exercise else None,
         "thread_range": f"threadIdx.x and threadIdx.y must be 0..{T - 1}",
         "block_range": f"blockIdx.x must be 0..{gx - 1} and blockIdx.y 0..{gy - 1}",
     }
     return meta, arrays
+
+
+#: Names a blank of the exercise may use: the kernel's built-ins and parameters, then what the
+#: kernel has defined by that line (row and col; the phase t; the step k of the compute loop).
+_BUILTINS = ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "blockDim.x", "blockDim.y",
+             "gridDim.x", "gridDim.y", "tx", "ty", "TILE", "M", "N", "K"]
+
+
+def index_exercise() -> dict:
+    """The "Your turn" panel of page 02 (``views/yourturn.js``): kernel 03's index lines with the
+    indices blank. ``answers`` are the kernel's own expressions (kernels/03_tiled.cu); the
+    browser checks what a student types against the model's arrays, not against these strings."""
+    blanks = {  # id: (label, names it may use, the kernel's expression)
+        "row": ("row", _BUILTINS, "blockIdx.y * TILE + threadIdx.y"),
+        "col": ("col", _BUILTINS, "blockIdx.x * TILE + threadIdx.x"),
+        "a_r": ("A's row", _BUILTINS + ["row", "col", "t"], "row"),
+        "a_c": ("A's column", _BUILTINS + ["row", "col", "t"], "t * TILE + threadIdx.x"),
+        "b_r": ("B's row", _BUILTINS + ["row", "col", "t"], "t * TILE + threadIdx.y"),
+        "b_c": ("B's column", _BUILTINS + ["row", "col", "t"], "col"),
+        "as_r": ("As row", _BUILTINS + ["row", "col", "t", "k"], "threadIdx.y"),
+        "as_c": ("As column", _BUILTINS + ["row", "col", "t", "k"], "k"),
+        "bs_r": ("Bs row", _BUILTINS + ["row", "col", "t", "k"], "k"),
+        "bs_c": ("Bs column", _BUILTINS + ["row", "col", "t", "k"], "threadIdx.x"),
+    }
+
+    def b(i, width=26):
+        return {"id": i, "label": blanks[i][0], "width": width}
+
+    return {
+        "title": "Your turn: write the tiled kernel's indices",
+        "intro": ("Fill in each blank with a C expression over blockIdx, threadIdx, blockDim, TILE, M, N, K "
+                  "(and row, col, t, k where the kernel has them), then Check: your indices are evaluated for "
+                  "every thread of this block, in every phase, and compared with the kernel's. Enter checks too."),
+        "lines": [
+            ["const int row = ", b("row", 34), ";"],
+            ["const int col = ", b("col", 34), ";"],
+            ["for (int t = 0; t < phases; ++t) {"],
+            ["    As[ty][tx] = A[ ", b("a_r", 22), " ][ ", b("a_c", 22), " ];   // a padding zero past A's edge"],
+            ["    Bs[ty][tx] = B[ ", b("b_r", 22), " ][ ", b("b_c", 22), " ];   // a padding zero past B's edge"],
+            ["    __syncthreads();"],
+            ["    for (int k = 0; k < TILE; ++k)"],
+            ["        sum += As[ ", b("as_r", 14), " ][ ", b("as_c", 14), " ] * Bs[ ", b("bs_r", 14), " ][ ", b("bs_c", 14), " ];"],
+            ["    __syncthreads();"],
+            ["}"],
+        ],
+        "labels": {i: v[0] for i, v in blanks.items()},
+        "names": {i: v[1] for i, v in blanks.items()},
+        "answers": {i: v[2] for i, v in blanks.items()},
+    }
 
 
 def summary_html(L: Launch) -> str:
@@ -364,7 +414,7 @@ class TiledView(BrowserView):
     :class:`explainer.views.stepper.TiledStepper` fills it."""
 
     NAME = "tiled"
-    FRONT_END = ("common.js", "present.js", "tiled.js")
+    FRONT_END = ("common.js", "present.js", "yourturn.js", "tiled.js")
     _esm = resources.front_end(*FRONT_END)
 
 

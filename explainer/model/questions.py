@@ -1,0 +1,958 @@
+"""Predict, then reveal: a few questions per page whose answers the model computes.
+
+Each generator is ``make(seed, pool=None) -> Question`` for one page (:data:`PAGES`): the seed
+draws a launch (or an architecture, a GPU) and a block, thread, phase or warp of it; every
+number of the answer comes from :mod:`explainer.model` (``Launch.c_index`` / ``c_owner`` /
+``a_load`` / ``b_load``, ``ThreadView.load`` / ``compute``, ``barriers_per_block``,
+:mod:`.hazards`, :mod:`.memory`, :func:`.hardware.occupancy`, ``Launch.stats``,
+:mod:`.roofline`), never written by hand. A ``pool`` (``(M, N, K, T, blocks)`` entries, ``blocks``
+None for every block of the grid) limits the launches and blocks to those a page's stepper holds
+(an exported static page holds only some); without one a launch is drawn freely.
+
+A :class:`Question` carries its prompt, the ``form`` of the answer a student types (see
+:func:`parse`), the answer, and ``why``: the model's reason per part of the answer, which a wrong
+answer gets, ending in the part the student typed (``row = blockIdx.y*blockDim.y + threadIdx.y =
+1*4 + 2 = 6, not 5``). ``show`` (stepper pages) names the block, thread and step of the page's
+stepper that shows the answer. The browser (``views/quiz.js``) reads and checks typed answers the
+same way as :func:`parse` / :meth:`Question.check` (a browser test holds the two together).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import hardware, hazards, memory, roofline
+from .launch import PAD, Launch, Step, count_label, phase_label, steps
+
+
+class AnswerError(ValueError):
+    """A typed answer that cannot be read as the question's form: one line that says why."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # "right" | "wrong" | "unreadable"
+    message: str
+
+
+@dataclass(frozen=True)
+class Question:
+    page: str
+    key: str
+    prompt: str
+    form: dict  # how a typed answer is read (parse)
+    answer: Any  # what parse() returns for the right answer
+    answer_text: str
+    why: tuple[str, ...]  # the model's reason, one per part of the answer
+    working: str  # the whole derivation (Reveal)
+    params: dict  # what the question was drawn with (launch, block, thread, phase, ...)
+    show: dict | None = None  # the page stepper's state that shows the answer
+
+    def parse(self, text: str):
+        return parse(self.form, text)
+
+    def check(self, text: str) -> Verdict:
+        return check(self, text)
+
+    def to_dict(self) -> dict:
+        return {"page": self.page, "key": self.key, "prompt": self.prompt, "form": self.form,
+                "answer": self.answer, "answer_text": self.answer_text, "why": list(self.why),
+                "working": self.working, "params": self.params, "show": self.show}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading what a student types (views/quiz.js reads it the same way)
+# ---------------------------------------------------------------------------------------------
+NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+GROUPED = re.compile(r"([0-9])[,_](?=[0-9]{3}(?![0-9]))")  # 1,048,576 -> 1048576 (single numbers only)
+CELL = re.compile(r"(?:\b(as|bs|a|b|c)\s*)?(?:\[\s*([0-9]+)\s*\]\s*\[\s*([0-9]+)\s*\]|\[\s*([0-9]+)\s*,\s*([0-9]+)\s*\]"
+                  r"|\(\s*([0-9]+)\s*,\s*([0-9]+)\s*\))", re.I)
+#: Words that stand for "no element" in a cells answer: a padding zero, or no C element at all.
+EMPTY_WORDS = {"pad": re.compile(r"0\s*\(\s*pad(?:ding)?\s*\)|\bpadding\s+zeros?\b|\bpad(?:ding)?\b|\bzero\b", re.I),
+               "none": re.compile(r"\bnone\b|\bnothing\b|\bno element\b", re.I)}
+EMPTY_TEXT = {"pad": "a padding zero", "none": "none"}
+NAMES = {"as": "As", "bs": "Bs", "a": "A", "b": "B", "c": "C"}
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _numbers(text: str) -> list[str]:
+    return NUMBER.findall(text)
+
+
+def _one_number(text: str, what: str = "number") -> str:
+    nums = _numbers(GROUPED.sub(r"\1", text))
+    if not nums:
+        raise AnswerError(f"Type one {what}.")
+    if len(nums) > 1:
+        raise AnswerError(f"Type one {what}; this has {len(nums)}: {', '.join(nums)}.")
+    return nums[0]
+
+
+def _cells(form: dict, text: str) -> list[tuple[int, str | None, list | None]]:
+    """``(position, name or None, [row, col] or None)`` of every element typed, in order."""
+    items = []
+    for m in CELL.finditer(text):
+        g = m.groups()
+        rc = next([int(g[i]), int(g[i + 1])] for i in (1, 3, 5) if g[i] is not None)
+        items.append((m.start(), NAMES[g[0].lower()] if g[0] else None, rc))
+    rest = text
+    for m in CELL.finditer(text):
+        rest = _blank(rest, m.start(), m.end())
+    empty = form.get("empty")
+    if empty:
+        for m in EMPTY_WORDS[empty].finditer(rest):
+            items.append((m.start(), None, None))
+        rest = EMPTY_WORDS[empty].sub(lambda m: " " * len(m.group(0)), rest)
+    loose = list(NUMBER.finditer(rest))
+    if any("." in m.group(0) for m in loose):
+        raise AnswerError("Rows and columns are whole numbers.")
+    if len(loose) % 2:
+        raise AnswerError(f"Type each element as {_example(form)}: a row and a column; "
+                          f"{len(loose)} number(s) here do not make whole pairs.")
+    for i in range(0, len(loose), 2):
+        items.append((loose[i].start(), None, [int(loose[i].group(0)), int(loose[i + 1].group(0))]))
+    return sorted(items, key=lambda it: it[0])
+
+
+def _example(form: dict) -> str:
+    return " and ".join(f"{n}[row][col]" for n in form["names"])
+
+
+def _describe(form: dict) -> str:
+    n = len(form["names"])
+    text = f"{'one element' if n == 1 else 'two elements' if n == 2 else f'{n} elements'}, {_example(form)}"
+    if form.get("empty") == "pad":
+        text += " (pad for a padding zero)"
+    elif form.get("empty") == "none":
+        text += ", or none"
+    return text
+
+
+def parse(form: dict, text: str):
+    """What ``text`` says in the question's ``form``, or :class:`AnswerError` with one line:
+
+    * ``int``: one whole number (``12``, ``12 barriers``, ``1,048,576``);
+    * ``number`` / ``percent``: one number (a percent may be typed as ``50%``, ``50`` or ``0.5``);
+    * ``ints``: ``n`` whole numbers in the order of ``names``, or each labelled once
+      (``lane 20, warp 1``, ``x=3, y=1``);
+    * ``cells``: one element per name of ``names``, as ``C[5][2]``, ``(5, 2)``, ``5,2``, ``5 2``
+      (named ones go to their name: ``B[4][9] and A[3][4]`` is read as A first); ``empty``
+      ("pad" / "none") names the word for no element; returns ``[[row, col] or None, ...]``;
+    * ``cellset``: named cells in any order (``As[2][1], Bs[2][1]``); returns them sorted;
+    * ``choice``: one of ``options`` (``[[key, label, [words...]], ...]``); returns its key.
+    """
+    kind = form["kind"]
+    if not text or not text.strip():
+        raise AnswerError("Type an answer first.")
+    if kind == "int":
+        num = _one_number(text, "whole number")
+        if "." in num:
+            raise AnswerError(f"Type a whole number, not {num}.")
+        return int(num)
+    if kind == "number":
+        return float(_one_number(text))
+    if kind == "percent":
+        num = _one_number(text)
+        value = float(num)
+        return value * 100 if "%" not in text and "." in num and value <= 1 else value
+    if kind == "ints":
+        names, n = form["names"], len(form["names"])
+        labelled = {}
+        for name in names:
+            hits = re.findall(r"\b" + re.escape(name) + r"\s*[=:]?\s*([0-9]+)", text, re.I)
+            if len(hits) == 1:
+                labelled[name] = int(hits[0])
+        if len(labelled) == n:
+            return [labelled[name] for name in names]
+        nums = _numbers(text)
+        if any("." in x for x in nums):
+            raise AnswerError("Type whole numbers.")
+        if len(nums) != n:
+            raise AnswerError(f"Type {n} whole numbers ({', '.join(names)}); this has {len(nums)}.")
+        return [int(x) for x in nums]
+    if kind == "cells":
+        items = _cells(form, text)
+        names = form["names"]
+        if len(items) != len(names):
+            raise AnswerError(f"Type {_describe(form)}; this has {len(items)}.")
+        slots: list = [None] * len(names)
+        filled = [False] * len(names)
+        for _, name, rc in items:
+            if name is None:
+                continue
+            if name not in names:
+                raise AnswerError(f"The question asks for {' and '.join(names)}, not {name}.")
+            i = names.index(name)
+            if filled[i]:
+                raise AnswerError(f"{name} is typed twice.")
+            slots[i], filled[i] = rc, True
+        for _, name, rc in items:
+            if name is None:
+                i = filled.index(False)
+                slots[i], filled[i] = rc, True
+        return slots
+    if kind == "cellset":
+        items = _cells(form, text)
+        if not items:
+            raise AnswerError(f"Type the cells, each as {' or '.join(f'{n}[row][col]' for n in form['names'])}.")
+        out = set()
+        for _, name, rc in items:
+            if name is None:
+                raise AnswerError(f"Name each cell: {' or '.join(f'{n}[row][col]' for n in form['names'])}.")
+            if name not in form["names"]:
+                raise AnswerError(f"The cells are in {' and '.join(form['names'])}, not {name}.")
+            out.add((name, rc[0], rc[1]))
+        return [list(c) for c in sorted(out)]
+    if kind == "choice":
+        # the option named first ("registers per thread": registers)
+        found = []
+        for key, _, words in form["options"]:
+            at = [m.start() for w in words for m in re.finditer(r"\b" + re.escape(w) + r"\b", text, re.I)]
+            if at:
+                found.append((min(at), key))
+        if not found:
+            raise AnswerError(f"Type one of: {', '.join(label for _, label, _ in form['options'])}.")
+        return min(found)[1]
+    raise ValueError(f"unknown answer form {kind!r}")
+
+
+def _cell_text(form: dict, name: str, rc) -> str:
+    return EMPTY_TEXT[form.get("empty") or "none"] if rc is None else f"{name}[{rc[0]}][{rc[1]}]"
+
+
+def check(q: Question, text: str) -> Verdict:
+    """Right, wrong (with the model's reason for each wrong part, ending in what was typed:
+    "..., not 5"), or unreadable (with :func:`parse`'s line)."""
+    try:
+        got = q.parse(text)
+    except AnswerError as e:
+        return Verdict("unreadable", str(e))
+    kind, form = q.form["kind"], q.form
+    right = f"Right: {q.answer_text}."
+    if kind in ("int", "choice"):
+        if got == q.answer:
+            return Verdict("right", right)
+        typed = str(got) if kind == "int" else next(label for key, label, _ in form["options"] if key == got)
+        return Verdict("wrong", f"{q.why[0]}, not {typed}.")
+    if kind in ("number", "percent"):
+        if abs(got - q.answer) <= form["tol"]:
+            return Verdict("right", right)
+        return Verdict("wrong", f"{q.why[0]}, not {text.strip()}.")
+    if kind == "ints":
+        wrong = [f"{q.why[i]}, not {got[i]}" for i in range(len(got)) if got[i] != q.answer[i]]
+        return Verdict("right", right) if not wrong else Verdict("wrong", "; ".join(wrong) + ".")
+    if kind == "cells":
+        wrong = [f"{q.why[i]}, not {_cell_text(form, form['names'][i], got[i])}"
+                 for i in range(len(got)) if got[i] != q.answer[i]]
+        return Verdict("right", right) if not wrong else Verdict("wrong", "; ".join(wrong) + ".")
+    if kind == "cellset":
+        want = {tuple(c) for c in q.answer}
+        have = {tuple(c) for c in got}
+        if want == have:
+            return Verdict("right", right)
+        parts = [q.why[0]]
+        missing, extra = sorted(want - have), sorted(have - want)
+        if missing:
+            parts.append("missing: " + ", ".join(f"{n}[{r}][{c}]" for n, r, c in missing))
+        if extra:
+            parts.append("not in the answer: " + ", ".join(f"{n}[{r}][{c}]" for n, r, c in extra))
+        return Verdict("wrong", "; ".join(parts) + ".")
+    raise ValueError(f"unknown answer form {kind!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing launches
+# ---------------------------------------------------------------------------------------------
+def _rng(seed: int, key: str) -> np.random.Generator:
+    """The draws of one question of one seed: independent of the other questions' draws."""
+    return np.random.default_rng([int(seed), zlib.crc32(key.encode())])
+
+
+def _choice(rng, items):
+    return items[int(rng.integers(len(items)))]
+
+
+def _launch(rng, kernel: str, pool=None, tiles=(2, 4, 8), edges: bool = True, phases: int = 1):
+    """``(Launch, blocks)``: from ``pool`` (its blocks, or every block) or drawn freely (T from
+    ``tiles``, M, N, K between T + 1 and 5T, so that T seldom divides them when ``edges``), with
+    at least ``phases`` phases for a tiled kernel."""
+    if pool:
+        fits = [p for p in pool if Launch(kernel, *p[:4]).phases >= phases or not Launch(kernel, *p[:4]).is_tiled]
+        M, N, K, T, blocks = _choice(rng, fits or list(pool))
+        L = Launch(kernel, M, N, K, T)
+    else:
+        T = int(_choice(rng, list(tiles)))
+        lo, hi = (T + 1, 5 * T) if edges else (T, 4 * T)
+        M, N = (int(v) for v in rng.integers(lo, hi + 1, size=2))
+        K = int(rng.integers(max(lo, phases * T - T + 1), max(hi, phases * T) + 1))
+        L, blocks = Launch(kernel, M, N, K, T), None
+    if blocks is None:
+        gx, gy = L.grid
+        blocks = [(x, y) for y in range(gy) for x in range(gx)]
+    return L, [tuple(b) for b in blocks]
+
+
+def _launch_params(L: Launch) -> dict:
+    return {"kernel": L.kernel, "M": L.M, "N": L.N, "K": L.K, "T": L.T}
+
+
+def _launch_text(L: Launch) -> str:
+    return f"M×N×K = {L.M}×{L.N}×{L.K}, T = {L.T} ({L.T}×{L.T} threads per block)"
+
+
+def stepper_target(L: Launch, block, thread, kind: str, phase: int | None = None, k: int | None = None) -> dict:
+    """Where the page's stepper shows something: the launch, the block, the pinned thread and
+    the step (its index in both stepper modes: one k per step, the whole loop per step)."""
+    loop_k = None if kind == "compute" else k
+    per_k = steps(L, per_k=True).index(Step(kind, phase, k))
+    loop = steps(L, per_k=False).index(Step(kind, phase, loop_k))
+    bx, by = (int(v) for v in block)
+    tx, ty = (int(v) for v in thread)
+    where = f"block (x={bx}, y={by}) · thread (x={tx}, y={ty}) pinned"
+    if kind == "store":
+        where += " · storing C"
+    else:
+        where += f" · {phase_label(phase, L.phases)}"
+        if k is not None:
+            where += f" · {count_label('k', k, L.T)}"
+    return {"view": "tiled", **_launch_params(L), "block": [bx, by], "thread": [tx, ty],
+            "p": int(L.linear_thread(tx, ty)), "steps": {"k": per_k, "loop": loop}, "where": where}
+
+
+def _question(page, key, prompt, form, answer, answer_text, why, params, show=None, working=None) -> Question:
+    why = tuple(why)
+    return Question(page, key, prompt, form, answer, answer_text, why,
+                    working if working is not None else "; ".join(why) + ".", params, show)
+
+
+# ---------------------------------------------------------------------------------------------
+# 01 · the naive kernel
+# ---------------------------------------------------------------------------------------------
+#: The naive kernels' index expressions, as kernels/01_naive.cu and 02_naive_col.cu write them.
+NAIVE_FORMULAS = {
+    "naive": ("blockIdx.y*blockDim.y + threadIdx.y", "blockIdx.x*blockDim.x + threadIdx.x"),
+    "naive_col": ("blockIdx.y*blockDim.x + threadIdx.x", "blockIdx.x*blockDim.y + threadIdx.y"),
+}
+
+
+def _naive_parts(L: Launch, bx, by, tx, ty) -> tuple[str, str]:
+    """``row = ... = v`` and ``col = ... = v``, the values from :meth:`Launch.c_index`."""
+    r, c = (int(v) for v in L.c_index(bx, by, tx, ty))
+    T = L.T
+    if L.kernel == "naive_col":
+        return (f"row = {NAIVE_FORMULAS[L.kernel][0]} = {by}*{T} + {tx} = {r}",
+                f"col = {NAIVE_FORMULAS[L.kernel][1]} = {bx}*{T} + {ty} = {c}")
+    return (f"row = {NAIVE_FORMULAS[L.kernel][0]} = {by}*{T} + {ty} = {r}",
+            f"col = {NAIVE_FORMULAS[L.kernel][1]} = {bx}*{T} + {tx} = {c}")
+
+
+def naive_element(seed: int, pool=None) -> Question:
+    """Which element of C thread (x, y) of block (x, y) computes (or none: outside C)."""
+    rng = _rng(seed, "01.element")
+    kernel = "naive_col" if rng.random() < 0.3 else "naive"
+    L, blocks = _launch(rng, kernel, pool, tiles=(4, 8, 16))
+    gx, gy = L.grid
+    # an edge block half the time: its threads may fall outside C
+    edge = [b for b in blocks if b[0] == gx - 1 or b[1] == gy - 1]
+    bx, by = _choice(rng, edge if edge and rng.random() < 0.5 else blocks)
+    tx, ty = (int(v) for v in rng.integers(0, L.T, size=2))
+    r, c = (int(v) for v in L.c_index(bx, by, tx, ty))
+    inside = bool(L.writes_c(bx, by, tx, ty))
+    row, col = _naive_parts(L, bx, by, tx, ty)
+    if inside:
+        why = f"{row} and {col}: C[{r}][{c}]"
+        answer, text = [[r, c]], f"C[{r}][{c}]"
+    else:
+        why = (f"{row} and {col}: C[{r}][{c}] lies outside the {L.M}×{L.N} matrix C, so the guard "
+               "if (row < M && col < N) skips the thread: none")
+        answer, text = [None], f"none (C[{r}][{c}] is outside C)"
+    mapping = "threadIdx.x walks columns" if kernel == "naive" else "threadIdx.x walks rows"
+    prompt = (f"Kernel {kernel} ({mapping}), {_launch_text(L)}. Which element of C does thread "
+              f"(x={tx}, y={ty}) of block (x={bx}, y={by}) compute? Type C[row][col], or none if it computes nothing.")
+    return _question("01_naive", "element", prompt, {"kind": "cells", "names": ["C"], "empty": "none"},
+                     answer, text, [why], {**_launch_params(L), "block": [bx, by], "thread": [tx, ty]})
+
+
+def naive_owner(seed: int, pool=None) -> Question:
+    """Which thread (block and thread index) computes C[row][col] (:meth:`Launch.c_owner`)."""
+    rng = _rng(seed, "01.owner")
+    kernel = "naive_col" if rng.random() < 0.3 else "naive"
+    L, _ = _launch(rng, kernel, pool, tiles=(4, 8, 16))
+    r, c = int(rng.integers(0, L.M)), int(rng.integers(0, L.N))
+    (bx, by), (tx, ty) = L.c_owner(r, c)
+    T = L.T
+    if kernel == "naive":
+        why = [f"blockIdx.x = col / blockDim.x = {c} / {T} = {bx}", f"blockIdx.y = row / blockDim.y = {r} / {T} = {by}",
+               f"threadIdx.x = col % blockDim.x = {c} % {T} = {tx}", f"threadIdx.y = row % blockDim.y = {r} % {T} = {ty}"]
+    else:  # threadIdx.x walks the rows of the block's tile
+        why = [f"blockIdx.x = col / {T} = {c} / {T} = {bx}", f"blockIdx.y = row / {T} = {r} / {T} = {by}",
+               f"threadIdx.x = row % {T} = {r} % {T} = {tx} (naive_col: threadIdx.x walks rows)",
+               f"threadIdx.y = col % {T} = {c} % {T} = {ty}"]
+    prompt = (f"Kernel {kernel}, {_launch_text(L)}. Which thread computes C[{r}][{c}]? Type its block and "
+              "thread: blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y (e.g. block (x, y), thread (x, y)).")
+    return _question("01_naive", "owner", prompt,
+                     {"kind": "ints", "names": ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y"]},
+                     [bx, by, tx, ty], f"block (x={bx}, y={by}), thread (x={tx}, y={ty})", why,
+                     {**_launch_params(L), "row": r, "col": c})
+
+
+def naive_grid(seed: int, pool=None) -> Question:
+    """gridDim = (x, y) of the launch."""
+    rng = _rng(seed, "01.grid")
+    L, _ = _launch(rng, "naive", pool, tiles=(4, 8, 16, 32))
+    gx, gy = L.grid
+    why = [f"gridDim.x = ceil(N / T) = ceil({L.N} / {L.T}) = {gx} (x covers the columns of C)",
+           f"gridDim.y = ceil(M / T) = ceil({L.M} / {L.T}) = {gy} (y covers the rows)"]
+    prompt = (f"Kernel naive, {_launch_text(L)}. How many blocks does the grid have in x and in y? "
+              "Type gridDim.x, gridDim.y.")
+    return _question("01_naive", "grid", prompt, {"kind": "ints", "names": ["gridDim.x", "gridDim.y"]},
+                     [gx, gy], f"gridDim = ({gx}, {gy}): {gx * gy} blocks", why, _launch_params(L))
+
+
+# ---------------------------------------------------------------------------------------------
+# 02 · the tiled kernel
+# ---------------------------------------------------------------------------------------------
+def _load_parts(L: Launch, bx, by, tx, ty, t) -> tuple[list, list, str, str]:
+    """What thread (tx, ty) of block (bx, by) copies in phase t (:meth:`ThreadView.load`), and
+    why, with the kernel's expressions."""
+    d = L.thread((bx, by), (tx, ty)).load(t)
+    T = L.T
+    a, b = d["a"], d["b"]
+    # the element the expression names, padding or not (the model without its guard)
+    raw = Launch("tiled_unguarded", L.M, L.N, L.K, T)
+    (ar, ac), (br, bc) = ((int(v) for v in raw.a_load(by, t, ty, tx)), (int(v) for v in raw.b_load(bx, t, ty, tx)))
+    why_a = f"As[{ty}][{tx}] gets A[blockIdx.y*T + threadIdx.y][t*T + threadIdx.x] = A[{by}*{T} + {ty}][{t}*{T} + {tx}]"
+    why_a += f" = A[{ar}][{ac}]" if a is not None else (
+        f" = A[{ar}][{ac}], outside the {L.M}×{L.K} matrix A: a padding zero")
+    why_b = f"Bs[{ty}][{tx}] gets B[t*T + threadIdx.y][blockIdx.x*T + threadIdx.x] = B[{t}*{T} + {ty}][{bx}*{T} + {tx}]"
+    why_b += f" = B[{br}][{bc}]" if b is not None else (
+        f" = B[{br}][{bc}], outside the {L.K}×{L.N} matrix B: a padding zero")
+    if a is not None:
+        assert [ar, ac] == a  # the expression and the model agree
+    if b is not None:
+        assert [br, bc] == b
+    return a, b, why_a, why_b
+
+
+def _cell(name, rc) -> str:
+    return "a padding zero" if rc is None else f"{name}[{rc[0]}][{rc[1]}]"
+
+
+def tiled_loads(seed: int, pool=None, page: str = "02_tiled", padding: bool = False) -> Question:
+    """Which A and B elements a thread copies into As / Bs in phase t (or a padding zero)."""
+    rng = _rng(seed, f"{page}.loads")
+    L, blocks = _launch(rng, "tiled", pool, tiles=(2, 4, 8))
+    # page 02: a thread whose copies are real elements; page 03: one with a padding zero, mostly
+    want_pad = padding and rng.random() < 0.75
+    for _ in range(64):
+        bx, by = _choice(rng, blocks)
+        tx, ty = (int(v) for v in rng.integers(0, L.T, size=2))
+        t = int(rng.integers(0, L.phases))
+        a, b, why_a, why_b = _load_parts(L, bx, by, tx, ty, t)
+        if (a is None or b is None) == want_pad:
+            break
+    pad_note = " Type pad for a padding zero." if padding else ""
+    prompt = (f"Kernel tiled, {_launch_text(L)}. In {phase_label(t, L.phases)}, which elements of A and B does "
+              f"thread (x={tx}, y={ty}) of block (x={bx}, y={by}) copy into As and Bs? "
+              f"Type A[row][col] and B[row][col].{pad_note}")
+    return _question(page, "loads", prompt, {"kind": "cells", "names": ["A", "B"], "empty": "pad"}, [a, b],
+                     f"{_cell('A', a)} into As[{ty}][{tx}] and {_cell('B', b)} into Bs[{ty}][{tx}]", [why_a, why_b],
+                     {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t},
+                     stepper_target(L, (bx, by), (tx, ty), "load_a", t))
+
+
+def tiled_reads(seed: int, pool=None) -> Question:
+    """At step k of phase t's compute loop: the A and B elements As[ty][k] and Bs[k][tx] hold
+    (:meth:`ThreadView.compute`)."""
+    rng = _rng(seed, "02.reads")
+    L, blocks = _launch(rng, "tiled", pool, tiles=(2, 4, 8))
+    for _ in range(64):
+        bx, by = _choice(rng, blocks)
+        tx, ty = (int(v) for v in rng.integers(0, L.T, size=2))
+        t, k = int(rng.integers(0, L.phases)), int(rng.integers(0, L.T))
+        d = L.thread((bx, by), (tx, ty)).compute(t, k)
+        if d["a"] is not None and d["b"] is not None and k not in (tx, ty):
+            break
+    a, b = d["a"], d["b"]
+    T = L.T
+    (i, j), (p, q) = d["as"], d["bs"]
+    why_a = (f"As[{i}][{j}] was stored by thread (x={j}, y={i}): "
+             f"A[{by}*{T} + {i}][{t}*{T} + {j}] = {_cell('A', a)}")
+    why_b = (f"Bs[{p}][{q}] was stored by thread (x={q}, y={p}): "
+             f"B[{t}*{T} + {p}][{bx}*{T} + {q}] = {_cell('B', b)}")
+    prompt = (f"Kernel tiled, {_launch_text(L)}. At {count_label('k', k, T)} of {phase_label(t, L.phases)}, thread "
+              f"(x={tx}, y={ty}) of block (x={bx}, y={by}) computes sum += As[ty][k] * Bs[k][tx]. Which elements of "
+              "A and B do those two cells hold? Type A[row][col] and B[row][col].")
+    return _question("02_tiled", "reads", prompt, {"kind": "cells", "names": ["A", "B"], "empty": "pad"}, [a, b],
+                     f"As[{i}][{j}] holds {_cell('A', a)}, Bs[{p}][{q}] holds {_cell('B', b)}", [why_a, why_b],
+                     {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t, "k": k},
+                     stepper_target(L, (bx, by), (tx, ty), "compute", t, k))
+
+
+def barrier_count(seed: int, pool=None, page: str = "02_tiled", kernels=("tiled",)) -> Question:
+    """How many barriers one block passes (:attr:`Launch.barriers_per_block`)."""
+    rng = _rng(seed, f"{page}.barriers")
+    kernel = _choice(rng, list(kernels))
+    L, blocks = _launch(rng, kernel, pool, tiles=(2, 4, 8))
+    bx, by = _choice(rng, blocks)
+    n, per = L.barriers_per_block, sum(L.barriers)
+    kept = {2: "both barriers", 1: "barrier 1 only" if L.barriers[0] else "barrier 2 only", 0: "no barrier"}[per]
+    why = (f"{kernel} keeps {kept}: {per} per phase × {L.phases} phases (ceil(K / T) = ceil({L.K} / {L.T})) = {n}")
+    prompt = (f"Kernel {kernel}, {_launch_text(L)}. How many times does one block wait at a __syncthreads() "
+              "barrier, from its first phase to its last?")
+    show = None
+    if per:  # the last barrier of the last phase
+        last = "barrier2" if L.barriers[1] else "barrier1"
+        show = stepper_target(L, (bx, by), (0, 0), last, L.phases - 1)
+    return _question(page, "barriers", prompt, {"kind": "int"}, n, f"{n} barriers", [why],
+                     {**_launch_params(L), "block": [bx, by]}, show)
+
+
+def tiled_reuse(seed: int, pool=None) -> Question:
+    """How many times each element of A is loaded over the launch: once per block column."""
+    rng = _rng(seed, "02.reuse")
+    L, _ = _launch(rng, "tiled", pool, tiles=(2, 4, 8, 16))
+    s = L.stats()
+    times = s["global_loads_a"] // (L.M * L.K)
+    assert times * L.M * L.K == s["global_loads_a"]
+    gx = L.grid[0]
+    why = (f"every block column loads all of A once, tile by tile, and there are gridDim.x = ceil(N / T) = "
+           f"ceil({L.N} / {L.T}) = {gx} block columns: {s['global_loads_a']:,} loads of A for its "
+           f"{L.M * L.K:,} elements = {times}")
+    prompt = (f"Kernel tiled, {_launch_text(L)}. Over the whole launch, how many times is each element of A loaded "
+              "from global memory?")
+    return _question("02_tiled", "reuse", prompt, {"kind": "int"}, times, f"{times} times", [why], _launch_params(L))
+
+
+# ---------------------------------------------------------------------------------------------
+# 03 · boundaries
+# ---------------------------------------------------------------------------------------------
+def _block_threads(L: Launch):
+    ty, tx = np.divmod(np.arange(L.T * L.T), L.T)
+    return tx, ty
+
+
+def ghost_count(seed: int, pool=None) -> Question:
+    """How many threads of block (x, y) own no element of C (:meth:`Launch.writes_c`)."""
+    rng = _rng(seed, "03.ghosts")
+    L, blocks = _launch(rng, "tiled", pool, tiles=(2, 4, 8))
+    gx, gy = L.grid
+    edge = [b for b in blocks if b[0] == gx - 1 or b[1] == gy - 1]
+    bx, by = _choice(rng, edge if edge and rng.random() < 0.8 else blocks)
+    tx, ty = _block_threads(L)
+    rows, cols = L.c_index(bx, by, tx, ty)
+    n = int(np.count_nonzero(~L.writes_c(bx, by, tx, ty)))
+    out_r = sorted({int(r) for r in rows if r >= L.M})
+    out_c = sorted({int(c) for c in cols if c >= L.N})
+    T = L.T
+    span = (f"block (x={bx}, y={by}) covers rows {by * T}..{by * T + T - 1} and columns {bx * T}..{bx * T + T - 1} "
+            f"of the {L.M}×{L.N} matrix C")
+    if out_r or out_c:
+        span += f"; {len(out_r)} of its rows and {len(out_c)} of its columns fall outside C"
+    why = f"{span}: {n} of its {T * T} threads own no element of C"
+    prompt = (f"Kernel tiled, {_launch_text(L)}. How many ghost threads (threads whose element of C lies outside C) "
+              f"does block (x={bx}, y={by}) have?")
+    return _question("03_boundaries", "ghosts", prompt, {"kind": "int"}, n, f"{n} ghost thread(s)", [why],
+                     {**_launch_params(L), "block": [bx, by]}, stepper_target(L, (bx, by), (0, 0), "load_a", 0))
+
+
+def padding_count(seed: int, pool=None) -> Question:
+    """How many padding zeros block (x, y) stores into As and Bs in phase t (``a_load`` /
+    ``b_load`` returning :data:`PAD`)."""
+    rng = _rng(seed, "03.padding")
+    L, blocks = _launch(rng, "tiled", pool, tiles=(2, 4, 8))
+    tx, ty = _block_threads(L)
+    for _ in range(64):
+        bx, by = _choice(rng, blocks)
+        t = int(rng.integers(0, L.phases))
+        na = int(np.count_nonzero(L.a_load(by, t, ty, tx)[0] == PAD))
+        nb = int(np.count_nonzero(L.b_load(bx, t, ty, tx)[0] == PAD))
+        if na + nb or rng.random() < 0.15:
+            break
+    raw = Launch("tiled_unguarded", L.M, L.N, L.K, L.T)  # the elements the expressions name, unguarded
+    ar, ac = raw.a_load(by, t, ty, tx)
+    br, bc = raw.b_load(bx, t, ty, tx)
+
+    def span(name, rows, cols, R, C):
+        r_out, c_out = int(np.count_nonzero(np.unique(rows) >= R)), int(np.count_nonzero(np.unique(cols) >= C))
+        return (f"{name} holds rows {int(rows.min())}..{int(rows.max())} and columns {int(cols.min())}..{int(cols.max())} "
+                f"of the {R}×{C} matrix {name[0]} ({r_out} row(s) and {c_out} column(s) outside)")
+
+    why = (f"{span('As', ar, ac, L.M, L.K)}: {na} padding zeros; {span('Bs', br, bc, L.K, L.N)}: {nb}; "
+           f"{na} + {nb} = {na + nb}")
+    prompt = (f"Kernel tiled, {_launch_text(L)}. In {phase_label(t, L.phases)}, how many padding zeros does block "
+              f"(x={bx}, y={by}) store into As and Bs together?")
+    return _question("03_boundaries", "padding", prompt, {"kind": "int"}, na + nb,
+                     f"{na + nb} ({na} in As, {nb} in Bs)", [why],
+                     {**_launch_params(L), "block": [bx, by], "phase": t},
+                     stepper_target(L, (bx, by), (0, 0), "load_b", t))
+
+
+# ---------------------------------------------------------------------------------------------
+# 04 · barriers
+# ---------------------------------------------------------------------------------------------
+def _access(L: Launch, tile: str, cell, phase: int) -> hazards.Access:
+    return next(a for a in hazards.accesses(L, phase) if a.tile == tile and a.cell == tuple(cell))
+
+
+def race_writer(seed: int, pool=None) -> Question:
+    """Without barrier 1: the thread whose store a reader may not wait for (the writer of the
+    cell it reads, :func:`hazards.accesses`)."""
+    rng = _rng(seed, "04.writer")
+    L, blocks = _launch(rng, "tiled_no_barrier1", pool, tiles=(2, 4, 8))
+    bx, by = _choice(rng, blocks)
+    T = L.T
+    for _ in range(64):
+        tx, ty = (int(v) for v in rng.integers(0, T, size=2))
+        t, k = int(rng.integers(0, L.phases)), int(rng.integers(0, T))
+        tile = _choice(rng, ["As", "Bs"])
+        d = L.thread((bx, by), (tx, ty)).compute(t, k)
+        cell = d["as"] if tile == "As" else d["bs"]
+        acc = _access(L, tile, cell, t)
+        if acc.writer != (tx, ty):
+            break
+    wx, wy = acc.writer
+    hz = [h for h in hazards.hazards(L, t) if h.tile == tile and h.cell == tuple(cell)
+          and h.kind == hazards.READ_BEFORE_WRITE]
+    assert hz and (tx, ty) in hz[0].readers
+    i, j = cell
+    expr = "As[ty][k]" if tile == "As" else "Bs[k][tx]"
+    why = [(f"{expr} is {tile}[{i}][{j}] and thread (x, y) stores {tile}[y][x], so its writer has x = {wx}, "
+            f"the column of {tile}[{i}][{j}]"), f"y = {wy}, its row"]
+    prompt = (f"Kernel tiled_no_barrier1 (barrier 1 removed), {_launch_text(L)}. At {count_label('k', k, T)} of "
+              f"{phase_label(t, L.phases)}, thread (x={tx}, y={ty}) reads {expr}. Which thread stores that cell? "
+              "Without barrier 1 the read may come before that store. Type its threadIdx: x, y.")
+    return _question("04_barriers", "writer", prompt, {"kind": "ints", "names": ["x", "y"]}, [wx, wy],
+                     f"thread (x={wx}, y={wy}), which stores {tile}[{i}][{j}]", why,
+                     {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t, "k": k, "tile": tile},
+                     stepper_target(L, (bx, by), (tx, ty), "compute", t, k))
+
+
+def race_warps(seed: int, pool=None) -> Question:
+    """Without barrier 1: how many of the threads that may read a cell too early run in another
+    warp than its writer (:attr:`hazards.Hazard.same_warp`)."""
+    rng = _rng(seed, "04.warps")
+    L, blocks = _launch(rng, "tiled_no_barrier1", pool, tiles=(4, 8, 16))
+    bx, by = _choice(rng, blocks)
+    T = L.T
+    t = int(rng.integers(0, L.phases))
+    tile = "Bs" if rng.random() < 0.7 else "As"
+    i, j = (int(v) for v in rng.integers(0, T, size=2))
+    h = next(h for h in hazards.hazards(L, t) if h.tile == tile and h.cell == (i, j)
+             and h.kind == hazards.READ_BEFORE_WRITE)
+    n = sum(not s for s in h.same_warp)
+    wx, wy = h.writer
+    w = int(L.warp_lane(wx, wy)[0])
+    who = f"the {T} threads of row y = {i}" if tile == "As" else f"the {T} threads of column x = {j}"
+    warps = sorted({int(L.warp_lane(x, y)[0]) for x, y in h.readers})
+    why = (f"{tile}[{i}][{j}] is read by {who}; besides its writer (x={wx}, y={wy}, warp {w}: linear id "
+           f"x + y*{T} = {int(L.linear_thread(wx, wy))}, / 32) that is {len(h.readers)} thread(s), in warp(s) "
+           f"{', '.join(map(str, warps))}: {n} in another warp")
+    prompt = (f"Kernel tiled_no_barrier1 (barrier 1 removed), {_launch_text(L)}. In {phase_label(t, L.phases)}, "
+              f"the threads that read {tile}[{i}][{j}] may read it before its writer stores it. How many of those "
+              "readers (the writer itself not counted) run in another warp than the writer?")
+    k = i if tile == "Bs" else j  # the compute step that reads the cell
+    reader = h.readers[0]
+    return _question("04_barriers", "warps", prompt, {"kind": "int"}, n, f"{n}", [why],
+                     {**_launch_params(L), "block": [bx, by], "phase": t, "tile": tile, "cell": [i, j]},
+                     stepper_target(L, (bx, by), reader, "compute", t, k))
+
+
+def overwrites(seed: int, pool=None) -> Question:
+    """Without barrier 2: the cells a thread may overwrite with phase t + 1's elements while
+    other threads still read phase t's (:func:`hazards.hazards`, write-before-read)."""
+    rng = _rng(seed, "04.overwrites")
+    L, blocks = _launch(rng, "tiled_no_barrier2", pool, tiles=(2, 4, 8), phases=2)
+    bx, by = _choice(rng, blocks)
+    T = L.T
+    tx, ty = (int(v) for v in rng.integers(0, T, size=2))
+    t = int(rng.integers(0, max(1, L.phases - 1)))
+    cells = sorted((h.tile, h.cell[0], h.cell[1]) for h in hazards.hazards(L, t)
+                   if h.kind == hazards.WRITE_BEFORE_READ and h.writer == (tx, ty))
+    answer = [list(c) for c in cells]
+    listed = " and ".join(f"{n}[{r}][{c}]" for n, r, c in cells) or "no cell"
+    why = (f"thread (x={tx}, y={ty}) stores only As[ty][tx] and Bs[ty][tx]; without barrier 2 its stores of "
+           f"{phase_label(t + 1, L.phases)} may land while the other threads of row y = {ty} still read "
+           f"As[{ty}][{tx}] (at k = {tx}) and those of column x = {tx} read Bs[{ty}][{tx}] (at k = {ty}): {listed}")
+    prompt = (f"Kernel tiled_no_barrier2 (barrier 2 removed), {_launch_text(L)}. Which cells of As and Bs may "
+              f"thread (x={tx}, y={ty}) overwrite with {phase_label(t + 1, L.phases)}'s elements while other threads "
+              f"still read those of phase t = {t}? Type them as As[row][col], Bs[row][col].")
+    return _question("04_barriers", "overwrites", prompt, {"kind": "cellset", "names": ["As", "Bs"]}, answer,
+                     listed, [why], {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t},
+                     stepper_target(L, (bx, by), (tx, ty), "load_a", t + 1))
+
+
+def variant_barriers(seed: int, pool=None) -> Question:
+    return barrier_count(seed, pool, page="04_barriers",
+                         kernels=("tiled", "tiled_no_barrier1", "tiled_no_barrier2"))
+
+
+# ---------------------------------------------------------------------------------------------
+# 05 · warps and coalescing
+# ---------------------------------------------------------------------------------------------
+def warp_lane(seed: int, pool=None) -> Question:
+    """Warp and lane of thread (x, y) (:meth:`Launch.warp_lane`)."""
+    rng = _rng(seed, "05.warp")
+    T = int(_choice(rng, [8, 16, 32]))
+    L = Launch("tiled", T, T, T, T)
+    tx, ty = (int(v) for v in rng.integers(0, T, size=2))
+    lin = int(L.linear_thread(tx, ty))
+    w, lane = (int(v) for v in L.warp_lane(tx, ty))
+    why = [f"linear id = threadIdx.x + threadIdx.y*blockDim.x = {tx} + {ty}*{T} = {lin}; warp = {lin} / 32 = {w}",
+           f"lane = {lin} % 32 = {lane}"]
+    prompt = (f"A block of {T}×{T} threads. In which warp, and at which lane, does thread (x={tx}, y={ty}) run? "
+              "Type warp, lane.")
+    return _question("05_warps_and_coalescing", "warp", prompt, {"kind": "ints", "names": ["warp", "lane"]},
+                     [w, lane], f"warp {w}, lane {lane}", why, {"T": T, "thread": [tx, ty]})
+
+
+def sectors(seed: int, pool=None) -> Question:
+    """How many 32-byte sectors one warp's request touches (:func:`memory.warp_request`)."""
+    rng = _rng(seed, "05.sectors")
+    kernel = _choice(rng, ["naive", "naive_col", "tiled"])
+    T = int(_choice(rng, [8, 16, 32]))
+    M, N, K = (int(v) for v in rng.integers(T + 1, 6 * T, size=3))
+    L = Launch(kernel, M, N, K, T)
+    access = _choice(rng, [a for a, _, _ in memory.ACCESSES[kernel]])
+    for _ in range(64):
+        bx, by = int(rng.integers(0, L.grid[0])), int(rng.integers(0, L.grid[1]))
+        warp = int(rng.integers(0, memory.warps_per_block(T)))
+        t = int(rng.integers(0, L.phases)) if L.is_tiled else 0
+        k = 0 if L.is_tiled else int(rng.integers(0, K))
+        r = memory.warp_request(L, access, (bx, by), warp, t=t, k=k)
+        if r.active:
+            break
+    ids = r.sector_ids
+    lanes = [x for x in r.lanes if x["element"]]
+    first, last = lanes[0], lanes[-1]
+    shown = ", ".join(map(str, ids[:8])) + (f", … ({len(ids)} in all)" if len(ids) > 8 else "")
+    why = (f"its {r.active} active lane(s) touch {r.distinct_addresses} distinct float(s), from "
+           f"{r.matrix}[{first['element'][0]}][{first['element'][1]}] (lane {first['lane']}, byte {first['address']}) "
+           f"to {r.matrix}[{last['element'][0]}][{last['element'][1]}] (lane {last['lane']}, byte {last['address']}); "
+           f"byte address / 32 gives sectors {shown}: {r.sectors}")
+    step = "" if r.matrix == "C" else f" at {phase_label(t, L.phases) if L.is_tiled else count_label('k', k, K)}"
+    prompt = (f"Kernel {kernel}, {_launch_text(L)}. Warp {warp} of block (x={bx}, y={by}) runs its {access} "
+              f"({r.code}){step}. How many 32-byte sectors does that request touch? (A row-major matrix starts "
+              "at byte 0; element [r][c] of a matrix with C columns sits at byte 4*(r*C + c).)")
+    return _question("05_warps_and_coalescing", "sectors", prompt, {"kind": "int"}, r.sectors,
+                     f"{r.sectors} sector(s) (the ideal is {r.ideal})", [why],
+                     {**_launch_params(L), "access": access, "block": [bx, by], "warp": warp, "t": t, "k": k})
+
+
+def bank_degree(seed: int, pool=None) -> Question:
+    """The bank conflict of a warp's shared read (:func:`memory.bank_access`)."""
+    rng = _rng(seed, "05.banks")
+    expr = _choice(rng, list(memory.SHARED_READS))
+    T = int(_choice(rng, [8, 16, 32]))
+    pad = int(_choice(rng, [0, 0, 1]))
+    warp = int(rng.integers(0, memory.warps_per_block(T)))
+    k = int(rng.integers(0, T))
+    b = memory.bank_access(expr, T, warp, k, pad)
+    tile = memory.SHARED_READS[expr][0]
+    per_bank: dict[int, set] = {}
+    for wd, bank in zip(b.words, b.banks):
+        per_bank.setdefault(bank, set()).add(wd)
+    worst = max(per_bank, key=lambda x: (len(per_bank[x]), -x))
+    why = (f"the lanes read {b.distinct_words} distinct word(s) (row*{T + pad} + col) in {b.banks_touched} bank(s) "
+           "(word % 32); ")
+    if b.degree == 1:
+        why += "no bank holds two different words of them: 1-way (no conflict)"
+    else:
+        words = sorted(per_bank[worst])
+        why += (f"bank {worst} holds {len(words)} different words ({', '.join(map(str, words[:6]))}"
+                f"{' …' if len(words) > 6 else ''}), served one after another: {b.degree}-way")
+    prompt = (f"float {tile}[{T}][{T + pad}]; warp {warp} of a {T}×{T} block reads {expr} at {count_label('k', k, T)}. "
+              "How many ways is its worst bank conflict? (1: no conflict; lanes reading the same word share it.)")
+    return _question("05_warps_and_coalescing", "banks", prompt, {"kind": "int"}, b.degree, f"{b.degree}-way", [why],
+                     {"expr": expr, "T": T, "pad": pad, "warp": warp, "k": k})
+
+
+# ---------------------------------------------------------------------------------------------
+# 06 · occupancy
+# ---------------------------------------------------------------------------------------------
+RESOURCE_WORDS = {
+    "threads": ("warps (threads) per SM", ["threads", "thread", "warps", "warp"]),
+    "blocks": ("resident blocks per SM (block slots)", ["blocks", "block", "block slots", "slots"]),
+    "shared": ("shared memory", ["shared", "shared memory", "smem"]),
+    "registers": ("registers", ["registers", "register", "regs", "reg"]),
+}
+
+
+def _occupancy_draw(rng):
+    arch = _choice(rng, list(hardware.arches()))
+    for _ in range(256):
+        if rng.random() < 0.5:  # the tiled kernel: T*T threads, 2*T*T floats of shared memory
+            T = int(_choice(rng, [8, 16, 32]))
+            threads, smem = T * T, Launch("tiled", T, T, T, T).shared_bytes_per_block
+        else:
+            threads = int(_choice(rng, [64, 96, 128, 192, 256, 384, 512, 768, 1024]))
+            smem = int(_choice(rng, [0, 1024, 4096, 8192, 12288, 16384, 24576, 32768, 49152]))
+        regs = int(_choice(rng, [16, 24, 32, 40, 48, 64, 96, 128]))
+        try:
+            o = hardware.occupancy(arch, threads, smem, regs)
+        except hardware.OccupancyError:
+            continue
+        if o.blocks_per_sm:  # (a block whose registers do not fit on the SM never launches)
+            return arch, threads, smem, regs, o
+    raise AssertionError("no valid occupancy draw")
+
+
+def _occupancy_prompt(arch, threads, smem, regs) -> str:
+    return (f"{hardware.arch(arch)['label']}: blocks of {threads} threads, {smem:,} bytes of shared memory per block, "
+            f"{regs} registers per thread.")
+
+
+def _limits_text(arch, o: hardware.Occupancy) -> str:
+    a = hardware.arch(arch)
+    parts = [f"warps: {a['max_warps_per_sm']} per SM / {o.warps_per_block} per block = {o.limits['threads']}",
+             f"block slots: {o.limits['blocks']}"]
+    if "shared" in o.limits:
+        parts.append(f"shared memory: {a['shared_per_sm']:,} bytes per SM hold {o.limits['shared']} block(s) of "
+                     f"{o.shared_bytes:,} (+ {a['reserved_shared_per_block']:,} reserved, in units of "
+                     f"{a['shared_alloc_unit']})")
+    if "registers" in o.limits:
+        parts.append(f"registers: {a['regs_per_sm']:,} per SM, {o.regs_per_thread} × 32 per warp (in units of "
+                     f"{a['reg_alloc_unit']}) → {o.limits['registers']} block(s)")
+    return "; ".join(parts)
+
+
+def blocks_per_sm(seed: int, pool=None) -> Question:
+    rng = _rng(seed, "06.blocks")
+    arch, threads, smem, regs, o = _occupancy_draw(rng)
+    why = f"{_limits_text(arch, o)}; the SM holds the smallest: {o.blocks_per_sm}"
+    prompt = f"{_occupancy_prompt(arch, threads, smem, regs)} How many blocks can one SM hold at once?"
+    return _question("06_tile_size_and_occupancy", "blocks", prompt, {"kind": "int"}, o.blocks_per_sm,
+                     f"{o.blocks_per_sm} block(s) per SM", [why],
+                     {"arch": arch, "threads": threads, "smem": smem, "regs": regs})
+
+
+def limiter(seed: int, pool=None) -> Question:
+    rng = _rng(seed, "06.limiter")
+    arch, threads, smem, regs, o = _occupancy_draw(rng)
+    why = f"{_limits_text(arch, o)}; the smallest, {o.blocks_per_sm}, comes from {RESOURCE_WORDS[o.limiter][0]}"
+    options = [[k, RESOURCE_WORDS[k][0], RESOURCE_WORDS[k][1]] for k in hardware.RESOURCES]
+    prompt = (f"{_occupancy_prompt(arch, threads, smem, regs)} Which resource runs out first: threads (warps), "
+              "block slots, shared memory or registers?")
+    return _question("06_tile_size_and_occupancy", "limiter", prompt, {"kind": "choice", "options": options},
+                     o.limiter, RESOURCE_WORDS[o.limiter][0], [why],
+                     {"arch": arch, "threads": threads, "smem": smem, "regs": regs})
+
+
+def occupancy_percent(seed: int, pool=None) -> Question:
+    rng = _rng(seed, "06.occupancy")
+    arch, threads, smem, regs, o = _occupancy_draw(rng)
+    pct = o.occupancy * 100
+    a = hardware.arch(arch)
+    why = (f"{o.blocks_per_sm} block(s) per SM ({_limits_text(arch, o)}) × {o.warps_per_block} warps = "
+           f"{o.active_warps} of {a['max_warps_per_sm']} warps = {o.occupancy:.0%}")
+    prompt = f"{_occupancy_prompt(arch, threads, smem, regs)} What is the occupancy (resident warps over the SM's maximum), in percent?"
+    return _question("06_tile_size_and_occupancy", "occupancy", prompt, {"kind": "percent", "tol": 0.51},
+                     pct, f"{o.occupancy:.0%}", [why],
+                     {"arch": arch, "threads": threads, "smem": smem, "regs": regs})
+
+
+# ---------------------------------------------------------------------------------------------
+# 07 · arithmetic intensity and the roofline
+# ---------------------------------------------------------------------------------------------
+#: GPUs the roofline questions draw (bandwidth GB/s, FP32 peak GFLOP/s): PMPP's A100 example and
+#: round figures of the same order; the question states them, the answer is computed from them.
+GPUS = ((roofline.PMPP_A100["bandwidth_gbs"], 19500.0), (900.0, 14000.0), (2000.0, 19500.0),
+        (3350.0, 60000.0), (1000.0, 30000.0))
+
+
+def _intensity_draw(rng):
+    T = int(_choice(rng, [4, 8, 16, 32]))
+    if rng.random() < 0.5:
+        n = int(_choice(rng, [256, 512, 1024, 2048, 4096]))
+        M = N = K = n
+    else:
+        M, N, K = (int(v) for v in rng.integers(T + 1, 40 * T, size=3))
+    return Launch("tiled", M, N, K, T)
+
+
+def _intensity_why(L: Launch) -> str:
+    s = L.stats()
+    gx, gy = L.grid
+    return (f"FLOP = 2·M·N·K = {s['flops']:,}; loads = gridDim.x·M·K + gridDim.y·K·N = {gx}·{L.M}·{L.K} + "
+            f"{gy}·{L.K}·{L.N} = {s['global_loads']:,} floats = {4 * s['global_loads']:,} bytes; "
+            f"{s['flops']:,} / {4 * s['global_loads']:,} = {s['flop_per_byte']:.3f} FLOP/B")
+
+
+def intensity(seed: int, pool=None) -> Question:
+    rng = _rng(seed, "07.intensity")
+    L = _intensity_draw(rng)
+    x = L.stats()["flop_per_byte"]
+    assert abs(x - roofline.intensity("tiled", L.M, L.N, L.K, L.T)) < 1e-12
+    prompt = (f"Kernel tiled, {_launch_text(L)}. How many FLOP per byte of global loads does it do (counting "
+              "every load as DRAM traffic)? Two decimals are enough.")
+    return _question("07_arithmetic_intensity_and_roofline", "intensity", prompt,
+                     {"kind": "number", "tol": max(0.01, 0.005 * x)}, x, f"{x:.3f} FLOP/B",
+                     [_intensity_why(L)], _launch_params(L))
+
+
+def bound(seed: int, pool=None) -> Question:
+    rng = _rng(seed, "07.bound")
+    L = _intensity_draw(rng)
+    bw, peak = _choice(rng, list(GPUS))
+    x = L.stats()["flop_per_byte"]
+    b = roofline.bound_gflops(x, bw, peak)
+    why = (f"intensity: {_intensity_why(L)}; bound = min(peak, intensity × bandwidth) = min({peak:,.0f}, "
+           f"{x:.3f} × {bw:,.0f}) = {b:,.0f} GFLOP/s")
+    prompt = (f"Kernel tiled, {_launch_text(L)}, on a GPU with {bw:,.0f} GB/s of DRAM bandwidth and an FP32 peak of "
+              f"{peak:,.0f} GFLOP/s. What bound does the roofline put on it, in GFLOP/s (within 1%)?")
+    return _question("07_arithmetic_intensity_and_roofline", "bound", prompt,
+                     {"kind": "number", "tol": 0.01 * b}, b, f"{b:,.0f} GFLOP/s", [why],
+                     {**_launch_params(L), "bandwidth_gbs": bw, "peak_gflops": peak})
+
+
+def bound_kind(seed: int, pool=None) -> Question:
+    rng = _rng(seed, "07.kind")
+    L = _intensity_draw(rng)
+    bw, peak = _choice(rng, list(GPUS))
+    x = L.stats()["flop_per_byte"]
+    ridge = roofline.ridge(bw, peak)
+    key = "memory" if roofline.bound_gflops(x, bw, peak) < peak else "compute"
+    why = (f"the ridge is peak / bandwidth = {peak:,.0f} / {bw:,.0f} = {ridge:.1f} FLOP/B and the kernel does "
+           f"{x:.2f} FLOP/B, {'below' if key == 'memory' else 'at or above'} it: {key}-bound")
+    options = [["memory", "memory-bound", ["memory", "bandwidth", "dram"]],
+               ["compute", "compute-bound", ["compute", "peak", "arithmetic", "flops"]]]
+    prompt = (f"Kernel tiled, {_launch_text(L)}, on a GPU with {bw:,.0f} GB/s and {peak:,.0f} GFLOP/s. By the roofline, "
+              "is it memory-bound or compute-bound?")
+    return _question("07_arithmetic_intensity_and_roofline", "kind", prompt, {"kind": "choice", "options": options},
+                     key, f"{key}-bound", [why], {**_launch_params(L), "bandwidth_gbs": bw, "peak_gflops": peak})
+
+
+# ---------------------------------------------------------------------------------------------
+PAGES: dict[str, tuple[Callable[..., Question], ...]] = {
+    "01_naive": (naive_element, naive_owner, naive_grid),
+    "02_tiled": (tiled_loads, tiled_reads, barrier_count, tiled_reuse),
+    "03_boundaries": (ghost_count, lambda seed, pool=None: tiled_loads(seed, pool, "03_boundaries", padding=True),
+                      padding_count),
+    "04_barriers": (race_writer, race_warps, overwrites, variant_barriers),
+    "05_warps_and_coalescing": (warp_lane, sectors, bank_degree),
+    "06_tile_size_and_occupancy": (blocks_per_sm, limiter, occupancy_percent),
+    "07_arithmetic_intensity_and_roofline": (intensity, bound, bound_kind),
+}
+
+
+def page_name(page: str) -> str:
+    """``"02_tiled"``, ``"02_tiled.ipynb"`` or ``"02"`` -> the key of :data:`PAGES`."""
+    stem = page[:-len(".ipynb")] if page.endswith(".ipynb") else page
+    hits = [p for p in PAGES if p == stem or p[:2] == stem]
+    if len(hits) != 1:
+        raise ValueError(f"no questions for page {page!r}; pages with questions: {', '.join(PAGES)}")
+    return hits[0]
+
+
+def questions(page: str, seed: int, pool=None) -> list[Question]:
+    """The questions of ``page`` for ``seed`` (``pool``: see the module doc)."""
+    return [make(int(seed), pool) for make in PAGES[page_name(page)]]

@@ -1,0 +1,435 @@
+"""Predict, then reveal: every question's answer is what the model computes, recomputed here a
+second way (from the materialised schedule, the thread views, the hazards' definition, the lanes'
+own addresses); typed answers are read in the spellings students use and garbage is refused with
+one line; a wrong answer's reason names the right value; the page's quiz view sends what the
+model made, live and for a static page."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from explainer.model import Launch, Step, hardware, schedule, steps
+from explainer.model import memory
+from explainer.model import questions as Q
+
+SEEDS = range(1, 41)
+ALL = [(page, seed) for page in Q.PAGES for seed in SEEDS]
+
+
+def _launch(p) -> Launch:
+    return Launch(p["kernel"], p["M"], p["N"], p["K"], p["T"])
+
+
+# ---- the answers, a second way -----------------------------------------------------------------
+def independent(q: Q.Question):
+    """The answer of ``q`` recomputed from its parameters without the generator's own path."""
+    p = q.params
+    if q.key == "element":
+        L = _launch(p)
+        sch = schedule(L)
+        (bx, by), (tx, ty) = p["block"], p["thread"]
+        r, c = int(sch.c_row[by, bx, ty, tx]), int(sch.c_col[by, bx, ty, tx])
+        return [[r, c]] if sch.writes_c[by, bx, ty, tx] else [None]
+    if q.key == "owner":
+        L = _launch(p)
+        sch = schedule(L)
+        hit = np.argwhere((sch.c_row == p["row"]) & (sch.c_col == p["col"]))
+        assert len(hit) == 1  # exactly one thread computes each element
+        by, bx, ty, tx = (int(v) for v in hit[0])
+        return [bx, by, tx, ty]
+    if q.key == "grid":
+        sch = schedule(_launch(p))
+        return [sch.c_row.shape[1], sch.c_row.shape[0]]
+    if q.key == "loads":
+        sch = schedule(_launch(p))
+        (bx, by), (tx, ty), t = p["block"], p["thread"], p["phase"]
+        a = (int(sch.a_row[by, bx, t, ty, tx]), int(sch.a_col[by, bx, t, ty, tx]))
+        b = (int(sch.b_row[by, bx, t, ty, tx]), int(sch.b_col[by, bx, t, ty, tx]))
+        return [None if a[0] < 0 else list(a), None if b[0] < 0 else list(b)]
+    if q.key == "reads":  # As[ty][k] holds what thread (k, ty) stored, Bs[k][tx] what thread (tx, k) stored
+        sch = schedule(_launch(p))
+        (bx, by), (tx, ty), t, k = p["block"], p["thread"], p["phase"], p["k"]
+        a = (int(sch.a_row[by, bx, t, ty, k]), int(sch.a_col[by, bx, t, ty, k]))
+        b = (int(sch.b_row[by, bx, t, k, tx]), int(sch.b_col[by, bx, t, k, tx]))
+        return [None if a[0] < 0 else list(a), None if b[0] < 0 else list(b)]
+    if q.key == "barriers":
+        return sum(s.kind in ("barrier1", "barrier2") for s in steps(_launch(p)))
+    if q.key == "reuse":  # how often each element of A appears among the tiles' loads
+        L = _launch(p)
+        sch = schedule(L)
+        ok = sch.a_row >= 0
+        counts = np.bincount((sch.a_row[ok] * L.K + sch.a_col[ok]).ravel(), minlength=L.M * L.K)
+        assert counts.min() == counts.max()
+        return int(counts[0])
+    if q.key == "ghosts":
+        sch = schedule(_launch(p))
+        bx, by = p["block"]
+        return int((~sch.writes_c[by, bx]).sum())
+    if q.key == "padding":
+        sch = schedule(_launch(p))
+        (bx, by), t = p["block"], p["phase"]
+        return int((sch.a_row[by, bx, t] < 0).sum() + (sch.b_row[by, bx, t] < 0).sum())
+    if q.key == "writer":  # the thread whose phase-t store lands in the cell the reader reads
+        L = _launch(p)
+        (bx, by), (tx, ty), t, k = p["block"], p["thread"], p["phase"], p["k"]
+        cell = (ty, k) if p["tile"] == "As" else (k, tx)
+        hits = [(x, y) for y in range(L.T) for x in range(L.T)
+                if tuple(L.thread((bx, by), (x, y)).load(t)["as" if p["tile"] == "As" else "bs"]) == cell]
+        assert len(hits) == 1
+        return list(hits[0])
+    if q.key == "warps":  # the readers of the cell at some k, minus its writer, in another warp
+        L = _launch(p)
+        (bx, by), t, (i, j) = p["block"], p["phase"], p["cell"]
+        name = "as" if p["tile"] == "As" else "bs"
+        readers = {(x, y) for y in range(L.T) for x in range(L.T) for k in range(L.T)
+                   if tuple(L.thread((bx, by), (x, y)).compute(t, k)[name]) == (i, j)}
+        writer = (j, i)
+        readers.discard(writer)
+        return sum((x + y * L.T) // 32 != (writer[0] + writer[1] * L.T) // 32 for x, y in readers)
+    if q.key == "overwrites":  # the cells it stores that another thread reads in the same phase
+        L = _launch(p)
+        (bx, by), (tx, ty), t = p["block"], p["thread"], p["phase"]
+        mine = L.thread((bx, by), (tx, ty)).load(t + 1)
+        out = []
+        for tile, key in (("As", "as"), ("Bs", "bs")):
+            cell = tuple(mine[key])
+            if any(tuple(L.thread((bx, by), (x, y)).compute(t, k)[key]) == cell and (x, y) != (tx, ty)
+                   for y in range(L.T) for x in range(L.T) for k in range(L.T)):
+                out.append([tile, *cell])
+        return sorted(out)
+    if q.key == "warp":
+        lin = p["thread"][0] + p["thread"][1] * p["T"]
+        return [lin // 32, lin % 32]
+    if q.key == "sectors":  # from each lane's own element, through the thread views
+        L = _launch(p)
+        (bx, by), t, k = p["block"], p["t"], p["k"]
+        matrix = {"A": "A", "B": "B", "C": "C"}[next(m for a, m, _ in memory.ACCESSES[L.kernel] if a == p["access"])]
+        cols = {"A": L.K, "B": L.N, "C": L.N}[matrix]
+        sectors = set()
+        for lane in range(32):
+            lin = p["warp"] * 32 + lane
+            tx, ty = lin % L.T, lin // L.T
+            if ty >= L.T:
+                continue
+            v = L.thread((bx, by), (tx, ty))
+            if matrix == "C" or not L.is_tiled:
+                if not v.writes_c:
+                    continue
+                r, c = v.c
+                el = (r, c) if matrix == "C" else (r, k) if matrix == "A" else (k, c)
+            else:
+                el = v.load(t)["a" if matrix == "A" else "b"]
+                if el is None:
+                    continue
+            sectors.add((el[0] * cols + el[1]) * 4 // 32)
+        return len(sectors)
+    if q.key == "banks":
+        T, pad = p["T"], p["pad"]
+        per_bank: dict = {}
+        for lane in range(32):
+            lin = p["warp"] * 32 + lane
+            tx, ty = lin % T, lin // T
+            if ty >= T:
+                continue
+            row, col = {"As[ty][k]": (ty, p["k"]), "Bs[k][tx]": (p["k"], tx), "Bs[tx][k]": (tx, p["k"])}[p["expr"]]
+            word = row * (T + pad) + col
+            per_bank.setdefault(word % 32, set()).add(word)
+        return max(len(s) for s in per_bank.values())
+    if q.key in ("blocks", "limiter", "occupancy"):
+        o = hardware.occupancy(p["arch"], p["threads"], p["smem"], p["regs"])
+        return {"blocks": o.blocks_per_sm, "limiter": o.limiter, "occupancy": 100 * o.occupancy}[q.key]
+    if q.key in ("intensity", "bound", "kind"):
+        L = _launch(p)
+        sch = schedule(L) if L.M * L.N * L.K <= 96 ** 3 else None
+        if sch is not None:
+            loads = int((sch.a_row >= 0).sum() + (sch.b_row >= 0).sum())
+        else:
+            gx, gy = L.grid
+            loads = gx * L.M * L.K + gy * L.K * L.N
+        x = 2 * L.M * L.N * L.K / (4 * loads)
+        if q.key == "intensity":
+            return x
+        b = min(p["peak_gflops"], x * p["bandwidth_gbs"])
+        if q.key == "bound":
+            return b
+        return "memory" if b < p["peak_gflops"] else "compute"
+    raise AssertionError(f"no second way for {q.key}")
+
+
+@pytest.mark.parametrize("page", list(Q.PAGES))
+def test_every_answer_is_the_models_computed_a_second_way(page):
+    seen = set()
+    for seed in SEEDS:
+        for q in Q.questions(page, seed):
+            got = independent(q)
+            if q.form["kind"] in ("number", "percent"):
+                assert math.isclose(got, q.answer, rel_tol=1e-3, abs_tol=1e-3), (seed, q.key, got, q.answer)
+            else:
+                assert got == q.answer, (seed, q.key, q.prompt, got, q.answer)
+            seen.add((q.key, json.dumps(q.answer)))
+    assert len(seen) > 2 * len(Q.PAGES[page])  # the seeds draw different answers
+
+
+def test_the_second_way_can_fail():
+    q = Q.questions("02_tiled", 3)[0]
+    moved = Q.Question(**{**q.__dict__, "params": {**q.params, "phase": (q.params["phase"] + 1) % 2,
+                                                   "thread": [(q.params["thread"][0] + 1) % q.params["T"], q.params["thread"][1]]}})
+    assert independent(moved) != q.answer
+    q = next(q for s in SEEDS for q in Q.questions("04", s) if q.key == "warps" and q.answer)
+    other = Q.Question(**{**q.__dict__, "params": {**q.params, "tile": "As" if q.params["tile"] == "Bs" else "Bs"}})
+    assert independent(other) != q.answer  # a cell of the other tile: its readers share a row, not a column
+
+
+def test_a_seed_always_draws_the_same_questions_and_another_seed_others():
+    for page in Q.PAGES:
+        a, b = Q.questions(page, 5), Q.questions(page, 5)
+        assert [x.to_dict() for x in a] == [x.to_dict() for x in b]
+        prompts = {tuple(q.prompt for q in Q.questions(page, s)) for s in range(1, 9)}
+        assert len(prompts) == 8, page  # 8 question sets, 8 different ones
+
+
+def test_questions_travel_as_json():
+    for page, seed in ALL:
+        for q in Q.questions(page, seed):
+            d = json.loads(json.dumps(q.to_dict()))
+            assert d["answer"] == q.answer and d["why"] and d["prompt"] and d["answer_text"]
+
+
+# ---- reading what a student types ---------------------------------------------------------------
+C = {"kind": "cells", "names": ["C"], "empty": "none"}
+AB = {"kind": "cells", "names": ["A", "B"], "empty": "pad"}
+
+
+@pytest.mark.parametrize("text", ["C[5][2]", "5,2", "(5, 2)", "5 2", "c[5][2]", "C[5, 2]", " C[5][2] ", "row 5, col 2",
+                                  "C(5,2)", "element C[5][2]."])
+def test_an_element_in_the_spellings_students_use(text):
+    assert Q.parse(C, text) == [[5, 2]]
+
+
+@pytest.mark.parametrize("text, want", [
+    ("A[3][4] and B[4][9]", [[3, 4], [4, 9]]),
+    ("B[4][9] and A[3][4]", [[3, 4], [4, 9]]),  # named ones go to their name
+    ("(3, 4), (4, 9)", [[3, 4], [4, 9]]),
+    ("3 4 4 9", [[3, 4], [4, 9]]),
+    ("A[3][4], pad", [[3, 4], None]),
+    ("pad and B[4][9]", [None, [4, 9]]),
+    ("a padding zero, B[4][9]", [None, [4, 9]]),
+    ("0 (pad) and 0 (pad)", [None, None]),
+    ("As gets A[3][4]; Bs gets B[4][9]", [[3, 4], [4, 9]]),
+])
+def test_two_elements_in_any_order_and_padding(text, want):
+    assert Q.parse(AB, text) == want
+
+
+def test_none_is_an_answer_for_a_thread_outside_C():
+    assert Q.parse(C, "none") == [None] and Q.parse(C, "nothing (outside C)") == [None]
+
+
+@pytest.mark.parametrize("form, text, says", [
+    (C, "banana", "Type one element, C[row][col], or none; this has 0."),
+    (C, "", "Type an answer first."),
+    (C, "C[5]", "1 number(s) here do not make whole pairs"),
+    (C, "5", "do not make whole pairs"),
+    (C, "A[5][2]", "The question asks for C, not A."),
+    (C, "1.5, 2", "whole numbers"),
+    (AB, "A[3][4]", "Type two elements, A[row][col] and B[row][col] (pad for a padding zero); this has 1."),
+    (AB, "A[1][2] and A[3][4]", "A is typed twice."),
+    (AB, "A[1][2] and C[3][4]", "not C"),
+    ({"kind": "int"}, "banana", "Type one whole number."),
+    ({"kind": "int"}, "2*4=8", "Type one whole number; this has 3: 2, 4, 8."),
+    ({"kind": "int"}, "3.5", "Type a whole number, not 3.5."),
+    ({"kind": "ints", "names": ["warp", "lane"]}, "1", "Type 2 whole numbers (warp, lane); this has 1."),
+    ({"kind": "cellset", "names": ["As", "Bs"]}, "(1, 2)", "Name each cell: As[row][col] or Bs[row][col]."),
+    ({"kind": "cellset", "names": ["As", "Bs"]}, "A[1][2]", "The cells are in As and Bs, not A."),
+    ({"kind": "choice", "options": [["memory", "memory-bound", ["memory"]], ["compute", "compute-bound", ["compute"]]]},
+     "no idea", "Type one of: memory-bound, compute-bound."),
+])
+def test_garbage_is_refused_with_one_line_that_says_why(form, text, says):
+    with pytest.raises(Q.AnswerError) as e:
+        Q.parse(form, text)
+    assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_numbers_labels_and_words():
+    assert Q.parse({"kind": "int"}, "12 barriers") == 12
+    assert Q.parse({"kind": "int"}, "1,048,576") == 1048576
+    ints = {"kind": "ints", "names": ["warp", "lane"]}
+    assert Q.parse(ints, "warp 1, lane 20") == [1, 20] == Q.parse(ints, "lane 20, warp 1") == Q.parse(ints, "(1, 20)")
+    xy = {"kind": "ints", "names": ["x", "y"]}
+    assert Q.parse(xy, "y=1, x=3") == [3, 1] == Q.parse(xy, "thread (x=3, y=1)") == Q.parse(xy, "3, 1")
+    assert Q.parse({"kind": "percent"}, "50%") == Q.parse({"kind": "percent"}, "0.5") == Q.parse({"kind": "percent"}, "50") == 50
+    assert Q.parse({"kind": "cellset", "names": ["As", "Bs"]}, "Bs[2][1], As[2][1] and As[2][1]") == [["As", 2, 1], ["Bs", 2, 1]]
+    limiter = next(q for q in Q.questions("06", 1) if q.key == "limiter")
+    assert Q.parse(limiter.form, "registers per thread") == "registers"  # the option named first
+    assert Q.parse(limiter.form, "Shared memory") == "shared" and Q.parse(limiter.form, "the warps") == "threads"
+
+
+# ---- checking: right, wrong with the model's reason, unreadable -----------------------------------
+def _typed(q: Q.Question) -> str:
+    """The right answer as a student might type it."""
+    kind, a = q.form["kind"], q.answer
+    if kind == "cells":
+        return " and ".join("pad" if q.form["empty"] == "pad" and rc is None else "none" if rc is None
+                            else f"{n}[{rc[0]}][{rc[1]}]" for n, rc in zip(q.form["names"], a))
+    if kind == "cellset":
+        return ", ".join(f"{n}[{r}][{c}]" for n, r, c in reversed(a))
+    if kind == "ints":
+        return ", ".join(map(str, a))
+    if kind == "choice":
+        return next(label for key, label, _ in q.form["options"] if key == a)
+    if kind == "percent":
+        return f"{a:.0f}%"
+    return f"{a:.2f}" if kind == "number" else str(a)
+
+
+def _wrong(q: Q.Question) -> tuple[str, str]:
+    """A wrong answer and the part of it the reason must end in."""
+    kind, a = q.form["kind"], q.answer
+    if kind == "int":
+        return str(a + 1), f", not {a + 1}."
+    if kind in ("number", "percent"):
+        x = f"{a * 1.5 + 7:.2f}"
+        return x, f", not {x}."
+    if kind == "ints":
+        bad = [a[0] + 1, *a[1:]]
+        return ", ".join(map(str, bad)), f", not {a[0] + 1}"
+    if kind == "cells":
+        n = q.form["names"][0]
+        rc = a[0]
+        bad = [rc[0] + 1, rc[1]] if rc is not None else [0, 0]
+        typed = " and ".join([f"{n}[{bad[0]}][{bad[1]}]"] + [f"{m}[{x[0]}][{x[1]}]" if x else "pad" for m, x in zip(q.form["names"][1:], a[1:])])
+        return typed, f", not {n}[{bad[0]}][{bad[1]}]"
+    if kind == "cellset":
+        n, r, c = a[0]
+        return f"{n}[{r + 1}][{c}]", f"not in the answer: {n}[{r + 1}][{c}]."
+    if kind == "choice":
+        other = next((key, label) for key, label, _ in q.form["options"] if key != a)
+        return other[1], f", not {other[1]}."
+    raise AssertionError(kind)
+
+
+EMPTY = {"pad": "a padding zero", "none": ": none"}
+
+
+def _right_value(q: Q.Question) -> str:
+    """How the reason spells the right value."""
+    kind, a = q.form["kind"], q.answer
+    if kind == "cells":  # the first part, the one _wrong changes
+        rc = a[0]
+        return f"{q.form['names'][0]}[{rc[0]}][{rc[1]}]" if rc is not None else EMPTY[q.form["empty"]]
+    if kind == "cellset":
+        n, r, c = a[0]
+        return f"{n}[{r}][{c}]"
+    if kind == "ints":
+        return f"= {a[0]}"
+    if kind == "choice":
+        return next(label for key, label, _ in q.form["options"] if key == a)
+    if kind == "percent":
+        return f"{a:.0f}%"
+    if kind == "number":
+        return f"{a:,.0f}" if q.key == "bound" else f"{a:.3f}"
+    return str(a)
+
+
+@pytest.mark.parametrize("page", list(Q.PAGES))
+def test_right_wrong_and_unreadable(page):
+    for seed in range(1, 13):
+        for q in Q.questions(page, seed):
+            v = q.check(_typed(q))
+            assert v.status == "right" and v.message == f"Right: {q.answer_text}.", (q.key, _typed(q), v)
+            typed, tail = _wrong(q)
+            v = q.check(typed)
+            assert v.status == "wrong", (q.key, typed, v)
+            assert tail in v.message and _right_value(q) in v.message, (q.key, typed, v.message)
+            assert "\n" not in v.message
+            v = q.check("banana?")
+            assert v.status == "unreadable" and v.message and "\n" not in v.message
+
+
+def test_the_reason_example_of_the_naive_page():
+    q = next(q for s in range(1, 60) for q in Q.questions("01", s) if q.key == "element" and q.answer[0]
+             and q.params["kernel"] == "naive")
+    (r, c), (_, by), (_, ty), T = q.answer[0], q.params["block"], q.params["thread"], q.params["T"]
+    v = q.check(f"C[{r + 1}][{c}]")
+    assert v.status == "wrong"
+    assert f"row = blockIdx.y*blockDim.y + threadIdx.y = {by}*{T} + {ty} = {r}" in v.message
+    assert v.message.endswith(f", not C[{r + 1}][{c}].")
+
+
+# ---- the stepper's steps ----------------------------------------------------------------------------
+def test_show_names_the_step_that_shows_the_answer():
+    shown = 0
+    for page in ("02_tiled", "03_boundaries", "04_barriers"):
+        for seed in range(1, 21):
+            for q in Q.questions(page, seed):
+                s = q.show
+                if s is None:
+                    continue
+                shown += 1
+                L = Launch(s["kernel"], s["M"], s["N"], s["K"], s["T"])
+                st, lp = steps(L)[s["steps"]["k"]], steps(L, per_k=False)[s["steps"]["loop"]]
+                assert (st.kind, st.phase) == (lp.kind, lp.phase)
+                assert s["p"] == s["thread"][0] + s["thread"][1] * L.T
+                p = q.params
+                if "phase" in p and q.key != "overwrites":
+                    assert st.phase == p["phase"] and f"phase t = {p['phase']} of 0..{L.phases - 1}" in s["where"]
+                if q.key == "overwrites":  # the next phase's store
+                    assert (st.kind, st.phase) == ("load_a", p["phase"] + 1)
+                if q.key in ("reads", "writer"):
+                    assert st == Step("compute", p["phase"], p["k"]) and tuple(s["thread"]) == tuple(p["thread"])
+                if q.key == "loads":
+                    assert st.kind == "load_a" and tuple(s["thread"]) == tuple(p["thread"])
+                if "block" in p:
+                    assert tuple(s["block"]) == tuple(p["block"]) and f"block (x={p['block'][0]}, y={p['block'][1]})" in s["where"]
+    assert shown > 100
+
+
+def test_a_pool_limits_launches_and_blocks():
+    pool = ((8, 8, 8, 4, None), (35, 79, 19, 8, ((3, 2),)))
+    for page in ("02_tiled", "03_boundaries", "04_barriers"):
+        for seed in range(1, 31):
+            for q in Q.questions(page, seed, pool):
+                p = q.params
+                shape = (p["M"], p["N"], p["K"], p["T"])
+                assert shape in {e[:4] for e in pool}, (q.key, shape)
+                if shape == (35, 79, 19, 8) and "block" in p:
+                    assert tuple(p["block"]) == (3, 2)
+                if q.show:
+                    assert (q.show["M"], q.show["N"], q.show["K"], q.show["T"]) == shape
+
+
+# ---- the view -----------------------------------------------------------------------------------------
+def test_the_quiz_view_live_and_static():
+    from explainer.views.quiz import STATIC_SETS, Quiz
+
+    quiz = Quiz("02_tiled", static_pool=((8, 8, 8, 4, None),))
+    meta = quiz.view.meta
+    assert [s["seed"] for s in meta["sets"]] == [1]
+    assert [q["answer"] for q in meta["sets"][0]["questions"]] == [q.answer for q in Q.questions("02_tiled", 1)]
+    rev = quiz.view.rev
+    quiz._on_msg(quiz.view, {"cmd": "another"}, [])  # "Another one", live
+    assert quiz.view.rev == rev + 1 and quiz.seed == 2
+    assert [q["prompt"] for q in quiz.view.meta["sets"][0]["questions"]] == [q.prompt for q in Q.questions("02_tiled", 2)]
+    store = quiz.static_store()
+    (payload,) = store["payloads"]
+    sets = payload["meta"]["sets"]
+    assert len(sets) == STATIC_SETS == 8
+    for s in sets:
+        assert [q["answer"] for q in s["questions"]] == [q.answer for q in Q.questions("02_tiled", s["seed"], ((8, 8, 8, 4, None),))]
+        assert all((q["params"]["M"], q["params"]["T"]) == (8, 4) for q in s["questions"])
+    assert "8 question sets" in payload["meta"]["exhausted"]
+
+
+def test_every_core_page_has_its_quiz_before_the_last_bar():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "notebooks"
+    for page in Q.PAGES:
+        cells = json.loads((root / f"{page}.ipynb").read_text(encoding="utf-8"))["cells"]
+        src = ["".join(c["source"]) for c in cells]
+        assert src[-2] == f'pages.quiz("{page}")', page
+        assert "Your turn: predict, then check" in src[-3]

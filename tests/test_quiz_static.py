@@ -1,0 +1,244 @@
+"""Predict, then reveal, in exported static pages (Chromium from ``file://``, every other request
+refused): the questions and answers the model computed for the embedded question sets, the
+browser's reading and checking of typed answers (the same as :mod:`explainer.model.questions`,
+spelling by spelling), the model's reason for a wrong answer, "Another one" through the sets, and
+"Show the step" moving the page's stepper to the block, thread and step that show the answer."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import export_pages
+from test_questions import _typed, _wrong
+
+from explainer.model import Launch
+from explainer.model import questions as Q
+from explainer.pages.exercises import stepper_pool
+from explainer.views.quiz import STATIC_SETS
+
+PAGES = ("02_tiled.ipynb", "04_barriers.ipynb", "06_tile_size_and_occupancy.ipynb")
+QUIZ = ".explainer-quiz"
+STEPPER = ".explainer-stepper"
+LABEL = f"{STEPPER} .explainer-step-label"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return export_pages(tmp_path_factory, *PAGES)
+
+
+def _states(html: str) -> dict[str, dict]:
+    """Each exported view's state, by the view's name."""
+    out = {}
+    for name, sid in re.findall(r'data-explainer-view="(\w+)" data-state="(ex-state-\d+)"', html):
+        m = re.search(rf'<script type="application/json" id="{sid}">(.*?)</script>', html, re.S)
+        out[name] = json.loads(m.group(1).replace("<\\/", "</"))
+    return out
+
+
+@pytest.mark.parametrize("nb", PAGES)
+def test_the_page_embeds_the_models_question_sets(site, nb):
+    page = nb[:-len(".ipynb")]
+    states = _states((site / f"{page}.html").read_text(encoding="utf-8"))
+    (payload,) = states["quiz"]["store"]["payloads"]
+    sets = payload["meta"]["sets"]
+    pool = stepper_pool() if "tiled" in states else None
+    assert [s["seed"] for s in sets] == list(range(1, STATIC_SETS + 1))
+    for s in sets:
+        want = [q.to_dict() for q in Q.questions(page, s["seed"], pool)]
+        assert [{k: v for k, v in q.items() if k != "hint"} for q in s["questions"]] == json.loads(json.dumps(want))
+    assert len({json.dumps([q["prompt"] for q in s["questions"]]) for s in sets}) == STATIC_SETS
+    if "tiled" in states:  # every step to show is one the page's stepper holds
+        held = states["tiled"]["store"]["states"]
+        targets = [q["show"] for s in sets for q in s["questions"] if q["show"]]
+        assert len(targets) >= 2 * STATIC_SETS
+        for t in targets:
+            key = "|".join(str(v) for v in (t["kernel"], t["M"], t["N"], t["K"], t["T"], *t["block"]))
+            assert key in held, key
+    else:
+        assert not any(q["show"] for s in sets for q in s["questions"])
+
+
+# ---- in the browser -------------------------------------------------------------------------------
+@pytest.fixture
+def file_page(browser, page_errors):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    outside: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith("file://"):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
+    page.on("console", lambda m: page_errors.append(f"console.error: {m.text}") if m.type == "error" else None)
+    page.outside = outside
+    yield page
+    context.close()
+
+
+def _open(page, site, name):
+    page.goto((site / f"{name}.html").as_uri())
+    page.locator(f"{QUIZ} .explainer-quiz-q").first.wait_for(timeout=10_000)
+    return _states((site / f"{name}.html").read_text(encoding="utf-8"))["quiz"]["store"]["payloads"][0]["meta"]["sets"]
+
+
+def _question(page, i):
+    return page.locator(f"{QUIZ} .explainer-quiz-q").nth(i)
+
+
+@pytest.mark.browser
+def test_check_reason_another_one_and_show_the_step_on_page_02(site, file_page, page_errors):
+    page = file_page
+    sets = _open(page, site, "02_tiled")
+    page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=10_000)
+    assert page.locator(f"{QUIZ} .explainer-quiz-set").inner_text() == f"Question set 1 of {STATIC_SETS}"
+    first = Q.questions("02_tiled", 1, stepper_pool())
+    q, box = first[0], _question(page, 0)
+    assert q.key == "loads" and box.locator(".explainer-quiz-prompt").inner_text() == q.prompt
+
+    # Garbage: one line that says why, from the same reading as the model's.
+    box.locator("input").fill("banana")
+    box.locator(".explainer-quiz-check").click()
+    assert box.locator(".explainer-quiz-error").inner_text() == f"⚠ {q.check('banana').message}"
+    assert box.locator(".explainer-quiz-verdict").inner_text() == ""
+    # A wrong answer (Enter checks): the model's reason, naming the right element and what was typed.
+    (ar, ac), b = q.answer[0], q.answer[1]
+    typed = f"A[{ar + 1}][{ac}] and B[{b[0]}][{b[1]}]"
+    box.locator("input").fill(typed)
+    assert box.locator(".explainer-quiz-error").inner_text() == ""  # typing clears the last line
+    box.locator("input").press("Enter")
+    verdict = box.locator(".explainer-quiz-verdict").inner_text()
+    assert verdict == f"✗ {q.check(typed).message}"
+    assert verdict.endswith(f"= A[{ar}][{ac}], not A[{ar + 1}][{ac}].") and verdict.count(", not ") == 1  # B was right
+    # The right answer, named the other way round.
+    box.locator("input").fill(f"B[{b[0]}][{b[1]}], A[{ar}][{ac}]")
+    box.locator("input").press("Enter")
+    assert box.locator(".explainer-quiz-verdict").inner_text() == f"✓ Right: {q.answer_text}."
+
+    # Show the step: the stepper moves to the block, the thread and the load of phase t.
+    bx, by = q.params["block"]
+    tx, ty = q.params["thread"]
+    t, P = q.params["phase"], Launch("tiled", q.params["M"], q.params["N"], q.params["K"], q.params["T"]).phases
+    box.locator(".explainer-quiz-show").click()
+    page.locator(LABEL).filter(has_text=f"phase t = {t} of 0..{P - 1}").wait_for(timeout=5_000)
+    label = page.locator(LABEL).inner_text()
+    assert label.startswith(f"block (x={bx}, y={by}) · phase t = {t} of 0..{P - 1} · loading the A tile into As")
+    assert f"thread (x={tx}, y={ty}) owns" in page.locator(f"{STEPPER} .explainer-sum").inner_text()
+    state = page.evaluate(f"() => document.querySelector('{STEPPER}').explainerView.state()")
+    assert state["step"] == q.show["steps"]["k"] and state["block"] == [bx, by]
+    assert box.locator(".explainer-quiz-answer").inner_text() == f"The stepper above now shows {q.show['where']}."
+
+    # A compute step: As[ty][k] and Bs[k][tx], the stepper at that k.
+    r = first[1]
+    assert r.key == "reads"
+    _question(page, 1).locator(".explainer-quiz-show").click()
+    k = r.params["k"]
+    page.locator(LABEL).filter(has_text=f"k = {k} of 0..{r.params['T'] - 1}").wait_for(timeout=5_000)
+    assert f"phase t = {r.params['phase']} of" in page.locator(LABEL).inner_text()
+    # Reveal: the answer and how the model gets it.
+    _question(page, 1).locator(".explainer-quiz-reveal").click()
+    assert _question(page, 1).locator(".explainer-quiz-answer").inner_text() == f"Answer: {r.answer_text}. How: {r.working}"
+
+    # A step the page does not hold: the stepper says so, and the quiz that it could not go there.
+    page.evaluate(f"""() => document.querySelector('{STEPPER}').explainerView.show(
+        {{kernel: "tiled", M: 37, N: 8, K: 8, T: 4, block: [0, 0], thread: [0, 0], p: 0, steps: {{k: 0, loop: 0}}}},
+        (ok) => {{ window.__shown = ok; }})""")
+    assert page.evaluate("() => window.__shown") is False
+    assert "live app" in page.locator(f"{STEPPER} .explainer-error").inner_text()
+
+    # Another one: the next embedded set, until they run out (then it says so and starts again).
+    another = page.locator(f"{QUIZ} .explainer-quiz-another")
+    another.click()
+    assert page.locator(f"{QUIZ} .explainer-quiz-set").inner_text() == f"Question set 2 of {STATIC_SETS}"
+    assert _question(page, 0).locator(".explainer-quiz-prompt").inner_text() == sets[1]["questions"][0]["prompt"] != q.prompt
+    assert _question(page, 0).locator(".explainer-quiz-verdict").inner_text() == ""
+    for _ in range(STATIC_SETS - 1):
+        another.click()
+    assert page.locator(f"{QUIZ} .explainer-quiz-set").inner_text() == f"Question set 1 of {STATIC_SETS}"
+    assert f"last of the {STATIC_SETS} question sets" in page.locator(f"{QUIZ} .explainer-quiz-note").inner_text()
+    assert page.outside == [] and page_errors == []
+
+
+@pytest.mark.browser
+def test_show_the_step_switches_the_kernel_on_page_04(site, file_page, page_errors):
+    page = file_page
+    sets = _open(page, site, "04_barriers")
+    page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=10_000)
+    assert page.evaluate(f"() => document.querySelector('{STEPPER}').explainerView.state().kernel") == "tiled_no_barriers"
+    q = Q.Question(**{k: v for k, v in sets[0]["questions"][0].items() if k != "hint"})
+    assert q.key == "writer"
+    _question(page, 0).locator(".explainer-quiz-show").click()
+    k, T = q.params["k"], q.params["T"]
+    page.locator(LABEL).filter(has_text=f"k = {k} of 0..{T - 1}").wait_for(timeout=5_000)
+    state = page.evaluate(f"() => document.querySelector('{STEPPER}').explainerView.state()")
+    assert state["kernel"] == "tiled_no_barrier1" and state["block"] == q.params["block"]
+    assert page.locator(f"{STEPPER} select.explainer-kernel").input_value() == "tiled_no_barrier1"
+    assert f"thread (x={q.params['thread'][0]}, y={q.params['thread'][1]}) owns" in page.locator(f"{STEPPER} .explainer-sum").inner_text()
+    assert page.outside == [] and page_errors == []
+
+
+@pytest.mark.browser
+def test_a_page_without_a_stepper_shows_the_working_on_page_06(site, file_page, page_errors):
+    page = file_page
+    sets = _open(page, site, "06_tile_size_and_occupancy")
+    assert page.locator(f"{QUIZ} .explainer-quiz-show").count() == 0
+    assert page.locator(f"{QUIZ} .explainer-quiz-reveal").first.inner_text() == "Show the working"
+    q = Q.Question(**{k: v for k, v in sets[0]["questions"][0].items() if k != "hint"})
+    box = _question(page, 0)
+    box.locator("input").fill(str(q.answer + 1))
+    box.locator(".explainer-quiz-check").click()
+    verdict = box.locator(".explainer-quiz-verdict").inner_text()
+    assert verdict == f"✗ {q.check(str(q.answer + 1)).message}"
+    assert f"the SM holds the smallest: {q.answer}, not {q.answer + 1}." in verdict
+    box.locator(".explainer-quiz-reveal").click()
+    assert box.locator(".explainer-quiz-answer").inner_text().startswith(f"Answer: {q.answer_text}. How: warps:")
+    box.locator("input").fill(f"{q.answer} blocks")
+    box.locator("input").press("Enter")
+    assert box.locator(".explainer-quiz-verdict").inner_text() == f"✓ Right: {q.answer_text}."
+    assert page.outside == [] and page_errors == []
+
+
+SPELLINGS = ["", "banana", "12", "12 barriers", "1,048,576", "3.5", "2*4=8", "C[5][2]", "5,2", "(5, 2)", "5 2",
+             "c[5, 2]", "C[5]", "A[5][2]", "none", "nothing", "A[3][4] and B[4][9]", "B[4][9] and A[3][4]",
+             "(3,4) (4,9)", "3 4 4 9", "A[3][4], pad", "pad, 0 (pad)", "a padding zero and B[1][2]", "A[1][2] and A[3][4]",
+             "As[2][1], Bs[2][1]", "Bs[2][1] As[2][1] As[2][1]", "(2, 1)", "warp 1, lane 20", "lane 20, warp 1",
+             "x=3, y=1", "y=1, x=3", "block (x=2, y=1), thread (x=4, y=3)", "50%", "0.5", "50", "1.0", "registers per thread",
+             "shared memory", "the warps", "block slots", "memory-bound", "compute", "  7.25  ", "1.5, 2", "A(3,4) B(4,9)"]
+
+
+@pytest.mark.browser
+def test_the_browser_reads_and_checks_as_the_model_does(site, file_page, page_errors):
+    page = file_page
+    _open(page, site, "06_tile_size_and_occupancy")
+    view = f"document.querySelector('{QUIZ}').explainerView"
+    forms = [{"kind": "int"}, {"kind": "number", "tol": 0.01}, {"kind": "percent", "tol": 0.51},
+             {"kind": "ints", "names": ["warp", "lane"]}, {"kind": "ints", "names": ["x", "y"]},
+             {"kind": "ints", "names": ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y"]},
+             {"kind": "cells", "names": ["C"], "empty": "none"}, {"kind": "cells", "names": ["A", "B"], "empty": "pad"},
+             {"kind": "cellset", "names": ["As", "Bs"]},
+             next(q.form for q in Q.questions("06", 1) if q.key == "limiter"),
+             next(q.form for q in Q.questions("07", 1) if q.key == "kind")]
+    cases = [(f, t) for f in forms for t in SPELLINGS]
+    got = page.evaluate(f"(cases) => cases.map(([f, t]) => {view}.parse(f, t))", cases)
+    for (form, text), js in zip(cases, got):
+        try:
+            want = {"value": Q.parse(form, text)}
+        except Q.AnswerError as e:
+            want = {"error": str(e)}
+        assert js == want, (form, text)
+    # Every question of many sets of every page: the right answer, a wrong one, garbage, checked alike.
+    qs = [q for page_name in Q.PAGES for seed in range(1, 7) for q in Q.questions(page_name, seed)]
+    cases = [(q.to_dict(), text) for q in qs for text in (_typed(q), _wrong(q)[0], "banana", "1 2 3")]
+    got = page.evaluate(f"(cases) => cases.map(([q, t]) => {view}.checkQuestion(q, t))", cases)
+    for (qd, text), js, q in zip(cases, got, [q for q in qs for _ in range(4)]):
+        v = q.check(text)
+        assert js == {"status": v.status, "message": v.message}, (q.key, text)
+    assert {js["status"] for js in got} == {"right", "wrong", "unreadable"}
+    assert page.outside == [] and page_errors == []
