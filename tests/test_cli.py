@@ -136,3 +136,93 @@ def test_bad_input_exits_2_with_one_line(line):
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tiled-explainer: error:"), p.stderr
     assert "Traceback" not in p.stderr and p.stdout == ""
+
+
+# ---- check-kernel: the simulator's command ----------------------------------------------------
+KERNELS = Path(__file__).resolve().parent.parent / "kernels"
+CHECK_SCHEMA = {
+    "type": "object",
+    "required": ["passed", "launches", "problems"],
+    "properties": {
+        "passed": {"type": "boolean"},
+        "launches": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["M", "N", "K", "tile", "grid", "passed"],
+            "properties": {"M": {"type": "integer"}, "tile": {"type": "integer"}, "passed": {"type": "boolean"}}}},
+        "problems": {"type": "array", "items": {
+            "type": "object", "required": ["kind", "line", "threads", "phase", "count", "message"],
+            "properties": {
+                "kind": {"enum": ["wrong_result", "race", "out_of_bounds", "barrier_divergence", "uninitialized",
+                                  "step_limit"]},
+                "line": {"type": ["integer", "null"]},
+                "threads": {"type": "array", "items": {"type": "array", "items": {"type": "integer"},
+                                                       "minItems": 2, "maxItems": 2}},
+                "phase": {"type": ["integer", "null"]},
+                "count": {"type": "integer", "minimum": 1}}}},
+    },
+}
+
+
+def test_check_kernel_passes_a_correct_rung(capsys):
+    rc, out, err = run_cli(capsys, f"check-kernel {KERNELS / '03_tiled.cu'} --tile 4")
+    assert rc == 0, out + err
+    assert "PASS" in out and "35x79x19 T=4" in out and "1x1x1 T=4" in out
+
+
+def test_check_kernel_json_schema_and_exit_1(capsys):
+    import jsonschema
+
+    rc, out, _ = run_cli(capsys, f"check-kernel {KERNELS / '07_tiled_no_barrier1.cu'} --tile 4 --json")
+    d = json.loads(out)
+    jsonschema.validate(d, CHECK_SCHEMA)
+    assert rc == 1 and d["passed"] is False
+    assert {p["kind"] for p in d["problems"]} == {"race"}
+    assert {p["line"] for p in d["problems"]} == {51}  # the compute line reads As / Bs unsynchronised
+    rc, out, _ = run_cli(capsys, f"check-kernel {KERNELS / '03_tiled.cu'} --M 35 --N 79 --K 19 --tile 4 --json")
+    d = json.loads(out)
+    jsonschema.validate(d, CHECK_SCHEMA)
+    assert rc == 0 and d["passed"] and d["problems"] == []
+    assert [(L["M"], L["N"], L["K"], L["tile"], L["grid"]) for L in d["launches"]] == [(35, 79, 19, 4, [20, 9])]
+
+
+def test_check_kernel_one_line_per_problem(capsys):
+    rc, out, _ = run_cli(capsys, f"check-kernel {KERNELS / '06_tiled_unguarded.cu'} --M 35 --N 79 --K 19 --tile 4")
+    lines = out.strip().splitlines()
+    problems = [line for line in lines if line.split(",")[0] in ("wrong_result", "race", "out_of_bounds")]
+    assert rc == 1 and len(problems) == 4 and lines[-1].startswith("FAIL: 4 problems")
+    for line in problems:  # kind, line, threads, phase
+        assert ", line " in line and "threads (x=" in line and ", phase " in line
+
+
+def test_check_kernel_reports_an_endless_loop(tmp_path, capsys):
+    f = tmp_path / "loop.cu"
+    f.write_text("__global__ void k(const float* A, const float* B, float* C, int M, int N, int K)\n"
+                 "{\n    while (1) { }\n}\n")
+    rc, out, _ = run_cli(capsys, f"check-kernel {f} --tile 2")
+    assert rc == 1 and out.splitlines()[1].startswith("step_limit, line 3,")
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("__global__ void k(const float* A, const float* B, float* C, int M, int N, int K)\n{\n    int x = 3\n}\n",
+     "line 3: syntax error"),
+    ("__global__ void k(const float* A, const float* B, float* C, int M, int N, int K)\n{\n    goto end;\n}\n",
+     "line 3: goto is outside"),
+    ("int main() { return 0; }\n", "no __global__ kernel"),
+])
+def test_check_kernel_bad_input_exits_2(tmp_path, text, needle):
+    f = tmp_path / "student.cu"
+    f.write_text(text)
+    p = subprocess.run(script() + ["check-kernel", str(f)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tiled-explainer: error:") and needle in lines[0], p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+
+
+@pytest.mark.parametrize("line", [
+    f"check-kernel {KERNELS / 'no_such_kernel.cu'}",
+    f"check-kernel {KERNELS / '03_tiled.cu'} --M 4",
+    f"check-kernel {KERNELS / '03_tiled.cu'} --tile 64",
+    f"check-kernel {KERNELS / '17_wgmma_tma.cu'}",
+])
+def test_check_kernel_bad_arguments_exit_2(line):
+    test_bad_input_exits_2_with_one_line(line)

@@ -28,6 +28,9 @@ def pyproject_packages():
 def conda_packages():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     names = {CONDA_TO_PYPI.get(n, n) for n in (_name(d) for d in env["dependencies"] if isinstance(d, str))}
+    # packages conda-forge may lack come from PyPI through the pip section (not the project itself)
+    pip = next((d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d), [])
+    names |= {_name(r) for r in pip if not r.strip().startswith("-")}
     names -= {"python", "pip"} | CONDA_ONLY
     # the commented-out GPU line still has to name the package
     text = (ROOT / "environment.yml").read_text()

@@ -1,9 +1,11 @@
 """The package's folders are its layers, and imports go one way only:
 
-    model  <-  gpu  <-  views  <-  tuning  <-  pages  <-  app
+    model  <-  sim  <-  gpu  <-  views  <-  tuning  <-  pages  <-  app
 
-``explainer.model`` (pure numpy) imports no other layer; ``explainer.gpu`` (CuPy) only the
-model; ``explainer.views`` (widgets and their front ends) the model and gpu; ``explainer.pages``
+``explainer.model`` (pure numpy) imports no other layer; ``explainer.sim`` (the CPU simulator of
+students' kernels: a parser and numpy) only the model; ``explainer.gpu`` (CuPy) the model and the
+simulator (a student's kernel runs on the GPU only after the simulator passed it);
+``explainer.views`` (widgets and their front ends) the layers below it; ``explainer.pages``
 (one module per notebook) everything below it; ``explainer.app`` (cli, serve, export) anything.
 ``explainer.tuning`` (the tuning engine, optional) sits above the lesson's layers: nothing in
 model, gpu or views imports it, and a page only inside the function that shows it.
@@ -18,7 +20,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "explainer"
-LAYERS = ["model", "gpu", "views", "tuning", "pages", "app"]
+LAYERS = ["model", "sim", "gpu", "views", "tuning", "pages", "app"]
 SHARED = {"explainer", "explainer.resources", "explainer.__main__"}  # the package root (__version__), the paths, python -m explainer
 
 
@@ -63,7 +65,7 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 
 def test_every_module_sits_in_a_layer():
     loose = [module_name(p) for p in MODULES if layer(module_name(p)) is None and module_name(p) not in SHARED]
-    assert loose == [], f"modules outside model/ gpu/ views/ tuning/ pages/ app/: {loose}"
+    assert loose == [], f"modules outside model/ sim/ gpu/ views/ tuning/ pages/ app/: {loose}"
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))

@@ -126,6 +126,44 @@ def cmd_stats(args) -> int:
     return 0
 
 
+# ---- check-kernel ----------------------------------------------------------------------
+def cmd_check_kernel(args) -> int:
+    """Run a student's kernel in the simulator: exit 0 right and clean, 1 anything reported."""
+    from ..sim import SimError, check_kernel, kernel_tile, load_source, parse_source
+
+    shape = (args.M, args.N, args.K)
+    if any(v is not None for v in shape) and not all(v is not None for v in shape):
+        raise UsageError("check-kernel: give all of --M --N --K, or none for the default launches")
+    try:
+        source = load_source(args.file)
+        parsed = parse_source(source, args.file)
+        tile = args.tile if args.tile is not None else kernel_tile(parsed)
+        launches = [(args.M, args.N, args.K, tile)] if args.M is not None else None
+        report = check_kernel(source, launches, tile=tile, parsed=parsed)
+    except SimError as e:
+        raise UsageError(f"{args.file}: {e}") from None
+    except (RecursionError, MemoryError) as e:  # a pathological input the checks did not foresee
+        raise UsageError(f"{args.file}: the simulator cannot take this file ({type(e).__name__})") from None
+    if args.json:
+        print(json.dumps({"file": str(args.file), **report.to_dict()}, indent=2))
+        return 0 if report.passed else 1
+    runs = report.launches
+    print(f"{args.file}: kernel {report.kernel} (line {report.line}), "
+          f"{len(runs) + len(report.skipped)} launch(es): "
+          + ", ".join(r.launch.label for r in runs) + ("" if not report.skipped else
+                                                       ", " + ", ".join(L.label + " (not run)" for L in report.skipped)))
+    for line in report.lines():
+        print(line)
+    if report.passed:
+        print("PASS: every launch computed C right, with no race, out-of-bounds access, barrier "
+              "divergence or uninitialised read")
+        return 0
+    bad = sum(not r.passed for r in runs)
+    n = len(report.problems)
+    print(f"FAIL: {n} problem{'s' if n != 1 else ''} in {bad} of {len(runs)} launch(es) run")
+    return 1
+
+
 # ---- plan ----------------------------------------------------------------------------
 def plan_table(M: int, N: int, K: int) -> tuple[dict, str]:
     """The ladder's rungs planned for M x N x K on the recorded device (explainer.tuning.planner)."""
@@ -288,6 +326,15 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--regs", type=_size, help="registers per thread")
     o.add_argument("--json", action="store_true")
     o.set_defaults(func=cmd_occupancy)
+
+    ck = sub.add_parser("check-kernel", help="run a student's kernel (.cu) in the CPU simulator: wrong results, "
+                        "races, out-of-bounds, barrier divergence, uninitialised reads, endless loops")
+    ck.add_argument("file", help="the kernel's .cu file (the ladder's signature)")
+    ck.add_argument("--tile", type=_size, help=f"block edge T (default: the kernel's own, else 16), 1..{MAX_TILE}")
+    for n in ("M", "N", "K"):
+        ck.add_argument(f"--{n}", type=_size, help="one launch of this shape (all three), instead of the default set")
+    ck.add_argument("--json", action="store_true")
+    ck.set_defaults(func=cmd_check_kernel)
 
     i = sub.add_parser("info", help="Python, package versions and the CUDA device")
     i.add_argument("--json", action="store_true")

@@ -123,3 +123,17 @@ def quiz(page: str, seed: int = 1):
     from .exercises import quiz as _quiz
 
     return _quiz(page, seed)
+
+
+def kernel_exercise(page: str):
+    """"Your turn: write the kernel": the page's kernel exercises, checked by the simulator
+    (:class:`explainer.views.kernel_exercise.KernelExercise`; pages 01-04)."""
+    from ..views.kernel_exercise import PAGE_EXERCISES, KernelExercise
+
+    name = page[:-len(".ipynb")] if page.endswith(".ipynb") else page
+    if name not in PAGE_EXERCISES:
+        raise ValueError(f"no kernel exercise on {page!r}: the pages with one are {', '.join(PAGE_EXERCISES)}")
+    from ..views import context
+
+    ex = KernelExercise(PAGE_EXERCISES[name])
+    return ex.static_view() if context.active() else ex.widget

@@ -1,0 +1,247 @@
+"""Your turn, the whole kernel: write or repair a kernel of the ladder's first rungs and check it
+with the simulator (:mod:`explainer.sim`), no GPU needed.
+
+Each exercise starts from a skeleton (the kernel's lines with the parts to write marked ``TODO``)
+or from a broken kernel of ``kernels/`` (pages 03-04), is checked on several launches (odd
+shapes, one-block and one-thread edge cases: :func:`explainer.sim.default_launches`) and answers
+with the simulator's problems, one line each (kind, source line, threads, phase). Hints open one
+at a time. On a machine with a CUDA GPU a kernel that passed the simulator (and only then: an
+endless loop never reaches a shared GPU) also runs on the GPU, checked against numpy and timed.
+
+The simulator is Python: the exercise works in the live app, JupyterLab and the class hub; an
+exported static page shows it disabled with the one line that says so.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+import ipywidgets as W
+
+from .. import resources
+
+
+@dataclass(frozen=True)
+class Exercise:
+    key: str
+    title: str
+    task: str
+    starter: str  # the source the editor opens with
+    hints: tuple[str, ...]
+    tile: int = 16
+
+
+def _kernel_body(name: str) -> str:
+    """A kernel of ``kernels/`` as a student starts from it: without its header comment (the
+    manual would give the answer away), the explainer's trace-recording lines and step marks, and
+    the explicit instantiations (the exercise instantiates its own tile)."""
+    text = (resources.kernels_dir() / name).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines) and (lines[i].startswith("//") or not lines[i].strip()):
+        i += 1
+    out = []
+    for line in lines[i:]:
+        if "TRACE_" in line:
+            continue
+        if line.startswith("template __global__") or line.startswith("// The tile widths") or \
+                line.startswith("// name_expressions"):
+            continue
+        out.append(re.sub(r"\s*// @step:\w+", "", line).rstrip())
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).rstrip() + "\n"
+
+
+def _skeleton(name: str, todo: dict[str, str]) -> str:
+    """``name``'s body with each line matching a ``todo`` pattern replaced by a marked blank."""
+    out = []
+    for line in _kernel_body(name).splitlines():
+        for pattern, blank in todo.items():
+            if re.search(pattern, line):
+                indent = line[: len(line) - len(line.lstrip())]
+                line = f"{indent}{blank}  // TODO" if blank else f"{indent}// TODO"
+                break
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def exercises() -> dict[str, Exercise]:
+    """Every exercise, by key (the pages pick theirs)."""
+    naive = _skeleton("01_naive.cu", {
+        r"const int row =": "const int row = 0;",
+        r"const int col =": "const int col = 0;",
+        r"sum \+= A\[": "sum += 0.0f;",
+    })
+    tiled = _skeleton("03_tiled.cu", {
+        r"const int row =": "const int row = 0;",
+        r"const int col =": "const int col = 0;",
+        r"const int a_col =": "const int a_col = 0;",
+        r"const int b_row =": "const int b_row = 0;",
+        r"^\s*__syncthreads\(\);": "",
+        r"sum \+= As\[": "sum += 0.0f;",
+    })
+    return {e.key: e for e in (
+        Exercise("naive", "Write the naive kernel",
+                 "Give each thread its row and column of C and the multiply-add of its loop.", naive,
+                 ("x is the column direction: col comes from blockIdx.x, blockDim.x and threadIdx.x.",
+                  "row = blockIdx.y * blockDim.y + threadIdx.y.",
+                  "A is M x K and B is K x N, row-major: element (r, c) of A is A[r * K + c].")),
+        Exercise("tiled", "Write the tiled kernel",
+                 "Fill in the indices of the copies into As and Bs and of the compute loop, and put the "
+                 "two barriers back.", tiled,
+                 ("row and col are as in the naive kernel, with TILE for blockDim.",
+                  "In phase t a thread copies A[row][t * TILE + tx] and B[t * TILE + ty][col].",
+                  "The compute loop reads As[ty][k] and Bs[k][tx].",
+                  "One __syncthreads() after the copies (nobody reads a tile before it is whole), one after "
+                  "the loop (nobody overwrites it while others still read it).")),
+        Exercise("any_size", "Make the tiled kernel work for any M, N, K",
+                 "PMPP fig. 5.9 as printed: correct only when TILE divides M, N and K. Add the checks.",
+                 _kernel_body("06_tiled_unguarded.cu"),
+                 ("Run it as it is first: the simulator names the out-of-bounds accesses and their lines.",
+                  "A load past A's or B's edge must store a zero instead (it adds nothing to the sum).",
+                  "The number of phases is CEIL_DIV(K, TILE), not K / TILE.",
+                  "Only threads inside C may store: if (row < M && col < N).")),
+        Exercise("no_barriers", "Repair the kernel without barriers",
+                 "Both __syncthreads() are gone: the simulator finds the races. Put back what is needed.",
+                 _kernel_body("09_tiled_no_barriers.cu"),
+                 ("Which thread writes a cell of As that another thread reads, with no barrier between?",
+                  "Barrier 1: after the copies, before the compute loop.",
+                  "Barrier 2: after the compute loop, before the next phase's copies.")),
+        Exercise("no_barrier1", "Repair the kernel without barrier 1",
+                 "One barrier is missing: threads read the tile before every thread has written it.",
+                 _kernel_body("07_tiled_no_barrier1.cu"),
+                 ("The simulator reports reads of cells not yet written in this phase.",
+                  "Put __syncthreads() between the copies and the compute loop.")),
+        Exercise("no_barrier2", "Repair the kernel without barrier 2",
+                 "One barrier is missing: a fast thread overwrites the tile while a slow one still reads it.",
+                 _kernel_body("08_tiled_no_barrier2.cu"),
+                 ("The race is between the compute loop of phase t and the copies of phase t + 1.",
+                  "Put __syncthreads() after the compute loop.")),
+    )}
+
+
+#: The shape a kernel the simulator passed runs at on a GPU (odd, not a multiple of any tile).
+GPU_SHAPE = (1000, 600, 777)
+
+#: The one line a static page shows in the exercise's place.
+STATIC_NOTE = ("This exercise runs the simulator, which is Python: open this page in the live app "
+               "(tiled-explainer serve), in JupyterLab or on the class hub to write and check your kernel.")
+
+#: The exercises each page offers.
+PAGE_EXERCISES = {"01_naive": ("naive",), "02_tiled": ("tiled",), "03_boundaries": ("any_size",),
+                  "04_barriers": ("no_barriers", "no_barrier1", "no_barrier2")}
+
+_MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
+
+
+class KernelExercise:
+    """The editor, Check, Hint and Start over for the exercises ``keys``; display ``.widget``."""
+
+    def __init__(self, keys=("tiled",), launches=None):
+        all_ = exercises()
+        self.items = [all_[k] for k in keys]
+        self.launches = launches
+        self.pick = W.Dropdown(options=[(e.title, e.key) for e in self.items], value=self.items[0].key,
+                               description="exercise", style={"description_width": "initial"},
+                               layout=W.Layout(width="auto"))
+        self.task = W.HTML()
+        self.editor = W.Textarea(layout=W.Layout(width="100%", height="420px"))
+        self.editor.add_class("explainer-kernel-editor")
+        self.check_button = W.Button(description="Check with the simulator", button_style="primary",
+                                     layout=W.Layout(width="auto"))
+        self.hint_button = W.Button(description="Hint", layout=W.Layout(width="auto"))
+        self.reset_button = W.Button(description="Start over", layout=W.Layout(width="auto"))
+        self.result = W.HTML()
+        self.hints = W.HTML()
+        self.shown = 0
+        self.pick.observe(lambda ch: self.start(ch["new"]), names="value")
+        self.check_button.on_click(lambda _: self.check())
+        self.hint_button.on_click(lambda _: self.hint())
+        self.reset_button.on_click(lambda _: self.start(self.pick.value))
+        style = W.HTML(f"<style>.explainer-kernel-editor textarea {{{_MONO};font-size:13px;line-height:1.4}}</style>")
+        self.widget = W.VBox([style, self.pick, self.task, self.editor,
+                              W.HBox([self.check_button, self.hint_button, self.reset_button]),
+                              self.result, self.hints])
+        self.start(self.items[0].key)
+
+    def static_view(self) -> W.HTML:
+        """What an exported static page shows: the tasks and their starting code, and the one line
+        that says where the simulator runs."""
+        parts = "".join(
+            f'<details style="margin:4px 0"><summary style="cursor:pointer"><b>{html.escape(e.title)}</b>: '
+            f'{html.escape(e.task)}</summary><pre style="{_MONO};font-size:12px;background:#f9fafb;'
+            f'padding:6px;overflow-x:auto">{html.escape(e.starter)}</pre></details>' for e in self.items)
+        return W.HTML(f'<div class="explainer-kernel-exercise-static">{parts}<div class="ex-note">{STATIC_NOTE}</div></div>')
+
+    @property
+    def exercise(self) -> Exercise:
+        return next(e for e in self.items if e.key == self.pick.value)
+
+    def start(self, key: str) -> None:
+        e = next(x for x in self.items if x.key == key)
+        self.editor.value = e.starter
+        self.task.value = f'<div style="font-size:14px">{html.escape(e.task)}</div>'
+        self.result.value = ""
+        self.shown = 0
+        self._hints()
+
+    def hint(self) -> None:
+        self.shown = min(self.shown + 1, len(self.exercise.hints))
+        self._hints()
+
+    def _hints(self) -> None:
+        e = self.exercise
+        items = "".join(f"<li>{html.escape(h)}</li>" for h in e.hints[: self.shown])
+        self.hints.value = f'<ol style="font-size:13px">{items}</ol>' if items else ""
+        left = len(e.hints) - self.shown
+        self.hint_button.description = f"Hint ({left} left)" if left else "No more hints"
+        self.hint_button.disabled = not left
+
+    def check(self) -> dict:
+        """Run the simulator on the editor's source; show and return its report (``to_dict``),
+        or ``{"error": line}`` for a kernel it cannot read."""
+        from ..sim import SimError, check_kernel
+
+        self.result.value = '<div class="ex-note">running the simulator…</div>'
+        try:
+            report = check_kernel(self.editor.value, self.launches, tile=self.exercise.tile)
+        except SimError as err:
+            self.result.value = f'<div style="color:#b91c1c">⚠ {html.escape(str(err))}</div>'
+            return {"error": str(err)}
+        d = report.to_dict()
+        launches = ", ".join(html.escape(r.launch.label) for r in report.launches)
+        if report.passed:
+            body = (f'<div style="color:#15803d;font-weight:600">✓ Right on every launch: {launches}, '
+                    "with no race, out-of-bounds access, divergent barrier or uninitialised read.</div>")
+            body += self._on_gpu()
+        else:
+            rows = "".join(f'<li style="{_MONO};font-size:12px">{html.escape(line)}</li>' for line in report.lines())
+            body = (f'<div style="color:#b91c1c;font-weight:600">✗ {len(report.problems)} problem'
+                    f'{"s" if len(report.problems) != 1 else ""} (launches run: {launches})</div><ul>{rows}</ul>')
+        self.result.value = body
+        return d
+
+    def _on_gpu(self) -> str:
+        """After the simulator passed it: compile the same source with CuPy and check it against
+        numpy on the GPU, where there is one (:func:`explainer.gpu.student.run_student_kernel`
+        simulates first again, so nothing the simulator refuses reaches a GPU)."""
+        from .. import gpu
+
+        st = gpu.status()
+        if not st.available:
+            return f'<div class="ex-note">On a CUDA GPU it would also run on the device here ({html.escape(st.why)}).</div>'
+        from ..gpu.student import StudentRun, run_student_kernel
+
+        M, N, K = GPU_SHAPE
+        try:
+            got = run_student_kernel(self.editor.value, M, N, K, self.exercise.tile)
+        except Exception as err:  # a refusal or a compiler error says so in one line
+            return f'<div style="color:#b91c1c">⚠ on the GPU: {html.escape(str(err).splitlines()[0])}</div>'
+        if not isinstance(got, StudentRun):
+            return f'<div style="color:#b91c1c">⚠ on the GPU: {html.escape(getattr(got, "why", str(got)))}</div>'
+        verdict = "matches numpy" if got.passed else "does NOT match numpy"
+        colour = "#15803d" if got.passed else "#b91c1c"
+        return (f'<div style="color:{colour}">On the GPU ({html.escape(st.device or "CUDA")}), {M}×{N}×{K}, T={got.tile}: '
+                f"C {verdict} (largest relative error {got.rel_error:.1e}, tolerance {got.tol:.1e}"
+                f"{'' if got.all_written else f'; {got.unwritten:,} elements never written'}).</div>")

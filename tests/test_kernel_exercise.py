@@ -1,0 +1,88 @@
+"""Your turn, the whole kernel (pages 01-04): each exercise starts from something the simulator
+refuses for the reason the page teaches, the kernel of ``kernels/`` that the exercise asks for
+passes, hints open one at a time, bad input gets one line, and a static page says where the
+exercise runs."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from conftest import export_pages
+
+from explainer import pages, resources
+from explainer.views import kernel_exercise as kx
+
+#: The kernel of ``kernels/`` each exercise asks the student to arrive at.
+SOLUTIONS = {"naive": "01_naive.cu", "tiled": "03_tiled.cu", "any_size": "03_tiled.cu",
+             "no_barriers": "03_tiled.cu", "no_barrier1": "03_tiled.cu", "no_barrier2": "03_tiled.cu"}
+#: What the simulator must find in each starting point (what the page is about).
+FINDS = {"naive": {"wrong_result"}, "tiled": {"wrong_result"}, "any_size": {"out_of_bounds", "wrong_result"},
+         "no_barriers": {"race"}, "no_barrier1": {"race"}, "no_barrier2": {"race"}}
+
+
+@pytest.mark.parametrize("key", sorted(SOLUTIONS))
+def test_the_start_is_refused_for_the_pages_reason_and_the_kernel_passes(key):
+    ex = kx.KernelExercise((key,))
+    got = ex.check()
+    assert got["passed"] is False
+    assert FINDS[key] <= {p["kind"] for p in got["problems"]}, got["problems"]
+    assert "✗" in ex.result.value
+    ex.editor.value = (resources.kernels_dir() / SOLUTIONS[key]).read_text(encoding="utf-8")
+    got = ex.check()
+    assert got["passed"] is True, got["problems"]
+    assert "✓ Right on every launch" in ex.result.value
+    assert "35x79x19" in ex.result.value  # an odd shape was run
+
+
+def test_skeletons_mark_what_to_write_and_keep_the_rest():
+    ex = kx.exercises()
+    for key in ("naive", "tiled"):
+        s = ex[key].starter
+        assert s.count("// TODO") >= 3 and "TRACE_" not in s and "@step" not in s
+        assert "template __global__" not in s  # the explicit instantiations are the explainer's
+    assert ex["tiled"].starter.count("__syncthreads") == 0  # the barriers are part of the exercise
+    assert "__syncthreads" in (resources.kernels_dir() / "03_tiled.cu").read_text()
+
+
+def test_hints_open_one_at_a_time_and_start_over_restores_the_start():
+    ex = kx.KernelExercise(("any_size",))
+    hints = kx.exercises()["any_size"].hints
+    assert ex.hints.value == "" and ex.hint_button.description == f"Hint ({len(hints)} left)"
+    for i in range(1, len(hints) + 1):
+        ex.hint()
+        assert ex.hints.value.count("<li>") == i and html.escape(hints[i - 1]) in ex.hints.value
+    assert ex.hint_button.disabled and ex.hint_button.description == "No more hints"
+    ex.editor.value = "garbage"
+    ex.reset_button.click()
+    assert ex.editor.value == kx.exercises()["any_size"].starter and ex.hints.value == ""
+    assert not ex.hint_button.disabled
+
+
+@pytest.mark.parametrize("source", ["int main( {", "__global__ void f() { while (1) {} }", ""])
+def test_bad_input_gets_one_line(source):
+    ex = kx.KernelExercise(("tiled",))
+    ex.editor.value = source
+    got = ex.check()
+    if "error" in got:
+        assert "\n" not in got["error"] and "⚠" in ex.result.value
+        assert "Traceback" not in ex.result.value
+    else:  # read, but refused: each problem one line
+        assert got["passed"] is False
+
+
+def test_each_page_offers_its_exercises_and_no_other_page_any():
+    for page, keys in kx.PAGE_EXERCISES.items():
+        w = pages.kernel_exercise(page + ".ipynb")
+        titles = [t for t, _ in w.children[1].options]
+        assert titles == [kx.exercises()[k].title for k in keys]
+    with pytest.raises(ValueError, match="no kernel exercise"):
+        pages.kernel_exercise("05_warps_and_coalescing")
+
+
+def test_a_static_page_says_where_the_exercise_runs(tmp_path_factory):
+    site = export_pages(tmp_path_factory, "02_tiled.ipynb")
+    text = (site / "02_tiled.html").read_text(encoding="utf-8")
+    assert html.escape(kx.STATIC_NOTE) in text or kx.STATIC_NOTE in text
+    assert "explainer-kernel-exercise-static" in text
+    assert html.escape("const int a_col = 0;  // TODO") in text
