@@ -54,3 +54,25 @@ def test_a_rejected_kernel_never_reaches_the_device():
     with pytest.raises(StudentKernelRefused) as e:
         run_student_kernel(path.read_text(), 35, 79, 19, 4, path=path)
     assert any(line.startswith("out_of_bounds") for line in e.value.lines)
+
+
+def test_a_passing_kernel_is_timed_beside_its_rung_and_cublas():
+    """time_it: the student's kernel (here kernel 03's source) is timed with CUDA events, beside the
+    rung doing the same work and cuBLAS on the same inputs; the same code is about as fast."""
+    path = kernels_dir() / "03_tiled.cu"
+    r = run_student_kernel(path.read_text(), 1000, 600, 777, 16, path=path, time_it=True)
+    assert isinstance(r, StudentRun) and r.passed, r
+    assert r.rung == "tiled" and r.device == _STATUS.device
+    assert r.ms > 0 and r.rung_ms > 0 and r.cublas_ms > 0
+    assert 0.5 < r.ms / r.rung_ms < 2.0, (r.ms, r.rung_ms)  # the same source, the same geometry
+    assert r.cublas_ms < r.rung_ms  # cuBLAS beats the tiled rung on any GPU this runs on
+    assert run_student_kernel(NAIVE, 300, 100, 77, 8, time_it=True).rung == "naive"
+
+
+def test_the_exercise_shows_the_gpu_run_and_the_times():
+    from explainer.views.kernel_exercise import KernelExercise
+
+    k = KernelExercise(("tiled",))
+    k.editor.value = (kernels_dir() / "03_tiled.cu").read_text()
+    assert k.check()["passed"] is True
+    assert "C matches numpy" in k.result.value and "cuBLAS" in k.result.value and _STATUS.device in k.result.value

@@ -55,6 +55,13 @@ class StudentRun:
     unwritten: int
     tol: float
     simulated: tuple  # the launches the simulator passed first (labels)
+    # timed (CUDA events, median; only a kernel whose C matched numpy is timed), beside the
+    # ladder's rung that does the same work and cuBLAS on the same inputs
+    ms: float | None = None
+    rung: str | None = None
+    rung_ms: float | None = None
+    cublas_ms: float | None = None
+    device: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -74,9 +81,11 @@ def simulate_first(source: str, M: int, N: int, K: int, tile: int | None = None,
 
 
 def run_student_kernel(source: str, M: int, N: int, K: int, tile: int | None = None, *, seed: int = 0,
-                       path: str | Path | None = None, tol: float = DEFAULT_TOL) -> StudentRun | GpuStatus:
+                       path: str | Path | None = None, tol: float = DEFAULT_TOL,
+                       time_it: bool = False) -> StudentRun | GpuStatus:
     """Simulate, then (only if everything passed) compile and run ``source`` on the GPU at
-    ``M x N x K`` with T x T blocks; returns what the device computed, checked against numpy."""
+    ``M x N x K`` with T x T blocks; returns what the device computed, checked against numpy.
+    With ``time_it`` a kernel whose C matched is timed too, beside the matching rung and cuBLAS."""
     parsed, T, report = simulate_first(source, M, N, K, tile, path)
     name = parsed.kernel.name
     if not report.passed:
@@ -104,8 +113,23 @@ def run_student_kernel(source: str, M: int, N: int, K: int, tile: int | None = N
         cp.cuda.Device().synchronize()
         ref = A.astype(np.float64) @ B.astype(np.float64)
         r = _compare(cp.asnumpy(dC), ref)
-        return StudentRun(name, L.M, L.N, L.K, T, r["rel_error"], r["max_abs_error"], r["all_written"],
-                          r["unwritten"], tol, tuple(x.launch.label for x in report.launches))
+        run = StudentRun(name, L.M, L.N, L.K, T, r["rel_error"], r["max_abs_error"], r["all_written"],
+                         r["unwritten"], tol, tuple(x.launch.label for x in report.launches))
+        if not (time_it and run.passed):
+            return run
+        from dataclasses import replace
+
+        from .timing import _time_loop, time_kernel
+
+        args = (dA, dB, dC, np.int32(L.M), np.int32(L.N), np.int32(L.K))
+        times, _ = _time_loop(rt, lambda: fn((gx, gy), (T, T), args, shared_mem=dynamic),
+                              repeats=20, warmup=2, budget_s=1.0, flush_l2=True)
+        rung = "tiled" if prog.shared else "naive"  # kernel 03 or kernel 01: the same work
+        ref_t = time_kernel(rung, L.M, L.N, L.K, T, repeats=20, budget_s=1.0)  # (public: the runtime is its own)
+        if isinstance(ref_t, GpuStatus):
+            return replace(run, ms=float(np.median(times)), device=rt.name)
+        return replace(run, ms=float(np.median(times)), rung=rung, rung_ms=ref_t.median_ms,
+                       cublas_ms=ref_t.cublas_ms, device=rt.name)
     except Exception as e:  # noqa: BLE001 - a GpuStatus says what went wrong, as everywhere in gpu
         return _classify(rt, e)
 

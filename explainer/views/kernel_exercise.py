@@ -235,13 +235,23 @@ class KernelExercise:
 
         M, N, K = GPU_SHAPE
         try:
-            got = run_student_kernel(self.editor.value, M, N, K, self.exercise.tile)
+            got = run_student_kernel(self.editor.value, M, N, K, self.exercise.tile, time_it=True)
         except Exception as err:  # a refusal or a compiler error says so in one line
             return f'<div style="color:#b91c1c">⚠ on the GPU: {html.escape(str(err).splitlines()[0])}</div>'
         if not isinstance(got, StudentRun):
             return f'<div style="color:#b91c1c">⚠ on the GPU: {html.escape(getattr(got, "why", str(got)))}</div>'
         verdict = "matches numpy" if got.passed else "does NOT match numpy"
         colour = "#15803d" if got.passed else "#b91c1c"
-        return (f'<div style="color:{colour}">On the GPU ({html.escape(st.device or "CUDA")}), {M}×{N}×{K}, T={got.tile}: '
+        line = (f'<div style="color:{colour}">On the GPU ({html.escape(st.device or "CUDA")}), {M}×{N}×{K}, T={got.tile}: '
                 f"C {verdict} (largest relative error {got.rel_error:.1e}, tolerance {got.tol:.1e}"
                 f"{'' if got.all_written else f'; {got.unwritten:,} elements never written'}).</div>")
+        if got.ms is not None:
+            import datetime as dt
+
+            beside = ""
+            if got.rung_ms is not None:
+                rung = {"tiled": "kernel 03 (tiled)", "naive": "kernel 01 (naive)"}[got.rung]
+                beside = f", {rung} {got.rung_ms:.3f} ms, cuBLAS {got.cublas_ms:.3f} ms"
+            line += (f'<div class="ex-note">Measured, median of CUDA-event timings: yours {got.ms:.3f} ms{beside} '
+                     f"({html.escape(got.device or '')}, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC).</div>")
+        return line
