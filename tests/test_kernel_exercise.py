@@ -86,3 +86,54 @@ def test_a_static_page_says_where_the_exercise_runs(tmp_path_factory):
     assert html.escape(kx.STATIC_NOTE) in text or kx.STATIC_NOTE in text
     assert "explainer-kernel-exercise-static" in text
     assert html.escape("const int a_col = 0;  // TODO") in text
+
+
+def _sent(stepper):
+    """The messages the stepper's view sent to the browser (a stand-in for the comm)."""
+    got = []
+    stepper.view.send = lambda msg, buffers=None: got.append(msg)
+    return got
+
+
+def test_the_students_kernel_is_stepped_with_its_copies_and_races_marked():
+    """Pages 02-04: after a check the stepper shows the student's copies for the block shown, red
+    exactly where they are not the tiled kernel's (a column index written with ty for tx) or
+    where the simulator saw a race (no barriers); another block keeps the overlay."""
+    from explainer.model import Launch
+    from explainer.views import tiled as tv
+
+    M, N, K, T, block, _ = kx.STEPPED
+    ex = kx.KernelExercise(("tiled",), stepper=True)
+    sent = _sent(ex.stepper)
+    right = (resources.kernels_dir() / "03_tiled.cu").read_text(encoding="utf-8")
+    ex.editor.value = right.replace("const int a_col = t * TILE + tx;", "const int a_col = t * TILE + ty;")
+    assert ex.editor.value != right
+    ex.check()
+    assert ex.stepper_box.layout.display == "" and (ex.stepper.L.M, ex.stepper.L.T) == (M, T)
+    mine = sent[-1]["mine"]
+    L = Launch("tiled", M, N, K, T)
+    _, a = tv.tiled_data(L, ex.stepper.block)
+    bx, by = ex.stepper.block
+    bad = {i for i, e in enumerate(mine["A"]) if e and e[2]}
+    want = set()
+    for t in range(L.phases):
+        for cell, (r, c) in enumerate(a["cell_rc"]):
+            model = tuple(int(v) for v in a["a_src"][t, cell])
+            row, col = by * T + int(r), t * T + int(r)  # the student's: ty where tx belongs
+            theirs = (row, col) if row < M and col < K else (-1, -1)
+            if theirs != model:
+                want.add(t * T * T + cell)
+    assert bad == want and bad
+    assert not any(e and e[2] for e in mine["B"])  # B's copies are right
+    ex.stepper._on_msg(ex.stepper.view, {"cmd": "block", "block": [0, 0], "thread": 0, "step": 0}, [])
+    assert ex.stepper.block == (0, 0) and "mine" in sent[-1] and sent[-1]["mine"]["A"]
+    # the kernel without barriers: its copies are right, every raced cell is marked
+    nb = kx.KernelExercise(("no_barriers",), stepper=True)
+    nb_sent = _sent(nb.stepper)
+    nb.check()
+    raced = nb_sent[-1]["mine"]
+    assert any(e and e[2] == 2 for e in raced["A"]) and not any(e and e[2] == 1 for e in raced["A"])
+    # the right kernel: nothing red
+    ex.editor.value = right
+    ex.check()
+    assert not any(e and e[2] for key in ("A", "B") for e in sent[-1]["mine"][key])

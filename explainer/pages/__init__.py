@@ -135,5 +135,5 @@ def kernel_exercise(page: str):
         raise ValueError(f"no kernel exercise on {page!r}: the pages with one are {', '.join(PAGE_EXERCISES)}")
     from ..views import context
 
-    ex = KernelExercise(PAGE_EXERCISES[name])
+    ex = KernelExercise(PAGE_EXERCISES[name], stepper=name != "01_naive")  # the tiled pages step it
     return ex.static_view() if context.active() else ex.widget

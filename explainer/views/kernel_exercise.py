@@ -121,6 +121,10 @@ def exercises() -> dict[str, Exercise]:
     )}
 
 
+#: The launch a student's tiled kernel is stepped at after a check (small: every cell readable;
+#: odd: edge blocks and padding zeros): M, N, K, T, the block and thread shown first.
+STEPPED = (10, 10, 10, 4, (1, 1), (1, 2))
+
 #: The shape a kernel the simulator passed runs at on a GPU (odd, not a multiple of any tile).
 GPU_SHAPE = (1000, 600, 777)
 
@@ -138,10 +142,19 @@ _MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 class KernelExercise:
     """The editor, Check, Hint and Start over for the exercises ``keys``; display ``.widget``."""
 
-    def __init__(self, keys=("tiled",), launches=None):
+    def __init__(self, keys=("tiled",), launches=None, stepper: bool = False):
         all_ = exercises()
         self.items = [all_[k] for k in keys]
         self.launches = launches
+        # pages 02-04: after a check, the student's kernel stepped (STEPPED's launch) in a stepper
+        # of its own, its copies drawn over the kernel's, red where they differ or race
+        self.stepper = None
+        self.stepped = W.HTML()
+        if stepper:
+            from .stepper import TiledStepper
+
+            M, N, K, T, block, thread = STEPPED
+            self.stepper = TiledStepper(M, N, K, T, block=block, thread=thread)
         self.pick = W.Dropdown(options=[(e.title, e.key) for e in self.items], value=self.items[0].key,
                                description="exercise", style={"description_width": "initial"},
                                layout=W.Layout(width="auto"))
@@ -160,9 +173,11 @@ class KernelExercise:
         self.hint_button.on_click(lambda _: self.hint())
         self.reset_button.on_click(lambda _: self.start(self.pick.value))
         style = W.HTML(f"<style>.explainer-kernel-editor textarea {{{_MONO};font-size:13px;line-height:1.4}}</style>")
+        self.stepper_box = W.VBox([self.stepped, self.stepper.widget] if self.stepper else [])
+        self.stepper_box.layout.display = "none"
         self.widget = W.VBox([style, self.pick, self.task, self.editor,
                               W.HBox([self.check_button, self.hint_button, self.reset_button]),
-                              self.result, self.hints])
+                              self.result, self.hints, self.stepper_box])
         self.start(self.items[0].key)
 
     def static_view(self) -> W.HTML:
@@ -203,11 +218,22 @@ class KernelExercise:
         or ``{"error": line}`` for a kernel it cannot read."""
         from ..sim import SimError, check_kernel
 
+        from ..sim import default_launches, kernel_tile, parse_source
+
         self.result.value = '<div class="ex-note">running the simulator…</div>'
         try:
-            report = check_kernel(self.editor.value, self.launches, tile=self.exercise.tile)
+            launches = self.launches
+            if launches is None and self.stepper is not None:
+                parsed = parse_source(self.editor.value)
+                launches = default_launches(self.exercise.tile)
+                if parsed.kernel.template is not None:  # and the stepper's launch, at its own tile
+                    launches = launches + [STEPPED[:4]]
+                else:
+                    launches = default_launches(kernel_tile(parsed))
+            report = check_kernel(self.editor.value, launches, tile=self.exercise.tile)
         except SimError as err:
             self.result.value = f'<div style="color:#b91c1c">⚠ {html.escape(str(err))}</div>'
+            self._step(None)
             return {"error": str(err)}
         d = report.to_dict()
         launches = ", ".join(html.escape(r.launch.label) for r in report.launches)
@@ -220,7 +246,26 @@ class KernelExercise:
             body = (f'<div style="color:#b91c1c;font-weight:600">✗ {len(report.problems)} problem'
                     f'{"s" if len(report.problems) != 1 else ""} (launches run: {launches})</div><ul>{rows}</ul>')
         self.result.value = body
+        self._step(report)
         return d
+
+    def _step(self, report) -> None:
+        """Show the student's kernel in the stepper: the run of the stepper's own launch."""
+        if self.stepper is None:
+            return
+        run = next((r for r in (report.launches if report else [])
+                    if (r.launch.M, r.launch.N, r.launch.K, r.launch.tile) == STEPPED[:4]), None)
+        if run is None:
+            self.stepper_box.layout.display = "none"
+            self.stepper.show_student(None)
+            return
+        M, N, K, T = STEPPED[:4]
+        self.stepped.value = (
+            f'<div style="font-size:14px;margin-top:8px"><b>Your kernel, stepped</b> ({M}×{N}×{K}, T = {T}, as the '
+            "simulator ran it): As and Bs hold the elements <i>your</i> kernel copied, red where they are not the "
+            "tiled kernel's or where two threads raced on the cell. Pick another block to see its copies.</div>")
+        self.stepper.show_student(run)
+        self.stepper_box.layout.display = ""
 
     def _on_gpu(self) -> str:
         """After the simulator passed it: compile the same source with CuPy and check it against

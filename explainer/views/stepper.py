@@ -221,6 +221,7 @@ class TiledStepper:
         meta["start"] = {"index": index, "mode": self.mode, "thread": int(thread[0] + thread[1] * L.T)}
         meta["preset"] = self.preset
         self.view.show(meta, buf)
+        self._send_student()  # a student's kernel drawn over the new block, if one is shown
 
     def _fail(self, e: Exception):
         self.view.fail(e)
@@ -261,6 +262,81 @@ class TiledStepper:
         meta, arrays = self.data()
         tx, ty = arrays["thread_xy"][p]
         return int(tx), int(ty)
+
+    # ---- a student's kernel, as the simulator ran it -------------------------------------
+    def show_student(self, run) -> None:
+        """Draw a student's kernel over this stepper: ``run``, the simulator's result for one
+        launch (:class:`explainer.sim.LaunchResult`, or only its :class:`explainer.sim.Trace`); for
+        the block shown, each As / Bs cell in each phase holds the element the student's kernel
+        copied there, red where it is not the kernel's or where the simulator saw a race on it
+        (``None`` clears it). The stepper moves to the run's launch first, and keeps the overlay
+        when the student picks another block."""
+        trace = getattr(run, "trace", run)
+        self.student, self.student_races = trace, getattr(run, "races", None)
+        if trace is not None and (self.L.M, self.L.N, self.L.K, self.L.T) != (trace.M, trace.N, trace.K, trace.tile):
+            self.preset = None
+            self.set_launch(trace.M, trace.N, trace.K, trace.tile, (0, 0), (0, 0))
+        else:
+            self._send_student()
+
+    def student_copies(self) -> dict | None:
+        """``{"A": [[r, c, bad], ...], "B": [...]}`` for the block shown, one entry per phase the
+        payload holds and per cell (``tp * T * T + row * T + col``); ``r = -1``: a padding zero
+        (a constant store); ``bad``: not what the kernel stores there (the model's a_src / b_src)."""
+        trace = getattr(self, "student", None)
+        if trace is None:
+            return None
+        from .payload import unpack
+
+        meta, arrays = self.view.meta, unpack(self.view.meta["arrays"], self.view.buf)
+        T, (bx, by), pbase = meta["T"], meta["block"], meta["pbase"]
+        nph = arrays["a_src"].shape[0]
+        # the student's arrays by the matrix their stores come from (1: A, 2: B); names are theirs
+        which, named = {}, {}
+        for name in trace.arrays:
+            src = trace.shared_sources(name)
+            m = src["matrix"][by, bx]
+            kinds = set(np.unique(m[m > 0]).tolist())
+            if len(kinds) == 1:
+                key = {1: "A", 2: "B"}.get(kinds.pop(), "?")
+                which[key], named[name] = src, key
+        out = {}
+        for key, model_src, cols in (("A", arrays["a_src"], trace.K), ("B", arrays["b_src"], trace.N)):
+            src = which.get(key)
+            entries = []
+            for tp in range(nph):
+                t = pbase + tp
+                for cell in range(T * T):
+                    r, c = (int(v) for v in model_src[tp, cell])
+                    if src is None or t >= src["matrix"].shape[2]:
+                        entries.append(None)
+                        continue
+                    mat = int(src["matrix"][by, bx, t].reshape(-1)[cell]) if src["matrix"][by, bx, t].size == T * T else None
+                    idx = int(src["index"][by, bx, t].reshape(-1)[cell]) if mat is not None else -1
+                    if mat is None:
+                        entries.append(None)
+                    elif mat in (1, 2):
+                        sr, sc = divmod(idx, cols)
+                        entries.append([sr, sc, int((sr, sc) != (r, c))])
+                    else:  # a constant (the padding zero) or never stored
+                        entries.append([-1, -1, int(r >= 0)])
+            out[key] = entries
+        # races the simulator saw on a cell of this block, in a phase held: marked (2)
+        races = getattr(self, "student_races", None)
+        if races is not None and len(races.get("block", ())):
+            gx = trace.grid[0]
+            for b, cell, ph, mem in zip(races["block"], races["cell"], races["phase"], races["memory"]):
+                key, tp = named.get(str(mem)), int(ph) - pbase
+                if key and int(b) == by * gx + bx and 0 <= tp < nph and 0 <= int(cell) < T * T:
+                    e = out[key][tp * T * T + int(cell)]
+                    if e is not None:
+                        e[2] = 2
+        return out
+
+    def _send_student(self) -> None:
+        if getattr(self, "student", None) is not None or getattr(self, "_student_shown", False):
+            self._student_shown = self.student is not None
+            self.view.send({"mine": self.student_copies()})
 
     # ---- what Python callers (notebooks, tests) do --------------------------------------
     def go(self, index: int):

@@ -359,7 +359,7 @@ function createTiledView({ model, el: host }) {
         full[which === "A" ? "As" : "Bs"][pos] = show === "values" ? String(v) : r < 0 ? "0 (pad)" : `${which}[${r}][${c}]`;
         const yours = mine && mine[which][row * Tn * Tn + cell];
         if (yours) {  // "draw my copies": the element the student's indices copy, red where it is not the kernel's
-          full[which === "A" ? "As" : "Bs"][pos] = `${which}[${yours[0]}][${yours[1]}]`;
+          full[which === "A" ? "As" : "Bs"][pos] = yours[0] < 0 ? "0 (pad)" : `${which}[${yours[0]}][${yours[1]}]`;
           if (yours[2]) out[pos] = C.HAZARD;
         }
       }
@@ -838,6 +838,9 @@ function createTiledView({ model, el: host }) {
     }
     if (msg && msg.go != null) goTo(msg.go);
     if (msg && msg.pin != null) pin(msg.pin);
+    // a student's kernel as the simulator ran it (explainer.views.stepper.TiledStepper.show_student):
+    // its copies into As / Bs for this block, red where they are not the kernel's (null: none)
+    if (msg && msg.mine !== undefined) { mine = msg.mine; draw(); }
   });
   load();
   setError(model.get("error"));
