@@ -104,6 +104,8 @@ def test_the_students_kernel_is_stepped_with_its_copies_and_races_marked():
 
     M, N, K, T, block, _ = kx.STEPPED
     ex = kx.KernelExercise(("tiled",), stepper=True)
+    assert ex.stepper is None  # the page opens with one stepper: this one comes with the first check
+    ex.check()
     sent = _sent(ex.stepper)
     right = (resources.kernels_dir() / "03_tiled.cu").read_text(encoding="utf-8")
     ex.editor.value = right.replace("const int a_col = t * TILE + tx;", "const int a_col = t * TILE + ty;")
@@ -129,6 +131,7 @@ def test_the_students_kernel_is_stepped_with_its_copies_and_races_marked():
     assert ex.stepper.block == (0, 0) and "mine" in sent[-1] and sent[-1]["mine"]["A"]
     # the kernel without barriers: its copies are right, every raced cell is marked
     nb = kx.KernelExercise(("no_barriers",), stepper=True)
+    nb.check()
     nb_sent = _sent(nb.stepper)
     nb.check()
     raced = nb_sent[-1]["mine"]

@@ -35,11 +35,11 @@ every element misses the last K mod T terms. The panels list those accesses (com
 model) and show the wrong C next to the right one. Out-of-range accesses are undefined
 behaviour, so the explainer only runs this kernel where they stay inside padded buffers."""),
         ("code", "edges.without_checks()"),
-        ("md", '**Your turn: make it work for any M, N, K.** The kernel below is PMPP fig. 5.9 as printed. Run it through the simulator as it is, read what it reports, then add the checks until every launch passes.'),
-        ("code", 'pages.kernel_exercise("03_boundaries")'),
         ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
          "gets the model's reason, and *Another one* draws new numbers."),
         ("code", 'pages.quiz("03_boundaries")'),
+        ("md", '**Your turn: make it work for any M, N, K.** The kernel below is PMPP fig. 5.9 as printed. Run it through the simulator as it is, read what it reports, then add the checks until every launch passes.'),
+        ("code", 'pages.kernel_exercise("03_boundaries")'),
     ],
     "04_barriers.ipynb": [
         ("md", """# 4 · Why two barriers per phase
@@ -68,10 +68,10 @@ every run and sometimes rarely. Removing barrier 2 is the subtle one: barrier 1 
 still holds everyone back, so only a short window is at risk. The table above counts, on a real
 GPU, how many of many runs gave a wrong C. A pass on your GPU proves nothing: since Volta the
 threads of a warp are scheduled independently and lockstep is not promised."""),
-        ("md", '**Your turn: repair the kernels.** Each starts without one or both barriers; the simulator finds the races (which thread wrote, which read, in which phase). Put back what is needed until every launch passes.'),
-        ("code", 'pages.kernel_exercise("04_barriers")'),
         ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
          "gets the model's reason, and *Another one* draws new numbers."),
         ("code", 'pages.quiz("04_barriers")'),
+        ("md", '**Your turn: repair the kernels.** Each starts without one or both barriers; the simulator finds the races (which thread wrote, which read, in which phase). Put back what is needed until every launch passes.'),
+        ("code", 'pages.kernel_exercise("04_barriers")'),
     ],
 }

@@ -148,13 +148,9 @@ class KernelExercise:
         self.launches = launches
         # pages 02-04: after a check, the student's kernel stepped (STEPPED's launch) in a stepper
         # of its own, its copies drawn over the kernel's, red where they differ or race
-        self.stepper = None
+        # (made at the first check that has something to step: a page opens with one stepper)
+        self.steps_kernel, self.stepper = stepper, None
         self.stepped = W.HTML()
-        if stepper:
-            from .stepper import TiledStepper
-
-            M, N, K, T, block, thread = STEPPED
-            self.stepper = TiledStepper(M, N, K, T, block=block, thread=thread)
         self.pick = W.Dropdown(options=[(e.title, e.key) for e in self.items], value=self.items[0].key,
                                description="exercise", style={"description_width": "initial"},
                                layout=W.Layout(width="auto"))
@@ -173,7 +169,7 @@ class KernelExercise:
         self.hint_button.on_click(lambda _: self.hint())
         self.reset_button.on_click(lambda _: self.start(self.pick.value))
         style = W.HTML(f"<style>.explainer-kernel-editor textarea {{{_MONO};font-size:13px;line-height:1.4}}</style>")
-        self.stepper_box = W.VBox([self.stepped, self.stepper.widget] if self.stepper else [])
+        self.stepper_box = W.VBox([self.stepped])
         self.stepper_box.layout.display = "none"
         self.widget = W.VBox([style, self.pick, self.task, self.editor,
                               W.HBox([self.check_button, self.hint_button, self.reset_button]),
@@ -223,7 +219,7 @@ class KernelExercise:
         self.result.value = '<div class="ex-note">running the simulator…</div>'
         try:
             launches = self.launches
-            if launches is None and self.stepper is not None:
+            if launches is None and self.steps_kernel:
                 parsed = parse_source(self.editor.value)
                 launches = default_launches(self.exercise.tile)
                 if parsed.kernel.template is not None:  # and the stepper's launch, at its own tile
@@ -251,15 +247,21 @@ class KernelExercise:
 
     def _step(self, report) -> None:
         """Show the student's kernel in the stepper: the run of the stepper's own launch."""
-        if self.stepper is None:
+        if not self.steps_kernel:
             return
         run = next((r for r in (report.launches if report else [])
                     if (r.launch.M, r.launch.N, r.launch.K, r.launch.tile) == STEPPED[:4]), None)
         if run is None:
             self.stepper_box.layout.display = "none"
-            self.stepper.show_student(None)
+            if self.stepper is not None:
+                self.stepper.show_student(None)
             return
-        M, N, K, T = STEPPED[:4]
+        M, N, K, T, block, thread = STEPPED
+        if self.stepper is None:
+            from .stepper import TiledStepper
+
+            self.stepper = TiledStepper(M, N, K, T, block=block, thread=thread)
+            self.stepper_box.children = (self.stepped, self.stepper.widget)
         self.stepped.value = (
             f'<div style="font-size:14px;margin-top:8px"><b>Your kernel, stepped</b> ({M}×{N}×{K}, T = {T}, as the '
             "simulator ran it): As and Bs hold the elements <i>your</i> kernel copied, red where they are not the "
