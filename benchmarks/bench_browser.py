@@ -273,7 +273,7 @@ def bench_exported(browser, runs: int, keys: int) -> None:
             t0 = time.monotonic()
             page.goto(html.as_uri())
             page.wait_for_function(
-                "() => [...document.querySelectorAll('[data-explainer-view]')].every((v) => v.querySelector('canvas, table, .explainer-step-label')) "
+                "() => [...document.querySelectorAll('[data-explainer-view]')].every((v) => v.querySelector('canvas, table, .explainer-step-label, .explainer-quiz-set')) "
                 "&& [...document.querySelectorAll('.js-plotly-plot')].every((e) => e._fullLayout)", timeout=60_000)
             took = time.monotonic() - t0
             views = page.evaluate("() => [...document.querySelectorAll('[data-explainer-view]')].map((v) => v.dataset.explainerView)")

@@ -45,15 +45,18 @@ Every multiply-add reads two floats from global memory (DRAM): 8 bytes for 2 flo
 **0.25 FLOP per byte** of DRAM traffic. Pick a thread below, or click a cell of C, to see the row of A
 and the column of B it reads, and the other threads of its warp."""),
         ("code", "from explainer import pages\npages.naive()"),
+        ("md", """**What the course notes make of it.** How much DRAM bandwidth would the naive kernel need to run at
+a GPU's peak? The course notes work it out for one GPU; in brown their claim, below it the bytes the model counts:"""),
+        ("code", 'pages.correction("naive_bandwidth")'),
         ("md", """**Row or column mapping?** Switch the kernel to `naive_col` (the lab report's *column partition*:
 `threadIdx.x` walks rows). The arithmetic is identical, but neighbouring lanes of a warp now read A
 elements K floats apart instead of sharing one, and B's neighbouring-column reads collapse onto a
 few addresses: the loads are no longer coalesced. The timing panel above measures what that costs."""),
-        ("md", "**Your turn: write the kernel.** Fill in the lines marked `TODO` and press *Check with the simulator*: it runs your kernel on the CPU with CUDA's rules, on several launches (odd shapes, one block, one thread), and names each problem with its line, its threads and its phase. Hints open one at a time. On a machine with a CUDA GPU a kernel the simulator passed also runs there."),
-        ("code", 'pages.kernel_exercise("01_naive")'),
         ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
          "gets the model's reason, and *Another one* draws new numbers."),
         ("code", 'pages.quiz("01_naive")'),
+        ("md", "**Your turn: write the kernel.** Fill in the lines marked `TODO` and press *Check with the simulator*: it runs your kernel on the CPU with CUDA's rules, on several launches (odd shapes, one block, one thread), and names each problem with its line, its threads and its phase. Hints open one at a time. On a machine with a CUDA GPU a kernel the simulator passed also runs there."),
+        ("code", 'pages.kernel_exercise("01_naive")'),
     ],
     "02_tiled.ipynb": [
         ("md", """# 2 · Shared-memory tiling
@@ -76,11 +79,14 @@ T threads of its column, so global loads drop by a factor of T and the DRAM-boun
 intensity rises from 0.25 to T/4 FLOP per byte. The table is computed by the execution model; it
 counts DRAM traffic only (caches make the naive kernel faster than this bound predicts)."""),
         ("code", "pages.reuse_table(1024, 1024, 1024)"),
-        ("md", "**Your turn: write the tiled kernel.** Fill in the lines marked `TODO` (the indices and the two barriers) and press *Check with the simulator*: it runs your kernel on the CPU with CUDA's rules on several launches and names each wrong result, race, out-of-bounds access or divergent barrier with its line, threads and phase. Hints open one at a time."),
-        ("code", 'pages.kernel_exercise("02_tiled")'),
+        ("md", """**The sliding-window write-up's saving.** The write-up's kernel is this one, its tile window sliding
+along K, and it says the window saves about K times the global loads. Counted on its own small example:"""),
+        ("code", 'pages.correction("sliding_window")'),
         ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
          "gets the model's reason, and *Another one* draws new numbers."),
         ("code", 'pages.quiz("02_tiled")'),
+        ("md", "**Your turn: write the tiled kernel.** Fill in the lines marked `TODO` (the indices and the two barriers) and press *Check with the simulator*: it runs your kernel on the CPU with CUDA's rules on several launches and names each wrong result, race, out-of-bounds access or divergent barrier with its line, threads and phase. Hints open one at a time."),
+        ("code", 'pages.kernel_exercise("02_tiled")'),
     ],
 }
 

@@ -23,12 +23,22 @@ kernel is `naive_col` (the lab report's column partition), where `threadIdx.x` w
 
 The model's sector counts against the counters Nsight Compute read on the H100:"""),
         ("code", "perf.coalescing_summary()"),
+        ("md", """**Do smaller blocks make a warp more contiguous?** The lab report says they do. For warp 0 of each
+block shape, the model counts the rows of the block it spans and the pieces its requests break into:"""),
+        ("code", 'pages.correction("warp_spread")'),
         ("md", """## What it costs: row- vs column-mapped naive kernels
 
 Same arithmetic, same occupancy, a different thread → element mapping. The bigger the block, the
 more rows of A one warp spans in `naive_col`, and the slower it gets."""),
         ("code", "perf.row_vs_column()"),
         ("code", "perf.warps_timing()"),
+        ("md", """## How long one global load waits
+
+Coalescing decides how many sectors a warp's request moves; the *latency* is how long one load waits
+for its data. Two of the course's documents disagree about it by a factor of four or more: below, both
+claims, and what `benchmarks/bench_latency.py` measured on a GPU (by pointer chasing) where a measurement
+is recorded."""),
+        ("code", 'pages.correction("global_latency")'),
         ("md", """## Shared-memory banks
 
 Shared memory has 32 banks of 4-byte words (word `w` lives in bank `w % 32`). Lanes reading the
@@ -57,6 +67,9 @@ Turing, Ampere and Hopper. The 64×64 row shows why a tile cannot grow past 32: 
         ("md", """**The gemm_tiled walk-through's RTX 2080 Ti.** Turing is the one recent architecture with *fewer* threads per SM
 than its neighbours:"""),
         ("code", "perf.turing_correction()"),
+        ("md", """**The PMPP chapter 5 notes' shared-memory-hungry kernel.** A block whose threads use a lot of shared
+memory: the notes' share per thread, and how many such blocks an A100 SM really holds:"""),
+        ("code", 'pages.correction("shared_per_thread")'),
         ("md", """## The compiled kernels on the GPU
 
 Registers and shared bytes per kernel come from the compiled kernel, the resident blocks from the
@@ -90,6 +103,9 @@ floats (8 bytes) per multiply-add (2 FLOP): 0.25 FLOP/B. The tiled kernel loads 
 block instead of once per thread, T times fewer loads: T/4 FLOP/B. The table counts the loads with
 the execution model, so shapes that are not multiples of T get their exact figure."""),
         ("code", "from explainer.pages import perf\nperf.intensity_table()"),
+        ("md", """**The course notes' “operations per byte”.** The notes divide a tile's FLOP by its global loads and
+call the ratio operations per byte:"""),
+        ("code", 'pages.correction("tile_intensity")'),
         ("code", "perf.pmpp_example()"),
         ("md", """## The roofline of the recorded GPU
 

@@ -47,10 +47,15 @@ def gpu_status_html() -> str:
 
 
 def index():
-    """The index page: what is taught, in which order, and this machine's GPU status."""
+    """The index page: what is taught, in which order, which part of the course material each page
+    covers (:data:`explainer.pages.sources.SECTIONS`), and this machine's GPU status."""
+    from .sources import sections_text
+
     items = "".join(
         f'<li style="margin:6px 0"><a href="{nb}" class="explainer-page-link"><b>{html.escape(title)}</b></a>'
-        f" — {html.escape(what)}</li>"
+        f" — {html.escape(what)}"
+        f'<div class="explainer-page-sections" style="font-size:13px;color:#4b5563">In the course material: '
+        f"{html.escape(sections_text(nb))}</div></li>"
         for nb, title, what in available_pages()
     )
     body = (
@@ -115,6 +120,14 @@ def reuse_table(M=1024, N=1024, K=1024, tiles=(1, 2, 4, 8, 16, 32)):
         f'<div style="font-size:12px;color:#4b5563">M={M}, N={N}, K={K}; naive: {naive["global_loads"]:,} loads, '
         f"{naive['flop_per_byte']:.2f} FLOP/B. Computed by explainer.model.</div>"
     )
+
+
+def correction(name: str):
+    """One of the course material's mistakes beside the figure the model computes
+    (:mod:`explainer.pages.corrections`, :mod:`explainer.model.corrections`)."""
+    from .corrections import correction as _correction
+
+    return _correction(name)
 
 
 def quiz(page: str, seed: int = 1):

@@ -1,0 +1,233 @@
+"""Where the course material is wrong: each claim beside the figure the model computes.
+
+One function per claim. Each returns a dict with at least
+
+* ``claim``: the document's figure, as it prints it (a number; the quote is in ``quote``);
+* ``computed``: the same quantity computed here, from :class:`explainer.model.Launch`,
+  :mod:`.memory`, :mod:`.hardware` or :mod:`.roofline` (``None`` where nothing here computes it:
+  :func:`global_latency`, which quotes a published measurement instead);
+* ``why``: one or two sentences on where the claim goes wrong, their numbers filled in from the
+  computed fields;
+
+and ``document`` / ``section`` (the document by what it is, as the pages name it), ``quote``
+(the claim in English) and ``quote_zh`` (the document's own words). :mod:`explainer.pages.corrections`
+draws them; :data:`CORRECTIONS` lists them by name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import hardware, memory, roofline
+from .launch import FLOAT_BYTES, Launch
+
+
+def naive_bandwidth(peak_gflops: float = 1500.0, dram_gbs: float = 200.0, n: int = 1024) -> dict:
+    """The course notes, 1.2.3: the naive kernel at 1500 GFLOP/s needs "12000 GB/s". It reads two
+    floats (8 bytes) per multiply-add, which is 2 FLOP: 4 bytes per FLOP, so 6,000 GB/s."""
+    s = Launch("naive", n, n, n, 16).stats()
+    bytes_per_flop = FLOAT_BYTES * s["global_loads"] / s["flops"]
+    need = peak_gflops * bytes_per_flop
+    bound = roofline.bound_gflops(s["flop_per_byte"], dram_gbs, peak_gflops)
+    claim = peak_gflops * 2 * FLOAT_BYTES  # the notes' 1500e9 ops/s x 2 accesses x 4 B
+    return {
+        "name": "naive_bandwidth", "document": "the course notes", "section": "1.2.3",
+        "quote": "at a GPU peak of 1500 GFLOPS the bandwidth needed is 1500 × 10⁹ ops/s × 2 × 4 B/ops = 12000 GB/s",
+        "quote_zh": "当GPU峰值性能为1500 GFLOPS时，所需带宽为：1500 × 10⁹ ops/s × 2 × 4 B/ops = 12000 GB/s",
+        "claim": claim, "computed": need, "unit": "GB/s",
+        "peak_gflops": peak_gflops, "bytes_per_flop": bytes_per_flop, "claim_bytes_per_flop": 2 * FLOAT_BYTES,
+        "flop_per_byte": s["flop_per_byte"], "dram_gbs": dram_gbs, "bound_gflops": bound,
+        "bound_fraction": bound / peak_gflops, "shape": (n, n, n),
+        "why": (f"The notes count 2 loads × {FLOAT_BYTES} B for every FLOP, but the two loads feed one multiply-add, "
+                f"which is 2 FLOP: {s['global_loads']:,} loads × {FLOAT_BYTES} B for {s['flops']:,} FLOP at {n}³ is "
+                f"{bytes_per_flop:g} B per FLOP, not {2 * FLOAT_BYTES}. At {dram_gbs:g} GB/s the naive kernel's DRAM bound "
+                f"is {dram_gbs:g} × {s['flop_per_byte']:g} = {bound:g} GFLOP/s, {bound / peak_gflops:.2%} of the peak (the figure "
+                "the notes give for the original example)."),
+    }
+
+
+def tile_intensity(tiles=(16, 32), n: int = 1024) -> dict:
+    """The course notes, 4.2: a 16x16 tile gives "16 operations per byte" (and 32x32 "32"). The
+    ratio 8192 / 512 is FLOP per float *loaded*; a float is 4 bytes: T/4 FLOP per byte."""
+    rows = []
+    for T in tiles:
+        s = Launch("tiled", n, n, n, T).stats()
+        rows.append({"tile": T, "claim": T, "flop_per_load": s["flops"] / s["global_loads"],
+                     "flop_per_byte": roofline.intensity("tiled", n, n, n, T),
+                     "block_flops": 2 * T * T * T, "block_loads": 2 * T * T})
+    first = rows[0]
+    return {
+        "name": "tile_intensity", "document": "the course notes", "section": "4.2",
+        "quote": (f"TILE_WIDTH={first['tile']}: ratio {first['block_flops']} / {first['block_loads']} = "
+                  f"{first['claim']} operations per byte"),
+        "quote_zh": f"比值：{first['block_flops']} / {first['block_loads']} = {first['claim']} 次运算/字节",
+        "claim": first["claim"], "computed": first["flop_per_byte"], "unit": "FLOP/B",
+        "tile": first["tile"], "rows": rows, "shape": (n, n, n),
+        "why": (f"{first['block_flops']} / {first['block_loads']} = {first['flop_per_load']:g} counts FLOP per global "
+                f"load, and a load is one float of {FLOAT_BYTES} bytes: per byte it is {first['flop_per_load']:g} / "
+                f"{FLOAT_BYTES} = {first['flop_per_byte']:g} FLOP/B, T/4. This counts every load as DRAM traffic; caches "
+                "serve some of them, so it is a bound on DRAM traffic, not a prediction."),
+    }
+
+
+def sliding_window(M: int = 4, N: int = 4, K: int = 8, T: int = 2, big: int = 1024, big_T: int = 16) -> dict:
+    """The sliding-window write-up: against the version without shared memory, global memory
+    accesses drop "about K times". They drop by the tile width: each element of A is loaded once
+    per block column of C, each element of B once per block row."""
+    def ratio(m, n, k, t):
+        naive, tiled = Launch("naive", m, n, k, t).stats(), Launch("tiled", m, n, k, t).stats()
+        return naive["global_loads"], tiled["global_loads"], naive["global_loads"] / tiled["global_loads"]
+
+    naive_loads, tiled_loads, r = ratio(M, N, K, T)
+    big_naive, big_tiled, big_r = ratio(big, big, big, big_T)
+    once = M * K + K * N  # the write-up's own table: every element read once
+    return {
+        "name": "sliding_window", "document": "the sliding-window write-up", "section": "performance analysis",
+        "quote": "compared with V0: global memory accesses reduced about K times",
+        "quote_zh": "相比V0版本: 全局内存访问减少: 约K倍",
+        "claim": K, "computed": r, "unit": "×", "shape": (M, N, K), "tile": T,
+        "naive_loads": naive_loads, "tiled_loads": tiled_loads, "read_once_loads": once,
+        "big": {"shape": (big, big, big), "tile": big_T, "naive_loads": big_naive, "tiled_loads": big_tiled,
+                "ratio": big_r, "claim": big},
+        "why": (f"The naive kernel loads each element of A once per thread of its row of C; the window, once per "
+                f"block column of C (and B once per block row): T times fewer, whatever K is. The write-up's own table "
+                f"counts every element read once, M×K + K×N = {once:,} loads on its example, where the window loads "
+                f"{tiled_loads:,}; only that undercount makes the saving look like K."),
+    }
+
+
+def shared_per_thread(shared_bytes: int = 32 * 1024, threads: int = 256, arch: str = "ampere") -> dict:
+    """The PMPP chapter 5 notes, 5.6: a block of 256 threads with 32 KB of shared memory uses
+    "132 B per thread". 32 KB / 256 = 128 B. The occupancy calculator then says how many such
+    blocks an A100 SM holds."""
+    a = hardware.arch(arch)
+    per_thread = shared_bytes / threads
+    occ = hardware.occupancy(arch, threads, shared_bytes)
+    return {
+        "name": "shared_per_thread", "document": "the PMPP chapter 5 notes", "section": "5.6",
+        "quote": "per-thread use: 32 KB / 256 = 132 B per thread; most threads supported: 164 KB / 132 B ≈ 1241; "
+                 "occupancy at most 1241 / 2048 ≈ 62%",
+        "quote_zh": "线程均耗：32KB/256 = 132B/线程；最大支持线程数：164KB / 132B ≈ 1241 线程；占用率上限：1241 / 2048 ≈ 62%",
+        "claim": 132, "computed": per_thread, "unit": "B per thread",
+        "claim_threads": 1241, "claim_occupancy": 0.62,
+        "shared_bytes": shared_bytes, "threads": threads, "arch": arch, "arch_label": a["label"],
+        "shared_per_sm": a["shared_per_sm"], "max_threads_per_sm": a["max_threads_per_sm"],
+        "threads_if_divisible": a["shared_per_sm"] // per_thread,
+        "blocks_per_sm": occ.blocks_per_sm, "active_threads": occ.active_threads, "occupancy": occ.occupancy,
+        "limiter": occ.limiter, "reserved_per_block": a["reserved_shared_per_block"],
+        "why": (f"32 KB is {shared_bytes:,} bytes, and {shared_bytes:,} / {threads} = {per_thread:g} exactly. The notes' "
+                "next step divides the SM's shared memory by a per-thread share too, but it is handed out per block: "
+                f"an {a['label']} SM has {a['shared_per_sm']:,} B and each block takes {shared_bytes:,} B plus "
+                f"{a['reserved_shared_per_block']:,} B reserved, so {occ.blocks_per_sm} blocks fit "
+                f"({occ.active_threads:,} threads), not the {a['shared_per_sm'] // per_thread:,.0f} threads that "
+                f"{a['shared_per_sm']:,} / {per_thread:g} would suggest."),
+    }
+
+
+def _segments(addresses: list[int]) -> int:
+    """Maximal runs of consecutive floats among ``addresses`` (bytes)."""
+    a = np.unique(np.asarray(addresses, dtype=np.int64))
+    return int(1 + np.count_nonzero(np.diff(a) > FLOAT_BYTES)) if a.size else 0
+
+
+def warp_spread(tiles=(8, 16, 32), n: int = 64, kernel: str = "naive") -> dict:
+    """The lab report, 3.2.2: smaller (8x8) blocks keep a warp's addresses contiguous more easily.
+    A warp is 32 consecutive thread ids, ``tx + ty*T``: an 8x8 block packs 4 rows of 8 into it, so
+    its store of C is 4 separate 32-byte pieces in 4 rows; a 32x32 block's warp is one row of 128 B."""
+    rows = []
+    for T in tiles:
+        L = Launch(kernel, n, n, n, T)
+        store = memory.warp_request(L, "C store", (0, 0), 0)
+        a_load = memory.warp_request(L, "A load", (0, 0), 0, k=0)
+        used = [x for x in store.lanes if x["address"] is not None]
+        rows.append({"tile": T, "warp_rows": memory.warp_rows(T),
+                     "rows_touched": len({x["element"][0] for x in used}),
+                     "segments": _segments([x["address"] for x in used]),
+                     "lines": store.lines, "sectors": store.sectors, "ideal": store.ideal,
+                     "a_sectors": a_load.sectors, "a_ideal": a_load.ideal})
+    best = min(rows, key=lambda r: (r["segments"], -r["tile"]))
+    by = {r["tile"]: r for r in rows}
+    small = rows[0]
+    return {
+        "name": "warp_spread", "document": "the lab report", "section": "3.2.2",
+        "quote": "smaller thread blocks (8×8) more easily keep the addresses within each warp (32 threads) contiguous, "
+                 "and so make better use of coalesced memory access",
+        "quote_zh": "较小的线程块（ 8×8 ）更易保证每个 warp（32 线程）内的访问地址连续，从而更好地利用内存合并访问",
+        "claim": small["tile"], "computed": best["tile"], "unit": "block edge whose warps are most contiguous",
+        "rows": rows, "by_tile": by, "kernel": kernel, "shape": (n, n, n),
+        "why": (f"A warp is 32 consecutive ids tx + ty·T, so a block T wide puts 32/T of its rows into one warp: "
+                f"{small['warp_rows']} rows of {small['tile']} for {small['tile']}×{small['tile']}. Its store of C costs "
+                f"{small['sectors']} sectors in every shape (each row piece fills whole sectors), but it is cut into "
+                f"{small['segments']} pieces in {small['lines']} lines, and its load of A[row][k] pays one sector per row: "
+                f"{small['a_sectors']} where {small['a_ideal']} would do."),
+    }
+
+
+#: What bench_latency.py writes (benchmarks/bench_latency.py --save): cycles per dependent load.
+LATENCY_SCHEMA = "latency/1"
+
+
+def latency_records() -> list[dict]:
+    """Every recorded latency measurement (``explainer/data/recorded/latency_*.json``), newest
+    first, each with its ``source`` file name."""
+    import json
+    from pathlib import Path
+
+    out = []
+    for f in sorted((Path(__file__).resolve().parent.parent / "data" / "recorded").glob("latency_*.json")):
+        try:
+            d = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if d.get("schema") == LATENCY_SCHEMA:
+            out.append({**d, "source": f.name})
+    return sorted(out, key=lambda d: d.get("date", ""), reverse=True)
+
+
+def global_latency() -> dict:
+    """The course notes give global memory 400-800 cycles; the gemm_tiled walk-through ~100.
+    Nothing here computes a latency: the page shows what ``benchmarks/bench_latency.py`` measured
+    (pointer chasing on a GPU, recorded with device and date), or says that none is recorded."""
+    claims = [
+        {"document": "the course notes", "section": "6.1", "low": 400, "high": 800,
+         "quote": "global memory … access latency (GPU cycles): 400-800",
+         "quote_zh": "全局内存 … 访问延迟（GPU周期） 400-800"},
+        {"document": "the gemm_tiled walk-through", "section": "coalesced access", "low": 100, "high": 100,
+         "quote": "global memory … high access latency (~100 cycles)",
+         "quote_zh": "全局内存 … 访问延迟高（~100周期）"},
+    ]
+    records = latency_records()
+    measured = records[0] if records else None
+    disagree = (f"The two documents disagree by a factor of {claims[0]['low'] // claims[1]['low']} or more; "
+                "latency depends on the GPU and on what the load hits (DRAM, L2, shared or constant memory).")
+    if measured:
+        c = measured["cycles_per_load"]
+        why = (f"{disagree} Measured by pointer chasing on the {measured['device']['name']} ({measured['date']}): "
+               f"a load from DRAM {c['global_dram']:g} cycles, an L2 hit {c['global_l2_hit']:g}, shared memory "
+               f"{c['shared']:g}, constant memory (cached) {c['constant']:g}.")
+    else:
+        why = (f"{disagree} The explainer has not measured this latency yet: benchmarks/bench_latency.py measures "
+               "it on a GPU (pointer chasing) and this page then shows the recorded figures with device and date.")
+    return {
+        "name": "global_latency", "document": "the course notes", "section": "6.1",
+        "claims": claims, "claim": (claims[0]["low"], claims[0]["high"], claims[1]["low"]),
+        "computed": None, "measured": measured,
+        "quote": claims[0]["quote"], "quote_zh": claims[0]["quote_zh"], "why": why,
+    }
+
+
+#: Every correction by name, in the order the pages meet them.
+CORRECTIONS = {
+    "naive_bandwidth": naive_bandwidth,
+    "sliding_window": sliding_window,
+    "warp_spread": warp_spread,
+    "global_latency": global_latency,
+    "shared_per_thread": shared_per_thread,
+    "tile_intensity": tile_intensity,
+}
+
+
+def correction(name: str) -> dict:
+    if name not in CORRECTIONS:
+        raise KeyError(f"no correction {name!r}; choose one of {', '.join(CORRECTIONS)}")
+    return CORRECTIONS[name]()
