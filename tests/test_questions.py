@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from explainer.model import Launch, Step, hardware, schedule, steps
+from explainer.model import Launch, Step, hardware, ladder, mma, schedule, steps
 from explainer.model import memory
 from explainer.model import questions as Q
 
@@ -157,7 +158,42 @@ def independent(q: Q.Question):
         if q.key == "bound":
             return b
         return "memory" if b < p["peak_gflops"] else "compute"
+    if q.key in ("fma", "outputs"):  # from the rung's own map of which thread owns which output
+        r = _rung(p)
+        own = ladder.owner_map(r)
+        assert (own >= 0).all()  # every output of the block tile has a thread
+        threads, outs = len(np.unique(own)), int((own == 0).sum())
+        assert (np.bincount(own.ravel()) == outs).all()  # and every thread as many
+        if q.key == "outputs":
+            return [threads, outs]
+        rows, cols = ladder.thread_outputs(r, 0)  # what thread 0 reads per k: its rows of As, its columns of Bs
+        m, n = len(np.unique(rows)), len(np.unique(cols))
+        v = 4 if p["rung"] != "blocktile_2d" and r.layout != "1d" else 1
+        loads = m + 1 if r.layout == "1d" else m // v + n // v
+        return outs / loads
+    if q.key == "tile_intensity":  # the loads and the FLOP of one block over a K of several phases
+        BM, BN, BK = p["BM"], p["BN"], p["BK"]
+        K = 3 * BK
+        return 2 * BM * BN * K / (4 * (BM * K + K * BN))
+    if q.key == "fragment":  # the lane and register whose fragment entry is the element
+        f = mma.fragment(p["which"])
+        hits = [(lane, i) for lane in range(32) for i in range(f.shape[1])
+                if tuple(f[lane, i]) == (p["row"], p["col"])]
+        assert len(hits) == 1
+        return list(hits[0])
+    if q.key in ("mma_count", "registers"):  # counted tile by tile
+        BM, BN, BK, WM, WN = (p.get(k, 0) for k in ("BM", "BN", "BK", "WM", "WN"))
+        tiles = [(m, n) for m in range(0, WM, 16) for n in range(0, WN, 8)]  # m16n8 tiles of a warp tile
+        if q.key == "mma_count":
+            warps = len([(y, x) for y in range(0, BM, WM) for x in range(0, BN, WN)])
+            return [warps, len(tiles) * len(range(0, BK, 8))]
+        return [4 * len({m for m, _ in tiles}), 2 * len({n for _, n in tiles}), 4 * len(tiles)]
     raise AssertionError(f"no second way for {q.key}")
+
+
+def _rung(p) -> ladder.Rung:
+    base = ladder.rung(p["rung"])  # the drawn values of the rung's own template arguments
+    return replace(base, params=tuple((k, p[k]) for k, _ in base.params))
 
 
 @pytest.mark.parametrize("page", list(Q.PAGES))
@@ -182,6 +218,10 @@ def test_the_second_way_can_fail():
     q = next(q for s in SEEDS for q in Q.questions("04", s) if q.key == "warps" and q.answer)
     other = Q.Question(**{**q.__dict__, "params": {**q.params, "tile": "As" if q.params["tile"] == "Bs" else "Bs"}})
     assert independent(other) != q.answer  # a cell of the other tile: its readers share a row, not a column
+    q = next(q for s in SEEDS for q in Q.questions("09", s) if q.key == "fragment" and q.params["which"] == "a"
+             and 0 < q.params["col"] < 7)
+    other = Q.Question(**{**q.__dict__, "params": {**q.params, "which": "c"}})
+    assert independent(other) != q.answer  # C[r][c] (1 <= c <= 6) is in another lane than A[r][c]
 
 
 def test_a_seed_always_draws_the_same_questions_and_another_seed_others():
@@ -424,6 +464,12 @@ def test_the_quiz_view_live_and_static():
     assert "8 question sets" in payload["meta"]["exhausted"]
 
 
+#: Pages that open with a short lesson and fold the rest under "## Going further"
+#: (tests/test_folded_pages.py): the quiz ends the lesson (08) or, where the lesson has no room
+#: for it, opens Going further (09).
+FOLDED = {"08_beyond_tiling": "before", "09_tensor_cores": "after"}
+
+
 def test_every_core_page_has_its_quiz_before_the_last_bar():
     from pathlib import Path
 
@@ -431,5 +477,48 @@ def test_every_core_page_has_its_quiz_before_the_last_bar():
     for page in Q.PAGES:
         cells = json.loads((root / f"{page}.ipynb").read_text(encoding="utf-8"))["cells"]
         src = ["".join(c["source"]) for c in cells]
-        assert src[-2] == f'pages.quiz("{page}")', page
-        assert "Your turn: predict, then check" in src[-3]
+        at = src.index(f'pages.quiz("{page}")')
+        assert src.count(f'pages.quiz("{page}")') == 1 and "Your turn: predict, then check" in src[at - 1], page
+        if page in FOLDED:
+            heading = next(i for i, x in enumerate(src) if x.startswith("## Going further"))
+            assert at == (heading - 1 if FOLDED[page] == "before" else heading + 2), page
+        else:  # only the page's other "Your turn" (writing the kernel) comes between it and the last bar
+            after = src[at + 1:-1]
+            assert all(x.startswith("**Your turn: ") or x.startswith("pages.kernel_exercise(") for x in after), page
+            assert src[-1].startswith("pages.nav("), page
+    assert set(FOLDED) <= set(Q.PAGES)
+
+
+def test_the_fragment_tables_in_the_prompts_are_the_models():
+    """The places a fragment question lists (a0 (g, t), ...) are :func:`mma.fragment`'s."""
+    lane = np.arange(32)
+    g, t = lane // 4, lane % 4
+    for which, (_, _, places) in Q.FRAGMENT_TEXT.items():
+        f = mma.fragment(which)
+        assert len(places) == f.shape[1] == mma.REGS[which]
+        for i, place in enumerate(places):
+            rows, cols = (eval(x.replace("2t", "2*t"), {"g": g, "t": t}) for x in place.strip("()").split(", "))
+            assert (np.broadcast_to(rows, 32) == f[:, i, 0]).all() and (np.broadcast_to(cols, 32) == f[:, i, 1]).all()
+
+
+def test_the_ladder_and_tensor_core_draws_are_valid_tilings():
+    """Every warp tiling the page 08 questions draw covers its warp tile, one output per lane each
+    (the model's own map), and the drawn rungs and tensor-core tilings vary."""
+    for w in Q.WARP_CONFIGS:
+        r = Q._variant("warptile", BM=w["WM"], BN=w["WN"], THREADS=32, **w)
+        own = ladder.owner_map(r)
+        assert (np.bincount(own.ravel(), minlength=32) == w["WM"] * w["WN"] // 32).all(), w
+    kinds = {q.params["rung"] for s in range(1, 41) for q in Q.questions("08", s) if q.key in ("fma", "outputs")}
+    assert kinds == {"blocktile_1d", "blocktile_2d", "vectorized", "warptile"}
+    which = {q.params["which"] for s in range(1, 41) for q in Q.questions("09", s) if q.key == "fragment"}
+    assert which == {"a", "b", "c"}
+
+
+def test_a_wrong_fragment_answer_names_the_lane_and_register():
+    q = next(q for s in range(1, 40) for q in Q.questions("09", s) if q.key == "fragment" and q.params["which"] == "a")
+    lane, reg = q.answer
+    v = q.check(f"lane {lane}, register {(reg + 1) % 4}")
+    assert v.status == "wrong" and v.message.count(", not ") == 1
+    assert v.message.endswith(f"the place of a{reg}: register {reg}, not {(reg + 1) % 4}.")
+    assert q.check(f"register {reg}, lane {lane}").status == "right"
+    assert q.check(f"{lane}, a{reg}").status == "right"  # a register typed by its PTX name

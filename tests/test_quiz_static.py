@@ -19,6 +19,8 @@ from explainer.pages.exercises import stepper_pool
 from explainer.views.quiz import STATIC_SETS
 
 PAGES = ("02_tiled.ipynb", "04_barriers.ipynb", "06_tile_size_and_occupancy.ipynb")
+#: Pages whose embedded question sets are checked too, each exported on its own (no browser test).
+MORE_PAGES = ("08_beyond_tiling.ipynb", "09_tensor_cores.ipynb")
 QUIZ = ".explainer-quiz"
 STEPPER = ".explainer-stepper"
 LABEL = f"{STEPPER} .explainer-step-label"
@@ -27,6 +29,21 @@ LABEL = f"{STEPPER} .explainer-step-label"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     return export_pages(tmp_path_factory, *PAGES)
+
+
+@pytest.fixture(scope="module")
+def exported(request, tmp_path_factory):
+    """The exported folder that holds a page: :func:`site` for :data:`PAGES`, else the page alone."""
+    done = {}
+
+    def get(nb):
+        if nb in PAGES:
+            return request.getfixturevalue("site")
+        if nb not in done:
+            done[nb] = export_pages(tmp_path_factory, nb)
+        return done[nb]
+
+    return get
 
 
 def _states(html: str) -> dict[str, dict]:
@@ -38,10 +55,10 @@ def _states(html: str) -> dict[str, dict]:
     return out
 
 
-@pytest.mark.parametrize("nb", PAGES)
-def test_the_page_embeds_the_models_question_sets(site, nb):
+@pytest.mark.parametrize("nb", PAGES + MORE_PAGES)
+def test_the_page_embeds_the_models_question_sets(exported, nb):
     page = nb[:-len(".ipynb")]
-    states = _states((site / f"{page}.html").read_text(encoding="utf-8"))
+    states = _states((exported(nb) / f"{page}.html").read_text(encoding="utf-8"))
     (payload,) = states["quiz"]["store"]["payloads"]
     sets = payload["meta"]["sets"]
     pool = stepper_pool() if "tiled" in states else None

@@ -1,6 +1,6 @@
 """Page 08 (beyond tiling): read by tools/make_notebooks.py, which writes the notebook.
 
-The page opens with the lesson (the five rungs in one screen, then the measured chart); the rest (each
+The page opens with the lesson (the five rungs in one screen, the measured chart, then its quiz); the rest (each
 rung in detail, the roofline, other GPUs, waves and split-K, the tuning engine's planner) follows under
 "Going further" (tests/test_folded_pages.py).
 
@@ -71,6 +71,9 @@ the same trick every time, one level further down: **make each loaded value serv
 The chart measures every rung and cuBLAS in one run, at {SIZES_TEXT}; on a machine without a GPU it
 shows the recorded run, with its device and date."""),
         ("code", "from explainer.pages import ladder\nladder.ladder_chart()"),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("08_beyond_tiling")'),
         ("md", """## Going further
 
 Optional: each rung in detail, what the shape of a launch does, and the project's tuning engine; the lesson above stands without them."""),

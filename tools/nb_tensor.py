@@ -2,7 +2,8 @@
 
 The page opens with the lesson (a warp-wide mma.sync on the tiles of page 02, one warp of it drawn,
 and the recorded times beside cuBLAS); the rest (fragment tables, precision, kernel 16's pipeline and
-what still separates it from cuBLAS, kernel 17 on Hopper) follows under "Going further".
+what still separates it from cuBLAS, kernel 17 on Hopper) follows under "Going further", which opens
+with the page's quiz (the lesson before it has room for no more cells: tests/test_folded_pages.py).
 The numbers in the prose are the model's (explainer.model.mma, explainer.model.hopper), filled in here
 when the notebook is written (tests/test_folded_pages.py checks the stored notebook is up to date);
 measured figures are the widgets' and the results files' the prose cites.
@@ -78,6 +79,9 @@ price of the speed: the inputs are rounded to TF32, {mma.TF32_MANTISSA_BITS} man
         ("md", """## Going further
 
 Optional: the fragment tables, TF32's precision, the run on this GPU, kernel 16's pipeline and what still separates it from cuBLAS, and kernel 17 on Hopper."""),
+        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
+         "gets the model's reason, and *Another one* draws new numbers."),
+        ("code", 'pages.quiz("09_tensor_cores")'),
         ("md", f"""### Who holds what: fragments
 
 No lane holds a whole row of A or a whole column of B. Each lane holds a **fragment**: {mma.REGS['a']}

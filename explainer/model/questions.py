@@ -1,13 +1,14 @@
 """Predict, then reveal: a few questions per page whose answers the model computes.
 
 Each generator is ``make(seed, pool=None) -> Question`` for one page (:data:`PAGES`): the seed
-draws a launch (or an architecture, a GPU) and a block, thread, phase or warp of it; every
-number of the answer comes from :mod:`explainer.model` (``Launch.c_index`` / ``c_owner`` /
-``a_load`` / ``b_load``, ``ThreadView.load`` / ``compute``, ``barriers_per_block``,
-:mod:`.hazards`, :mod:`.memory`, :func:`.hardware.occupancy`, ``Launch.stats``,
-:mod:`.roofline`), never written by hand. A ``pool`` (``(M, N, K, T, blocks)`` entries, ``blocks``
-None for every block of the grid) limits the launches and blocks to those a page's stepper holds
-(an exported static page holds only some); without one a launch is drawn freely.
+draws a launch (or an architecture, a GPU, a rung of the ladder, a tensor-core tiling) and a
+block, thread, phase or warp of it; every number of the answer comes from :mod:`explainer.model`
+(``Launch.c_index`` / ``c_owner`` / ``a_load`` / ``b_load``, ``ThreadView.load`` / ``compute``,
+``barriers_per_block``, :mod:`.hazards`, :mod:`.memory`, :func:`.hardware.occupancy`,
+``Launch.stats``, :mod:`.roofline`, :mod:`.ladder`'s rungs, :mod:`.mma`'s fragments), never written
+by hand. A ``pool`` (``(M, N, K, T, blocks)`` entries, ``blocks`` None for every block of the
+grid) limits the launches and blocks to those a page's stepper holds (an exported static page
+holds only some); without one a launch is drawn freely.
 
 A :class:`Question` carries its prompt, the ``form`` of the answer a student types (see
 :func:`parse`), the answer, and ``why``: the model's reason per part of the answer, which a wrong
@@ -21,13 +22,13 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from . import hardware, hazards, memory, roofline
+from . import hardware, hazards, ladder, memory, mma, roofline
 from .launch import PAD, Launch, Step, count_label, phase_label, steps
 
 
@@ -932,6 +933,242 @@ def bound_kind(seed: int, pool=None) -> Question:
 
 
 # ---------------------------------------------------------------------------------------------
+# 08 · beyond tiling: the ladder (kernels 10-14)
+# ---------------------------------------------------------------------------------------------
+#: How a rung of :mod:`.ladder` is described in a prompt, by its kernel.
+RUNG_WORDS = {
+    "blocktile_1d": "kernel 10's 1D block tiling (a thread computes TM outputs of one column of C)",
+    "blocktile_2d": "kernel 11's 2D block tiling (a thread computes a TM×TN tile of C; one float per shared-memory load)",
+    "vectorized": "kernel 12's float4 loads (a thread computes a TM×TN tile of C; As transposed, so a thread's "
+                  "TM values of As are adjacent; 4 floats per shared-memory load)",
+    "warptile": "kernel 14's warp tiling (float4 shared-memory loads, 4 floats each)",
+}
+
+
+def _variant(name: str, **params) -> ladder.Rung:
+    """Rung ``name`` of :data:`.ladder.RUNGS` with some template arguments changed."""
+    base = ladder.rung(name)
+    p = dict(base.params)
+    p.update(params)
+    return replace(base, params=tuple(p.items()))
+
+
+def _warp_configs() -> list[dict]:
+    """Warp tilings whose lanes cover their WM×WN warp tile exactly (kernel 14's index scheme:
+    WNITER sub-tiles along n, WMITER = WM·WN / (32·TM·TN·WNITER) along m)."""
+    out = []
+    for WM in (32, 64):
+        for WN in (32, 64):
+            for TM in (4, 8):
+                for TN in (4, 8):
+                    for WNITER in (1, 2, 4):
+                        per_lane = ladder.WARP * TM * TN * WNITER
+                        if (WM * WN) % per_lane or WN % WNITER:
+                            continue
+                        wmiter = WM * WN // per_lane
+                        wsubn = WN // WNITER
+                        if WM % wmiter or wsubn % TN or ladder.WARP % (wsubn // TN):
+                            continue
+                        if WM // wmiter != (ladder.WARP // (wsubn // TN)) * TM:
+                            continue
+                        out.append({"WM": WM, "WN": WN, "WNITER": WNITER, "TM": TM, "TN": TN})
+    return out
+
+
+WARP_CONFIGS = tuple(_warp_configs())
+
+
+def _rung_draw(rng, kinds=("blocktile_1d", "blocktile_2d", "vectorized", "warptile")) -> ladder.Rung:
+    """A rung of one of ``kinds`` with drawn block and thread tiles (at most 1024 threads a block)."""
+    name = _choice(rng, list(kinds))
+    for _ in range(256):
+        if name == "blocktile_1d":
+            BM, BN = (int(_choice(rng, [32, 64, 128])) for _ in range(2))
+            r = _variant(name, BM=BM, BN=BN, TM=int(_choice(rng, [4, 8, 16, 32])))
+        elif name in ("blocktile_2d", "vectorized"):
+            BM, BN = (int(_choice(rng, [64, 128, 256])) for _ in range(2))
+            sizes = [2, 4, 8, 16] if name == "blocktile_2d" else [4, 8, 16]
+            r = _variant(name, BM=BM, BN=BN, TM=int(_choice(rng, sizes)), TN=int(_choice(rng, sizes)))
+        else:
+            w = dict(_choice(rng, list(WARP_CONFIGS)))
+            BM, BN = w["WM"] * int(_choice(rng, [1, 2, 4])), w["WN"] * int(_choice(rng, [1, 2, 4]))
+            w["THREADS"] = ladder.WARP * (BM // w["WM"]) * (BN // w["WN"])
+            r = _variant(name, BM=BM, BN=BN, **w)
+        if 32 <= r.threads <= 1024 and r.BM % r["TM"] == 0:
+            return r
+    raise AssertionError("no valid rung draw")
+
+
+def _rung_text(r: ladder.Rung) -> str:
+    p = r.p
+    text = f"{RUNG_WORDS[r.name]}, block tile BM×BN = {r.BM}×{r.BN}, BK = {r.BK}"
+    if r.layout == "1d":
+        return text + f", TM = {p['TM']}"
+    if r.layout == "2d":
+        return text + f", TM×TN = {p['TM']}×{p['TN']}"
+    return (text + f"; a warp owns a WM×WN = {p['WM']}×{p['WN']} tile of C, split into WNITER = {p['WNITER']} "
+            f"sub-tiles along n and as many along m as it takes to cover it; in each sub-tile a lane computes "
+            f"TM×TN = {p['TM']}×{p['TN']} outputs")
+
+
+def ladder_fma(seed: int, pool=None) -> Question:
+    """Multiply-adds per shared-memory load of a rung's thread tile (:attr:`.ladder.Rung.fma_per_lds`)."""
+    rng = _rng(seed, "08.fma")
+    r = _rung_draw(rng)
+    x = r.fma_per_lds
+    tm, tn = r.thread_tile
+    if r.layout == "1d":
+        lds = tm + 1
+        why = (f"per step k a thread reads TM = {tm} values of As and 1 of Bs (kept in a register) and does TM = {tm} "
+               f"multiply-adds: {tm} / ({tm} + 1) = {x:.3f}")
+    else:
+        v = r.vector
+        lds = tm // v + tn // v
+        loads = (f"{tm} + {tn} = {lds} loads of one float" if v == 1 else
+                 f"{tm}/4 + {tn}/4 = {tm // 4} + {tn // 4} = {lds} float4 loads")
+        tile = "" if r.layout == "2d" else (f"its thread tile is (WMITER·TM)×(WNITER·TN) = {tm}×{tn} "
+                                            f"(WMITER = {r.warp_dims['WMITER']}); ")
+        why = (f"{tile}per step k a thread reads {tm} values of As and {tn} of Bs, {loads}, and does {tm}·{tn} = "
+               f"{tm * tn} multiply-adds with them: {tm * tn} / {lds} = {x:.3f}")
+    assert abs(r.outputs_per_thread / lds - x) < 1e-12
+    prompt = (f"Take {_rung_text(r)}. In the compute loop, how many multiply-adds does a thread do per "
+              "shared-memory load instruction? Two decimals are enough.")
+    return _question("08_beyond_tiling", "fma", prompt, {"kind": "number", "tol": max(0.01, 0.005 * x)}, x,
+                     f"{x:.3f} multiply-adds per shared-memory load", [why], {"rung": r.name, **r.p})
+
+
+def ladder_outputs(seed: int, pool=None) -> Question:
+    """Threads of a block and outputs of one thread (:attr:`.ladder.Rung.threads`,
+    :attr:`~.ladder.Rung.outputs_per_thread`)."""
+    rng = _rng(seed, "08.outputs")
+    r = _rung_draw(rng, ("blocktile_1d", "blocktile_2d", "warptile", "warptile"))
+    p, (tm, tn) = r.p, r.thread_tile
+    if r.layout == "1d":
+        why = [f"threads = (BM/TM)·BN = ({r.BM}/{p['TM']})·{r.BN} = {r.threads}",
+               f"a thread owns TM = {r.outputs_per_thread} outputs of one column"]
+    elif r.layout == "2d":
+        why = [f"threads = (BM/TM)·(BN/TN) = ({r.BM}/{p['TM']})·({r.BN}/{p['TN']}) = {r.threads}",
+               f"a thread owns a TM×TN = {tm}×{tn} tile: {r.outputs_per_thread} outputs"]
+    else:
+        w = r.warp_dims
+        why = [f"one warp per warp tile: (BM/WM)·(BN/WN) = ({r.BM}/{w['WM']})·({r.BN}/{w['WN']}) = "
+               f"{r.threads // ladder.WARP} warps × 32 lanes = {r.threads}",
+               f"WMITER = WM·WN / (32·TM·TN·WNITER) = {w['WM']}·{w['WN']} / "
+               f"(32·{p['TM']}·{p['TN']}·{w['WNITER']}) = {w['WMITER']}, so a thread owns (WMITER·TM)×(WNITER·TN) = "
+               f"{tm}×{tn} = {r.outputs_per_thread} outputs (the warp's {w['WM'] * w['WN']} over its 32 lanes)"]
+    prompt = (f"Take {_rung_text(r)}. How many threads does a block have, and how many outputs of C does one "
+              "thread compute? Type threads, outputs.")
+    return _question("08_beyond_tiling", "outputs", prompt, {"kind": "ints", "names": ["threads", "outputs"]},
+                     [r.threads, r.outputs_per_thread], f"{r.threads} threads, {r.outputs_per_thread} outputs each",
+                     why, {"rung": r.name, **r.p})
+
+
+def tile_intensity(seed: int, pool=None) -> Question:
+    """FLOP per byte of DRAM traffic of a BM×BN block tile (:meth:`.ladder.Rung.intensity`)."""
+    rng = _rng(seed, "08.intensity")
+    BM, BN = (int(_choice(rng, [32, 64, 128, 256])) for _ in range(2))
+    BK = int(_choice(rng, [8, 16, 32]))
+    r = _variant("blocktile_2d", BM=BM, BN=BN, BK=BK)
+    x = r.intensity()
+    flop, nbytes = 2 * BM * BN * BK, (BM * BK + BK * BN) * 4
+    why = (f"per phase the block does 2·BM·BN·BK = 2·{BM}·{BN}·{BK} = {flop:,} FLOP on (BM·BK + BK·BN)·4 = "
+           f"({BM}·{BK} + {BK}·{BN})·4 = {nbytes:,} bytes: {flop:,} / {nbytes:,} = BM·BN / (2·(BM + BN)) = "
+           f"{x:.3f} FLOP/B (BK cancels)")
+    assert abs(flop / nbytes - x) < 1e-12
+    prompt = (f"A block computes a {BM}×{BN} tile of C; each phase it copies the {BM}×{BK} window of A and the "
+              f"{BK}×{BN} window of B from global memory into shared memory and does all their multiply-adds. "
+              "Counting every copied float as 4 bytes of DRAM traffic, how many FLOP per byte does it do? "
+              "Two decimals are enough.")
+    return _question("08_beyond_tiling", "tile_intensity", prompt, {"kind": "number", "tol": max(0.01, 0.005 * x)},
+                     x, f"{x:.3f} FLOP/B", [why], {"BM": BM, "BN": BN, "BK": BK})
+
+
+# ---------------------------------------------------------------------------------------------
+# 09 · tensor cores: mma.sync m16n8k8 TF32 (kernel 15)
+# ---------------------------------------------------------------------------------------------
+#: The fragment layouts of :func:`.mma.fragment`, as the prompts write them (a test holds them
+#: to the model): register i of a lane holds (row, column) of its tile, g = lane / 4, t = lane % 4.
+FRAGMENT_TEXT = {
+    "a": ("A", "(m, k)", ["(g, t)", "(g + 8, t)", "(g, t + 4)", "(g + 8, t + 4)"]),
+    "b": ("B", "(k, n)", ["(t, g)", "(t + 4, g)"]),
+    "c": ("C", "(m, n)", ["(g, 2t)", "(g, 2t + 1)", "(g + 8, 2t)", "(g + 8, 2t + 1)"]),
+}
+
+
+def fragment_owner(seed: int, pool=None) -> Question:
+    """Lane and register of an element of an m16n8k8 fragment (:func:`.mma.owners`)."""
+    rng = _rng(seed, "09.fragment")
+    which = _choice(rng, ["a", "b", "c"])
+    rows, cols = mma.tile_shape(which)
+    r, c = int(rng.integers(0, rows)), int(rng.integers(0, cols))
+    lane, reg = (int(v) for v in mma.owners(which)[r, c])
+    X, rc, places = FRAGMENT_TEXT[which]
+    if which == "a":
+        g, t = r % 8, c % 4
+        parts = (f"row {r} is g{' + 8' if r >= 8 else ''}: g = {g}; column {c} is t{' + 4' if c >= 4 else ''}: t = {t}")
+    elif which == "b":
+        g, t = c, r % 4
+        parts = f"column {c} is g: g = {g}; row {r} is t{' + 4' if r >= 4 else ''}: t = {t}"
+    else:
+        g, t = r % 8, c // 2
+        parts = f"row {r} is g{' + 8' if r >= 8 else ''}: g = {g}; column {c} is 2t{' + 1' if c % 2 else ''}: t = {t}"
+    assert 4 * g + t == lane and tuple(mma.fragment(which)[lane, reg]) == (r, c)
+    why = [f"{parts}; lane = 4g + t = 4·{g} + {t} = {lane}",
+           f"{X}[{r}][{c}] sits at {places[reg]}, the place of {which}{reg}: register {reg}"]
+    table = ", ".join(f"{which}{i} {pl}" for i, pl in enumerate(places))
+    prompt = (f"One warp runs mma.sync m16n8k8 (TF32). With g = lane / 4 and t = lane % 4, a lane's registers "
+              f"hold these elements {rc} of {X}'s tile: {table}. Which lane holds {X}[{r}][{c}] of the "
+              f"{rows}×{cols} {X} tile, and in which register (0 for {which}0, …, {len(places) - 1} for "
+              f"{which}{len(places) - 1})? Type lane, register.")
+    return _question("09_tensor_cores", "fragment", prompt, {"kind": "ints", "names": ["lane", "register"]},
+                     [lane, reg], f"lane {lane}, register {which}{reg}", why,
+                     {"which": which, "row": r, "col": c})
+
+
+def _mma_draw(rng) -> mma.MmaKernel:
+    WM, WN = int(_choice(rng, [16, 32, 64])), int(_choice(rng, [8, 16, 32, 64]))
+    BM, BN = WM * int(_choice(rng, [1, 2, 4])), WN * int(_choice(rng, [1, 2, 4]))
+    return replace(mma.KERNEL, BM=BM, BN=BN, BK=int(_choice(rng, [8, 16, 32])), WM=WM, WN=WN)
+
+
+def mma_count(seed: int, pool=None) -> Question:
+    """Warps of a block and mma.sync per warp per phase (:class:`.mma.MmaKernel`)."""
+    rng = _rng(seed, "09.mma")
+    k = _mma_draw(rng)
+    per_phase = k.ksteps * k.miter * k.niter
+    why = [f"one warp per warp tile: (BM/WM)·(BN/WN) = ({k.BM}/{k.WM})·({k.BN}/{k.WN}) = {k.warps}",
+           f"per phase: BK/8 = {k.BK}/8 = {k.ksteps} k-step(s), each one mma.sync per m16n8 tile of the warp's: "
+           f"(WM/16)·(WN/8) = {k.miter}·{k.niter} = {k.miter * k.niter}; "
+           f"{k.ksteps}·{k.miter * k.niter} = {per_phase}"]
+    prompt = (f"A kernel like kernel 15: block tile BM×BN = {k.BM}×{k.BN}, phases of BK = {k.BK} along K, one warp "
+              f"per WM×WN = {k.WM}×{k.WN} warp tile of C, computed with mma.sync m16n8k8. How many warps does a "
+              "block have, and how many mma.sync does each warp issue per phase? Type warps, mma.sync.")
+    return _question("09_tensor_cores", "mma_count", prompt, {"kind": "ints", "names": ["warps", "mma.sync"]},
+                     [k.warps, per_phase], f"{k.warps} warps, {per_phase} mma.sync each per phase", why,
+                     {"BM": k.BM, "BN": k.BN, "BK": k.BK, "WM": k.WM, "WN": k.WN})
+
+
+def fragment_registers(seed: int, pool=None) -> Question:
+    """A lane's fragment registers for a warp tile (:func:`.mma.register_names`)."""
+    rng = _rng(seed, "09.registers")
+    k = _mma_draw(rng)
+    n = [len(mma.register_names(w, k)) for w in "abc"]
+    R = mma.REGS
+    why = [f"A: WM/16 = {k.WM}/16 = {k.miter} m16 tile(s) × {R['a']} registers (a0..a3), shared by the "
+           f"{k.niter} n8 tile(s) = {n[0]}",
+           f"B: WN/8 = {k.WN}/8 = {k.niter} n8 tile(s) × {R['b']} registers (b0, b1), shared by the "
+           f"{k.miter} m16 tile(s) = {n[1]}",
+           f"C: {k.miter}·{k.niter} m16n8 tiles × {R['c']} accumulators (c0..c3) = {n[2]}"]
+    assert n == [R["a"] * k.miter, R["b"] * k.niter, R["c"] * k.miter * k.niter]
+    prompt = (f"A warp computes a {k.WM}×{k.WN} tile of C with mma.sync m16n8k8 (TF32): one m16n8 product per 16 "
+              f"rows and 8 columns of its tile. One mma.sync takes {R['a']} registers of A, {R['b']} of B and "
+              f"{R['c']} of C from each lane. For one k-step, how many registers does each lane hold for A's "
+              "fragments, for B's, and for C's accumulators? Type A, B, C.")
+    return _question("09_tensor_cores", "registers", prompt, {"kind": "ints", "names": ["A", "B", "C"]},
+                     n, f"A {n[0]}, B {n[1]}, C {n[2]} registers", why, {"WM": k.WM, "WN": k.WN})
+
+
+# ---------------------------------------------------------------------------------------------
 PAGES: dict[str, tuple[Callable[..., Question], ...]] = {
     "01_naive": (naive_element, naive_owner, naive_grid),
     "02_tiled": (tiled_loads, tiled_reads, barrier_count, tiled_reuse),
@@ -941,6 +1178,8 @@ PAGES: dict[str, tuple[Callable[..., Question], ...]] = {
     "05_warps_and_coalescing": (warp_lane, sectors, bank_degree),
     "06_tile_size_and_occupancy": (blocks_per_sm, limiter, occupancy_percent),
     "07_arithmetic_intensity_and_roofline": (intensity, bound, bound_kind),
+    "08_beyond_tiling": (ladder_fma, ladder_outputs, tile_intensity),
+    "09_tensor_cores": (fragment_owner, mma_count, fragment_registers),
 }
 
 
