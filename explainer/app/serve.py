@@ -77,6 +77,14 @@ STATIC_FILES = SITE + r"/[^/]+\.html|" + SITE + r"/assets/[^/]+\.(css|js)"  # wh
 LIVE_PREFIX = "../../render/"  # from /voila/files/site/<page> to /voila/render/<notebook>
 
 
+#: The JupyterLab extensions a page loads: Voila's widget manager (it keeps the one that suits the
+#: installed ipywidgets), the widgets, anywidget's views, plotly's charts, code colouring. Voila would
+#: otherwise load every lab extension installed next to it (a course's nbgrader or notebook 7 among
+#: them), whose errors and requests the pages have no use for.
+PAGE_EXTENSIONS = ["@voila-dashboards/widgets-manager8", "@voila-dashboards/widgets-manager7",
+                   "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly", "jupyterlab_pygments"]
+
+
 def voila_env(config_dir: Path) -> dict:
     """The environment for Voila, with a config folder holding what the command line cannot
     set: Voila's kernel manager class is created at run time, so ``--VoilaKernelManager.*``
@@ -84,7 +92,7 @@ def voila_env(config_dir: Path) -> dict:
     allow-list lets Voila serve the static pages and nothing else from its root."""
     (config_dir / "voila.json").write_text(json.dumps(
         {"VoilaKernelManager": {"preheat_denylist": [NOT_PREHEATED]},
-         "VoilaConfiguration": {"file_allowlist": [STATIC_FILES]}}))
+         "VoilaConfiguration": {"file_allowlist": [STATIC_FILES], "extension_allowlist": PAGE_EXTENSIONS}}))
     from explainer.views.plotly_widget import BUNDLE_URL_ENV
 
     env = dict(os.environ)

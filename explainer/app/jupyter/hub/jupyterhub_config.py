@@ -24,6 +24,8 @@ import os
 import sys
 from pathlib import Path
 
+from explainer.app.serve import PAGE_EXTENSIONS
+
 c = get_config()  # noqa: F821 (JupyterHub's config loader provides it)
 env = os.environ
 state = Path(env["EXPLAINER_HUB_STATE"])
@@ -81,7 +83,10 @@ server = {
     # Voila only, unless the instructor enables the lab (EXPLAINER_HUB_LAB=1)
     "jpserver_extensions": {"jupyterlab": lab, "notebook": lab, "notebook_shim": lab,
                             "jupyter_lsp": lab, "jupyter_server_terminals": False,
-                            "voila.server_extension": True},
+                            "voila.server_extension": True,
+                            # a course's grading tool (docs/grading.md), installed alongside: the lab only
+                            **{f"nbgrader.server_extensions.{x}": lab
+                               for x in ("formgrader", "validate_assignment", "assignment_list", "course_list")}},
     # Voila inside a Jupyter server takes MathJax from a public CDN unless the server says
     # where it is; the pages need none (as `tiled-explainer serve`, where Voila sets none)
     "tornado_settings": {"mathjax_url": "", "mathjax_config": ""},
@@ -99,7 +104,8 @@ config_file.write_text(json.dumps({
     "ServerApp": server,
     "MappingKernelManager": kernels,
     # lab's template minus its CDN links (explainer/app/jupyter/voila/templates/explainer), no code
-    "VoilaConfiguration": {"template": "explainer", "theme": "light", "strip_sources": True},
+    "VoilaConfiguration": {"template": "explainer", "theme": "light", "strip_sources": True,
+                           "extension_allowlist": PAGE_EXTENSIONS},  # only the lab extensions the pages load
 }))
 os.chmod(config_file, 0o644)
 c.Spawner.environment = {
