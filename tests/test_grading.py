@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -53,9 +54,14 @@ TAMPERED = "class Checks:\n    def __getattr__(self, name):\n        return lamb
            "def run_checks(path):\n    return Checks()\n"
 
 
+#: As in an activated environment (what docs/grading.md has the maintainer do): nbgrader runs the
+#: `alembic` command of its environment by name, so the interpreter's bin folder leads PATH.
+ACTIVATED = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+
+
 def nbgrader(course: Path, *args: str, timeout: int = 300) -> str:
     r = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
-                       timeout=timeout, check=False)
+                       timeout=timeout, check=False, env=ACTIVATED)
     assert r.returncode == 0, f"nbgrader {' '.join(args)} -> {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return r.stdout + r.stderr
 
@@ -92,7 +98,7 @@ def course(tmp_path_factory) -> Path:
 
 def scores(course: Path) -> dict:
     out = subprocess.run([sys.executable, "scores.py", ASSIGNMENT], cwd=course, capture_output=True, text=True,
-                         timeout=60, check=True).stdout
+                         timeout=60, check=True, env=ACTIVATED).stdout
     rows = list(csv.DictReader(io.StringIO(out)))
     return {r["student"]: {k: float(v) for k, v in r.items() if k != "student"} for r in rows}
 
