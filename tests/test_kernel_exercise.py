@@ -140,3 +140,45 @@ def test_the_students_kernel_is_stepped_with_its_copies_and_races_marked():
     ex.editor.value = right
     ex.check()
     assert not any(e and e[2] for key in ("A", "B") for e in sent[-1]["mine"][key])
+
+
+def test_student_stores_are_checked_against_the_kernels():
+    """A kernel that stores C transposed: every thread off the diagonal stores elsewhere, as the
+    simulator's trace says, and nothing else is marked."""
+    from explainer.sim import check_kernel
+    from explainer.views.stepper import TiledStepper
+
+    right = (resources.kernels_dir() / "03_tiled.cu").read_text(encoding="utf-8")
+    wrong = right.replace("C[row * N + col] = sum;", "C[col * N + row] = sum;")
+    assert wrong != right
+    M, N, K, T, block, thread = kx.STEPPED
+    for source, bad in ((right, set()), (wrong, {(x, y) for x in range(T) for y in range(T) if x != y})):
+        st = TiledStepper(M, N, K, T, block=block, thread=thread)
+        st.show_student(check_kernel(source, [(M, N, K, T)]).launches[0])
+        c = st.student_copies()["C"]
+        assert {(p % T, p // T) for p, e in enumerate(c) if e[2]} == bad
+
+
+@pytest.mark.browser
+def test_the_live_page_steps_a_students_kernel_with_its_wrong_stores_marked(voila_server, browser_page, page_errors):
+    """Page 02 served by Voila: the student types a kernel that stores C transposed, checks it, and
+    the stepper that appears marks the C elements stored in the wrong place at the store step."""
+    from explainer.views.common import HAZARD
+
+    page = browser_page
+    page.goto(voila_server.page_url("02_tiled.ipynb"))
+    page.locator(".explainer-stepper .explainer-step-label").first.wait_for(timeout=120_000)
+    right = (resources.kernels_dir() / "03_tiled.cu").read_text(encoding="utf-8")
+    editor = page.locator(".explainer-kernel-editor textarea")
+    editor.scroll_into_view_if_needed()
+    editor.fill(right.replace("C[row * N + col] = sum;", "C[col * N + row] = sum;"))
+    editor.dispatch_event("change")
+    page.get_by_role("button", name="Check with the simulator").click()
+    page.get_by_text("Your kernel, stepped").wait_for(timeout=60_000)
+    stepper = page.locator(".explainer-stepper").nth(1)
+    stepper.locator(".explainer-step-label").filter(has_text="block (x=1, y=1)").wait_for(timeout=30_000)
+    stepper.locator(".explainer-last").click()
+    stepper.locator(".explainer-step-label").filter(has_text="storing C").wait_for(timeout=10_000)
+    view = "document.querySelectorAll('.explainer-stepper')[1].explainerView"
+    page.wait_for_function(f"() => {view}.colours('C').flat().includes({HAZARD})", timeout=10_000)
+    assert page_errors == []

@@ -321,6 +321,15 @@ class TiledStepper:
                     else:  # a constant (the padding zero) or never stored
                         entries.append([-1, -1, int(r >= 0)])
             out[key] = entries
+        # each thread's store into C ([row, col, bad]; row -1: none), against the model's c_rc / writes
+        targets = trace.c_targets()[by, bx].reshape(-1)  # [ty, tx] -> thread p = tx + ty*T
+        c_out = []
+        for p in range(T * T):
+            want = (int(arrays["c_rc"][p, 0]), int(arrays["c_rc"][p, 1])) if arrays["writes"][p] else None
+            idx = int(targets[p])
+            got = divmod(idx, trace.N) if idx >= 0 else None
+            c_out.append([got[0] if got else -1, got[1] if got else -1, int(got != want)])
+        out["C"] = c_out
         # races the simulator saw on a cell of this block, in a phase held: marked (2)
         races = getattr(self, "student_races", None)
         if races is not None and len(races.get("block", ())):

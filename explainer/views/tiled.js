@@ -327,6 +327,14 @@ function createTiledView({ model, el: host }) {
     }
     const cr = at(A.c_rc, p, 0), cc = at(A.c_rc, p, 1);
     if (cr >= m0 && cr < m1 && cc >= n0 && cc < n1) cC[(cr - m0) * nw + (cc - n0)] = C.PINNED;
+    if (mine && mine.C && kind === "store") {  // a student's kernel: its stores, red where not the kernel's
+      const mark = (r, c) => { if (r >= m0 && r < m1 && c >= n0 && c < n1) cC[(r - m0) * nw + (c - n0)] = C.HAZARD; };
+      mine.C.forEach((e, q) => {
+        if (!e || !e[2]) return;
+        if (e[0] >= 0) mark(e[0], e[1]);            // where it stored
+        if (at(A.writes, q)) mark(at(A.c_rc, q, 0), at(A.c_rc, q, 1));  // where it should have
+      });
+    }
     built.gA.paint(cA); built.gB.paint(cB); built.gC.paint(cC);
     // Values in small windows; C's once stored.
     if (A.a_text) built.gA.label(Array.from({ length: mw * kw }, (_, j) => {
