@@ -111,26 +111,6 @@ def test_export_command_line(tmp_path):
 
 
 # ---- in the browser, from file:// -------------------------------------------------------------
-@pytest.fixture
-def file_page(browser, page_errors):
-    """A page that may load file:// URLs only; every other request is refused and recorded."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    outside: list[str] = []
-
-    def route(r):
-        if r.request.url.startswith("file://"):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
-    page.on("console", lambda m: page_errors.append(f"console.error: {m.text}") if m.type == "error" else None)
-    page.outside = outside
-    yield page
-    context.close()
 
 
 def label(page) -> str:

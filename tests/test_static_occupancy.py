@@ -92,25 +92,6 @@ def test_the_page_starts_at_the_live_calculators_values(page06):
 
 
 # ---- in the browser, from file:// with every other request refused -------------------------------
-@pytest.fixture
-def file_page(browser, page_errors):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    outside: list[str] = []
-
-    def route(r):
-        if r.request.url.startswith("file://"):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
-    page.on("console", lambda m: page_errors.append(f"console.error: {m.text}") if m.type == "error" else None)
-    page.outside = outside
-    yield page
-    context.close()
 
 
 def _rendered(page, html: str) -> str:
