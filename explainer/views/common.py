@@ -42,6 +42,12 @@ LEGEND = [
 ]
 
 
+#: The names a blank of the "Your turn" exercises may use: CUDA's built-ins and the ladder's
+#: parameters (views/yourturn.js refuses any other); each exercise adds what its kernel defines.
+KERNEL_NAMES = ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "blockDim.x", "blockDim.y",
+                "gridDim.x", "gridDim.y", "M", "N", "K"]
+
+
 def tile_shade(base: str, tile, tiles) -> str:
     """A kernel's colour ``base`` (``#rrggbb``), lighter for its smaller tiles (``tiles``: the
     kernel's tiles shown, in order): the largest keeps the colour, the smallest is mixed 55% with

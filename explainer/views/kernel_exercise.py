@@ -218,15 +218,15 @@ class KernelExercise:
 
         self.result.value = '<div class="ex-note">running the simulator…</div>'
         try:
-            launches = self.launches
+            launches, parsed = self.launches, None
             if launches is None and self.steps_kernel:
-                parsed = parse_source(self.editor.value)
+                parsed = parse_source(self.editor.value)  # (once: check_kernel takes it)
                 launches = default_launches(self.exercise.tile)
                 if parsed.kernel.template is not None:  # and the stepper's launch, at its own tile
                     launches = launches + [STEPPED[:4]]
                 else:
                     launches = default_launches(kernel_tile(parsed))
-            report = check_kernel(self.editor.value, launches, tile=self.exercise.tile)
+            report = check_kernel(self.editor.value, launches, tile=self.exercise.tile, parsed=parsed)
         except SimError as err:
             self.result.value = f'<div style="color:#b91c1c">⚠ {html.escape(str(err))}</div>'
             self._step(None)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import resources
 from ..model import WARP_SIZE, Launch, LaunchError, ceil_div
-from .common import ACTIVE, HAZARD, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, demo_matrices, whole, window
+from .common import ACTIVE, HAZARD, KERNEL_NAMES, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, demo_matrices, whole, window
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView
 from .store import static_store as _static_store
@@ -37,8 +37,7 @@ FORMULAS = {
     "naive_col": ("blockIdx.y*blockDim.x + threadIdx.x", "blockIdx.x*blockDim.y + threadIdx.y"),
 }
 #: Names a blank of page 01's exercise may use (then row, col and k where the kernel has them).
-_BUILTINS = ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "blockDim.x", "blockDim.y",
-             "gridDim.x", "gridDim.y", "M", "N", "K"]
+_BUILTINS = KERNEL_NAMES
 
 
 def naive_exercise(kernel: str) -> dict:

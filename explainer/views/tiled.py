@@ -35,7 +35,7 @@ from ..model import hazards as hz
 from .. import resources
 from ..model import (KERNELS, PAD, STEP_KINDS, Launch, Step, count_label, phase_label, phase_of_step, step_count,
                      steps_of_phases)
-from .common import (ACTIVE, HAZARD, IDLE, LEGEND, OUTSIDE, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED, WAITING,
+from .common import (ACTIVE, HAZARD, IDLE, KERNEL_NAMES, LEGEND, OUTSIDE, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED, WAITING,
                      TEXT_MAX, TILE, demo_matrices, source_lines, window)
 from .payload import narrow, pack
 from .store import STATIC_BUDGET, BrowserView, state_key
@@ -323,8 +323,7 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
 
 #: Names a blank of the exercise may use: the kernel's built-ins and parameters, then what the
 #: kernel has defined by that line (row and col; the phase t; the step k of the compute loop).
-_BUILTINS = ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "blockDim.x", "blockDim.y",
-             "gridDim.x", "gridDim.y", "tx", "ty", "TILE", "M", "N", "K"]
+_BUILTINS = KERNEL_NAMES + ["tx", "ty", "TILE"]
 
 
 def index_exercise() -> dict:
