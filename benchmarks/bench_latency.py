@@ -1,17 +1,18 @@
-"""How many cycles one load takes on this GPU: global memory (DRAM and an L2 hit), shared and
+"""How long one load takes on this GPU: global memory (DRAM and an L2 hit), shared and
 constant memory, by pointer chasing (benchmarks/latency.cu). Backs the latency figures page 05
 shows beside the two source documents' claims (400-800 cycles, ~100 cycles).
 
     python benchmarks/bench_latency.py [--repeats 5] [--save]
 
 A single thread follows a random cycle (Sattolo's algorithm) through an array; each load's
-address is the value the previous load returned, so the loads cannot overlap, and clock64()
-around them counts the cycles of one. DRAM: a 1 GiB region, one word per 256 bytes on the cycle
-(no two hops share a cache line), read with __ldcg (not cached in L1); L2: a 1 MiB cycle, warmed
-first; shared memory: a 16 KB cycle copied into shared memory; constant memory: a 16 KB cycle
-in __constant__ memory after a warm-up pass. Prints JSON (median cycles per load over
-``--repeats`` runs, device, versions, date); ``--save`` writes it into explainer/data/recorded/
-(latency_<device>_<date>.json), where the page reads it.
+address is the value the previous load returned, so the loads cannot overlap, and clock64() and
+%globaltimer around them count the cycles and nanoseconds of one. DRAM: a 1 GiB region, one word
+per 256 bytes on the cycle (no two hops share a cache line), read with __ldcg (not cached in L1),
+each run from a new start after a 256 MiB write has flushed L2; L2: a 1 MiB cycle, warmed first;
+shared memory: a 16 KB cycle copied into shared memory; constant memory: a 16 KB and a 1 KB cycle
+in __constant__ memory after a warm-up pass. Prints JSON (median cycles and nanoseconds per load
+over ``--repeats`` runs, the SM clock they imply, device, versions, date); ``--save`` writes it
+into explainer/data/recorded/ (latency_<device>_<date>.json), where the page reads it.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = Path(__file__).resolve().parent / "latency.cu"
-SCHEMA = "latency/1"
+SCHEMA = "latency/2"
 CONST_WORDS = 4096
+CONST_SMALL = 256
 
 
 def cycle(n: int, rng) -> np.ndarray:
@@ -54,51 +56,65 @@ def measure(repeats: int = 5, steps: int = 4096, seed: int = 0) -> dict:
 
     rng = np.random.default_rng(seed)
     mod = cp.RawModule(code=SOURCE.read_text(), options=("-std=c++17",))
-    g, s, c = (mod.get_function(n) for n in ("chase_global", "chase_shared", "chase_const"))
+    g, s, c, c1 = (mod.get_function(n) for n in ("chase_global", "chase_shared", "chase_const", "chase_const_small"))
     sink = cp.zeros(1, cp.uint32)
-    cycles = cp.zeros(1, cp.int64)
+    out_t = cp.zeros(2, cp.int64)  # cycles, nanoseconds
+    dev = cp.cuda.Device()
 
-    def run(fn, args, **kw) -> float:
-        got = []
-        for _ in range(repeats):
-            fn((1,), kw.pop("block", (1,)) if "block" in kw else (1,), args, **kw)
-            cp.cuda.Device().synchronize()
-            got.append(int(cycles.get()[0]) / steps)
-        return statistics.median(got)
+    def timed(launch, before=None) -> tuple[float, float]:
+        cyc, ns = [], []
+        for r in range(repeats):
+            if before:
+                before(r)
+            launch(r)
+            dev.synchronize()
+            t = out_t.get()
+            cyc.append(int(t[0]) / steps)
+            ns.append(int(t[1]) / steps)
+        return statistics.median(cyc), statistics.median(ns)
 
     out = {}
-    # DRAM: 2^22 hops spread 64 words (256 B) apart: a 1 GiB region, far beyond any L2
-    dram = cp.asarray(spread(cycle(1 << 22, rng), 64))
-    out["global_dram"] = run(g, (dram, np.uint32(0), np.int32(0), np.int32(steps), sink, cycles))
-    del dram
+    # DRAM: 2^22 hops spread 64 words (256 B) apart: a 1 GiB region, far beyond any L2. Each run
+    # starts at a new node of the cycle (a run's 4096 lines would otherwise be L2 hits in the next)
+    # and after a 256 MiB write that evicts L2.
+    hops = 1 << 22
+    dram = cp.asarray(spread(cycle(hops, rng), 64))
+    flush = cp.empty(1 << 26, cp.float32)
+    starts = rng.choice(hops, size=repeats, replace=False) * 64
+    out["global_dram"] = timed(
+        lambda r: g((1,), (1,), (dram, np.uint32(starts[r]), np.int32(0), np.int32(steps), sink, out_t)),
+        before=lambda r: flush.fill(r))
+    del dram, flush
     # L2: a 1 MiB cycle, one word per 128-byte line, warmed by one pass
     l2_words = (1 << 20) // 128
     l2 = cp.asarray(spread(cycle(l2_words, rng), 32))
-    out["global_l2_hit"] = run(g, (l2, np.uint32(0), np.int32(l2_words), np.int32(steps), sink, cycles))
+    out["global_l2_hit"] = timed(
+        lambda r: g((1,), (1,), (l2, np.uint32(0), np.int32(l2_words), np.int32(steps), sink, out_t)))
     # shared memory: a 16 KB cycle
     sh = cp.asarray(cycle(CONST_WORDS, rng))
-    got = []
-    for _ in range(repeats):
-        s((1,), (256,), (sh, np.int32(CONST_WORDS), np.uint32(0), np.int32(steps), sink, cycles), shared_mem=CONST_WORDS * 4)
-        cp.cuda.Device().synchronize()
-        got.append(int(cycles.get()[0]) / steps)
-    out["shared"] = statistics.median(got)
-    # constant memory: the same size, in __constant__
-    ptr = mod.get_global("const_next")
-    cp.ndarray((CONST_WORDS,), cp.uint32, ptr).set(cycle(CONST_WORDS, rng))
-    out["constant"] = run(c, (np.uint32(0), np.int32(steps), sink, cycles))
+    out["shared"] = timed(lambda r: s((1,), (256,), (sh, np.int32(CONST_WORDS), np.uint32(0), np.int32(steps), sink, out_t),
+                                      shared_mem=CONST_WORDS * 4))
+    # constant memory: the same 16 KB in __constant__, and a 1 KB cycle
+    cp.ndarray((CONST_WORDS,), cp.uint32, mod.get_global("const_next")).set(cycle(CONST_WORDS, rng))
+    out["constant"] = timed(lambda r: c((1,), (1,), (np.uint32(0), np.int32(steps), sink, out_t)))
+    cp.ndarray((CONST_SMALL,), cp.uint32, mod.get_global("const_small")).set(cycle(CONST_SMALL, rng))
+    out["constant_small"] = timed(lambda r: c1((1,), (1,), (np.uint32(0), np.int32(steps), sink, out_t)))
     props = cp.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
     return {
         "schema": SCHEMA,
         "device": {"name": name, "compute_capability": f"{props['major']}.{props['minor']}",
-                   "clock_mhz": props.get("clockRate", 0) / 1000},
+                   "max_clock_mhz": props.get("clockRate", 0) / 1000},
         "versions": {"cupy": cp.__version__, "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
                      "driver": cp.cuda.runtime.driverGetVersion(), "python": platform.python_version()},
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "method": "pointer chasing, one thread, clock64() over 4096 dependent loads, median of runs",
+        "method": (f"pointer chasing, one thread, clock64() and %globaltimer over {steps} dependent loads, "
+                   f"median of {repeats} runs"),
         "repeats": repeats, "steps": steps,
-        "cycles_per_load": {k: round(v, 1) for k, v in out.items()},
+        "cycles_per_load": {k: round(v[0], 1) for k, v in out.items()},
+        "ns_per_load": {k: round(v[1], 1) for k, v in out.items()},
+        # the SM clock while chasing (cycles / ns): the cycle counts hold at this clock only
+        "clock_mhz": round(1000 * out["global_dram"][0] / out["global_dram"][1]) if out["global_dram"][1] else None,
     }
 
 

@@ -170,15 +170,24 @@ def test_global_latency_shows_the_claims_and_only_what_the_project_measured():
     if c["measured"]:  # a recording: DRAM slower than an L2 hit, slower than shared memory
         cyc = c["measured"]["cycles_per_load"]
         assert cyc["global_dram"] > cyc["global_l2_hit"] > cyc["shared"]
+        assert cyc["constant_small"] < cyc["global_dram"] and cyc["constant"] < cyc["global_dram"]
+        ns = c["measured"]["ns_per_load"]
+        assert ns["global_dram"] > ns["global_l2_hit"] > ns["shared"] > 0
+        # the clock the record names is the one its cycles and nanoseconds imply
+        assert abs(c["measured"]["clock_mhz"] - 1000 * cyc["global_dram"] / ns["global_dram"]) <= 2
         assert c["measured"]["device"]["name"] and c["measured"]["date"]
 
 
 def test_a_recorded_latency_is_shown_with_device_and_date(tmp_path, monkeypatch):
     fake = {"schema": model.LATENCY_SCHEMA, "device": {"name": "Some GPU"}, "date": "2026-01-02 03:04 UTC",
-            "cycles_per_load": {"global_dram": 654.5, "global_l2_hit": 271.0, "shared": 30.0, "constant": 25.5}}
+            "cycles_per_load": {"global_dram": 654.5, "global_l2_hit": 271.0, "shared": 30.0, "constant": 95.5,
+                                "constant_small": 25.5},
+            "ns_per_load": {"global_dram": 436.3, "global_l2_hit": 180.7, "shared": 20.0, "constant": 63.7,
+                            "constant_small": 17.0}, "clock_mhz": 1500}
     monkeypatch.setattr(model, "latency_records", lambda: [{**fake, "source": "latency_x.json"}])
     html = correction_html("global_latency")
-    for text in ("Some GPU", "2026-01-02 03:04 UTC", "654.5 cycles", "271", "bench_latency.py", "~100 cycles"):
+    for text in ("Some GPU", "2026-01-02 03:04 UTC", "654.5 cycles", "271", "bench_latency.py", "~100 cycles",
+                 "25.5 for 1 KB", "436.3 ns", "1500 MHz"):
         assert text in html, text
     monkeypatch.setattr(model, "latency_records", lambda: [])
     html = correction_html("global_latency")

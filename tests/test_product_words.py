@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 LAB_WORDS = re.compile(r"\bsessions? \d+|\bissue \d+|\bissues \d+[-,]|\bseeds? 00\d|\bseed_00\d", re.IGNORECASE)
 PRODUCT = ["explainer", "kernels", "notebooks"]
 TEXT = {".py", ".cu", ".cuh", ".ipynb", ".js", ".css", ".j2", ".md", ".json"}
-RUNGS = sorted(REPO.glob("kernels/[0-9][0-9]_*.cu"))
+RUNGS = sorted(REPO.glob("kernels/[0-9][0-9]*_*.cu"))  # 03_tiled.cu; a variant placed after a rung: 03b_*.cu
 
 
 def _product_files():
@@ -114,7 +114,7 @@ def test_the_readme_lists_every_page_and_every_rung_in_order():
     for nb, title, _ in PAGES:
         assert f"| {nb[:2]} {title} |" in table, title
     reading = readme[readme.index("## Read the kernels in this order"):readme.index("## Conventions")]
-    named = re.findall(r"`(\d\d_\w+\.cu)`", reading)
+    named = re.findall(r"`(\d\d[a-z]?_\w+\.cu)`", reading)
     assert named == [p.name for p in RUNGS], named
 
 

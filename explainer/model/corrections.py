@@ -163,8 +163,9 @@ def warp_spread(tiles=(8, 16, 32), n: int = 64, kernel: str = "naive") -> dict:
     }
 
 
-#: What bench_latency.py writes (benchmarks/bench_latency.py --save): cycles per dependent load.
-LATENCY_SCHEMA = "latency/1"
+#: What bench_latency.py writes (benchmarks/bench_latency.py --save): cycles and nanoseconds per
+#: dependent load, and the SM clock they imply.
+LATENCY_SCHEMA = "latency/2"
 
 
 def latency_records() -> list[dict]:
@@ -201,10 +202,13 @@ def global_latency() -> dict:
     disagree = (f"The two documents disagree by a factor of {claims[0]['low'] // claims[1]['low']} or more; "
                 "latency depends on the GPU and on what the load hits (DRAM, L2, shared or constant memory).")
     if measured:
-        c = measured["cycles_per_load"]
+        c, ns = measured["cycles_per_load"], measured.get("ns_per_load", {})
         why = (f"{disagree} Measured by pointer chasing on the {measured['device']['name']} ({measured['date']}): "
                f"a load from DRAM {c['global_dram']:g} cycles, an L2 hit {c['global_l2_hit']:g}, shared memory "
-               f"{c['shared']:g}, constant memory (cached) {c['constant']:g}.")
+               f"{c['shared']:g}, constant memory {c['constant']:g} (a 16 KB working set)"
+               + (f" and {c['constant_small']:g} (1 KB, in the constant cache nearest the SM)" if "constant_small" in c else "")
+               + (f"; in time, a DRAM load {ns['global_dram']:g} ns at the {measured['clock_mhz']} MHz the SM ran at"
+                  if ns and measured.get("clock_mhz") else "") + ".")
     else:
         why = (f"{disagree} The explainer has not measured this latency yet: benchmarks/bench_latency.py measures "
                "it on a GPU (pointer chasing) and this page then shows the recorded figures with device and date.")

@@ -83,10 +83,16 @@ def _global_latency(c: dict) -> str:
         return (head + "<div><b>The explainer has not measured this latency yet.</b> "
                 "<code>benchmarks/bench_latency.py</code> measures it on a GPU by pointer chasing (one dependent load "
                 "after another), and this page then shows the figures with the device and the date.</div>")
-    cyc = m["cycles_per_load"]
+    cyc, ns = m["cycles_per_load"], m.get("ns_per_load", {})
+    const = f"constant memory {cyc['constant']:g}" + (
+        f" (a 16 KB working set; {cyc['constant_small']:g} for 1 KB, which the constant cache nearest the SM holds)"
+        if "constant_small" in cyc else "")
+    timed = (f" In time: a DRAM load {ns['global_dram']:g} ns, an L2 hit {ns['global_l2_hit']:g} ns, shared memory "
+             f"{ns['shared']:g} ns; cycles are SM cycles at the {m['clock_mhz']} MHz the SM ran at (a faster clock "
+             "counts more cycles for the same DRAM wait)." if ns and m.get("clock_mhz") else "")
     return (head + f"<div><b>Measured</b> on the {_e(m['device']['name'])} ({_e(m['date'])}, "
             f"<code>benchmarks/bench_latency.py</code>, pointer chasing): a load from DRAM <b>{cyc['global_dram']:g} cycles</b>, "
-            f"an L2 hit {cyc['global_l2_hit']:g}, shared memory {cyc['shared']:g}, constant memory {cyc['constant']:g}.</div>")
+            f"an L2 hit {cyc['global_l2_hit']:g}, shared memory {cyc['shared']:g}, {const}.{timed}</div>")
 
 
 RENDER = {
