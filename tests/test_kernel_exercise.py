@@ -159,6 +159,37 @@ def test_student_stores_are_checked_against_the_kernels():
         assert {(p % T, p // T) for p, e in enumerate(c) if e[2]} == bad
 
 
+def test_student_reads_are_checked_against_the_kernels():
+    """A kernel whose compute loop reads Bs transposed (Bs[tx][k]): for every held phase, k and
+    thread, the read is marked exactly where its cell is not Bs[k][tx]; As's reads, and the right
+    kernel's, are not marked."""
+    from explainer.sim import check_kernel
+    from explainer.views.stepper import TiledStepper
+
+    right = (resources.kernels_dir() / "03_tiled.cu").read_text(encoding="utf-8")
+    wrong = right.replace("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[tx][k];")
+    assert wrong != right
+    M, N, K, T, block, thread = kx.STEPPED
+    for source, transposed in ((right, False), (wrong, True)):
+        st = TiledStepper(M, N, K, T, block=block, thread=thread)
+        st.show_student(check_kernel(source, [(M, N, K, T)], reads_for=(M, N, K, T)).launches[0])
+        reads = st.student_copies()["reads"]
+        nph = len(reads["B"]) // (T * T * T)
+        assert nph >= 1 and len(reads["A"]) == len(reads["B"])
+        assert not any(e and e[1] for e in reads["A"])
+        bad = set()
+        for tp in range(nph):
+            for k in range(T):
+                for p in range(T * T):
+                    tx = p % T
+                    e = reads["B"][(tp * T + k) * T * T + p]
+                    assert e is not None and e[0] == ((tx * T + k) if transposed else (k * T + tx))
+                    if e[1]:
+                        bad.add((tp, k, p))
+        assert bad == ({(tp, k, p) for tp in range(nph) for k in range(T) for p in range(T * T)
+                        if p % T != k} if transposed else set())
+
+
 @pytest.mark.browser
 def test_the_live_page_steps_a_students_kernel_with_its_wrong_stores_marked(voila_server, browser_page, page_errors):
     """Page 02 served by Voila: the student types a kernel that stores C transposed, checks it, and
@@ -171,7 +202,8 @@ def test_the_live_page_steps_a_students_kernel_with_its_wrong_stores_marked(voil
     right = (resources.kernels_dir() / "03_tiled.cu").read_text(encoding="utf-8")
     editor = page.locator(".explainer-kernel-editor textarea")
     editor.scroll_into_view_if_needed()
-    editor.fill(right.replace("C[row * N + col] = sum;", "C[col * N + row] = sum;"))
+    editor.fill(right.replace("C[row * N + col] = sum;", "C[col * N + row] = sum;")
+                .replace("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[tx][k];"))
     editor.dispatch_event("change")
     page.get_by_role("button", name="Check with the simulator").click()
     page.get_by_text("Your kernel, stepped").wait_for(timeout=60_000)
@@ -181,4 +213,14 @@ def test_the_live_page_steps_a_students_kernel_with_its_wrong_stores_marked(voil
     stepper.locator(".explainer-step-label").filter(has_text="storing C").wait_for(timeout=10_000)
     view = "document.querySelectorAll('.explainer-stepper')[1].explainerView"
     page.wait_for_function(f"() => {view}.colours('C').flat().includes({HAZARD})", timeout=10_000)
+    # the compute loop: the pinned thread (x=1, y=2) reads Bs[1][k] where the kernel reads Bs[k][1]
+    stepper.locator(".explainer-first").click()
+    label = stepper.locator(".explainer-step-label")
+    for _ in range(40):
+        if "k = 0 of" in label.inner_text():
+            break
+        stepper.locator(".explainer-next").click()
+    assert "k = 0 of" in label.inner_text()
+    page.wait_for_function(f"() => {view}.colours('Bs').flat().includes({HAZARD})", timeout=10_000)
+    assert {HAZARD} not in [c for row in page.evaluate(f"() => {view}.colours('As')") for c in row]
     assert page_errors == []

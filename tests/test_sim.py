@@ -130,6 +130,42 @@ def test_naive_rungs_store_what_the_model_says(shape):
         assert np.array_equal(r.trace.c_targets(), np.where(s.writes_c, s.c_row * shape[1] + s.c_col, NEVER))
 
 
+@pytest.mark.parametrize("shape", ODD)
+@pytest.mark.parametrize("T", [4, 8])
+def test_tiled_rungs_read_what_the_model_says(shape, T):
+    """What each thread reads in the compute loop: the k-th read of As / Bs by thread (tx, ty) in
+    phase t is the model's As[ty][k] / Bs[k][tx] (ThreadView.compute), every block, phase and k;
+    kept only for the launch asked for (``reads_for``)."""
+    L = Launch("tiled", *shape, T)
+    cells = schedule(L).compute_cells()  # (as_y, as_x, bs_y, bs_x), each [k, ty, tx]
+    for name in ("03", "05"):
+        src, path = rung(name)
+        rep = check_kernel(src, [(*shape, T), (5, 6, 7, T)], path=path, reads_for=(*shape, T))
+        tr, other = rep.launches[0].trace, rep.launches[1].trace
+        assert not other.reads["block"].size  # not asked for: no reads kept
+        gx, gy = tr.grid
+        for by in range(gy):
+            for bx in range(gx):
+                for arr, (y, x) in (("As", cells[:2]), ("Bs", cells[2:])):
+                    got = tr.read_cells(arr, (bx, by))  # [t, thread, n]
+                    assert got.shape == (L.phases, T * T, T), (name, arr, got.shape)
+                    want = (y * T + x).reshape(T, T * T).T  # [thread = tx + ty*T, k]
+                    assert np.array_equal(got, np.broadcast_to(want, got.shape)), (name, arr, bx, by)
+
+
+def test_a_wrong_read_differs_from_the_model():
+    """The same comparison fails for a kernel that reads Bs transposed (Bs[tx][k])."""
+    src, path = rung("03")
+    bad = src.replace("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[tx][k];")
+    assert bad != src
+    T = 4
+    tr = check_kernel(bad, [(9, 9, 9, T)], path=path, reads_for=(9, 9, 9, T)).launches[0].trace
+    got = tr.read_cells("Bs", (0, 0))[0]  # [thread, k]
+    tx = np.arange(T * T) % T
+    assert np.array_equal(got, tx[:, None] * T + np.arange(T)[None, :])
+    assert not np.array_equal(got, np.arange(T)[None, :] * T + tx[:, None])
+
+
 def test_the_trace_comparison_can_fail():
     """A kernel loading the transposed tile of B is caught by the same comparison."""
     bad = TILED.replace("B[(t * TILE + ty) * N + col]", "B[(t * TILE + tx) * N + blockIdx.x * TILE + ty]")

@@ -373,11 +373,13 @@ def load_source(path) -> str:
 
 def check_kernel(source: str, launches=None, *, path=None, tile: int | None = None, seed: int = 0,
                  max_steps: int = DEFAULT_MAX_STEPS, time_limit: float = 20.0,
-                 parsed: Parsed | None = None, batch_threads: int = MAX_BATCH_THREADS) -> Report:
+                 parsed: Parsed | None = None, batch_threads: int = MAX_BATCH_THREADS,
+                 reads_for: tuple | None = None) -> Report:
     """Run the kernel in ``source`` on ``launches`` (``LaunchSpec`` or ``(M, N, K, tile)``; by
     default :func:`default_launches` of ``tile`` or :func:`kernel_tile`) and report.
     ``batch_threads``: how many threads run together (several blocks; ``1``: one block at a time,
-    the same answer, slower).
+    the same answer, slower). ``reads_for``: ``(M, N, K, tile)`` of a launch whose trace keeps
+    every shared-memory read too (the small launch a stepper draws; a row per thread and read).
 
     Raises :class:`SimError` (one line, with the source line) for bad input: a syntax error, a
     construct outside the subset, a launch that is not one."""
@@ -398,6 +400,7 @@ def check_kernel(source: str, launches=None, *, path=None, tile: int | None = No
         prog = programs[L.tile]
         A, B = inputs(L, seed)
         rec = Recorder(L, L.tile * L.tile, prog.has_phase)
+        rec.reads = reads_for is not None and (L.M, L.N, L.K, L.tile) == tuple(reads_for)
         run = run_launch(prog, L, A, B, rec, max_steps=max_steps, time_limit=time_limit,
                          batch_threads=batch_threads)
         problems = _problems(rec, L)

@@ -185,6 +185,8 @@ class SharedMem:
         self.rstamp[cells, lib] = e
         self.r_line[cells] = line
         self.r_phase[cells] = ph
+        if st.rec.reads:
+            st.rec.shared_read(st, idx, self.spec, cells % self.size, line, ph)
         if idx is None:
             return vals, srcs
         out = np.full(st.n, np.nan if self.spec.elem == FLOAT else 0, self.data.dtype)

@@ -52,6 +52,10 @@ class Recorder:
         self.events_truncated = False
         self.shared_chunks: list[dict] = []
         self.c_chunks: list[dict] = []
+        #: whether shared-memory reads are kept too (one row per thread and read: only for the small
+        #: launch a stepper draws, see ``check_kernel(reads_for=...)``)
+        self.reads = False
+        self.read_chunks: list[dict] = []
 
     # ---- helpers ----------------------------------------------------------------------
     def group(self, key: tuple, kind: str, line, detail=None) -> Group:
@@ -173,6 +177,18 @@ class Recorder:
             "block": gb, "thread": lib, "phase": np.broadcast_to(np.asarray(phase, np.int64), (n,)),
             "memory": spec.name, "cell": np.broadcast_to(np.asarray(cells, np.int64), (n,)),
             "src": np.broadcast_to(np.asarray(srcs, np.int64), (n,)), "line": line})
+
+    def shared_read(self, st, lanes, spec, cells, line, phase):
+        """The threads ``lanes`` (None: all of the batch) read ``cells`` (in the array) of ``spec``."""
+        if lanes is None:
+            gb, lib = st.gblk, st.lib
+        else:
+            gb, lib = st.gblk[lanes], st.lib[lanes]
+        n = len(gb)
+        if n:
+            self.read_chunks.append({
+                "block": gb, "thread": lib, "phase": np.broadcast_to(np.asarray(phase, np.int64), (n,)),
+                "memory": spec.name, "cell": np.broadcast_to(np.asarray(cells, np.int64), (n,)), "line": line})
 
     def c_store(self, st, lanes, cells, line):
         ph = st.phase

@@ -10,6 +10,10 @@ Columns (numpy arrays of one length per table), threads and blocks by linear id 
     value; an out-of-bounds load keeps the index it tried), line.
 ``c``: one row per store into C: block, thread, phase, index (linear in C; a store outside C,
     which the simulator reports and skips, keeps the index it tried), line.
+``reads`` (only where the launch was run with ``reads_for``, else empty): one row per read of a
+    ``__shared__`` cell, in program order: block, thread, phase, array, cell, line, and ``nth``:
+    how many reads of that array the thread made before it in that phase (in the tiled kernel's
+    compute loop, ``nth`` is ``k``: the k-th read of As is ``As[ty][k]``).
 
 ``phase`` counts the iterations of the kernel's phase loop (the outermost loop holding a
 ``__syncthreads()`` or a store into shared memory: ``for t`` in the tiled kernels), from 0; a
@@ -32,6 +36,7 @@ NEVER = -2  # no store (the GPU trace build's "never written")
 
 SHARED_COLUMNS = ("block", "thread", "phase", "array", "cell", "matrix", "index", "line")
 C_COLUMNS = ("block", "thread", "phase", "index", "line")
+READ_COLUMNS = ("block", "thread", "phase", "array", "cell", "line", "nth")
 
 
 def _concat(chunks, columns, conv):
@@ -54,6 +59,7 @@ class Trace:
     phases: int | None
     shared: dict = field(default_factory=dict)
     c: dict = field(default_factory=dict)
+    reads: dict = field(default_factory=dict)
 
     @classmethod
     def from_recorder(cls, launch, rec, prog) -> "Trace":
@@ -77,12 +83,24 @@ class Trace:
         def cc(ch, col):
             return np.full(len(ch["block"]), ch["line"]) if col == "line" else ch[col]
 
+        def rd(ch, col):
+            n = len(ch["block"])
+            if col == "array":
+                return np.full(n, names.index(ch["memory"]))
+            if col == "line":
+                return np.full(n, ch["line"])
+            if col == "nth":
+                return np.zeros(n)
+            return ch[col]
+
         shared = _concat(rec.shared_chunks, SHARED_COLUMNS, sh)
         c = _concat(rec.c_chunks, C_COLUMNS, cc)
+        reads = _concat(getattr(rec, "read_chunks", []), READ_COLUMNS, rd)
+        reads["nth"] = _ordinal(reads["block"], reads["thread"], reads["phase"], reads["array"])
         phases = None
         if prog.has_phase:
             phases = int(shared["phase"].max()) + 1 if shared["phase"].size else 0
-        return cls(launch.M, launch.N, launch.K, launch.tile, launch.grid, arrays, phases, shared, c)
+        return cls(launch.M, launch.N, launch.K, launch.tile, launch.grid, arrays, phases, shared, c, reads)
 
     # ---- dense views ------------------------------------------------------------------------
     def shared_sources(self, name: str) -> dict[str, np.ndarray]:
@@ -103,6 +121,23 @@ class Trace:
             out[col] = arr.reshape((gy, gx, P) + tuple(dims))
         return out
 
+    def read_cells(self, name: str, block: tuple[int, int]) -> np.ndarray:
+        """For array ``name`` and block ``(bx, by)``: ``[t, thread, n]``, the flat cell of the n-th
+        read each thread made of the array in phase t (``NEVER`` past its last read); empty when
+        the run kept no reads."""
+        gx, _ = self.grid
+        bx, by = block
+        P = max(self.phases or 0, 1)
+        T = self.tile
+        r = self.reads
+        if not r or not r["block"].size:
+            return np.full((P, T * T, 0), NEVER, np.int64)
+        sel = (r["array"] == list(self.arrays).index(name)) & (r["block"] == by * gx + bx) & (r["phase"] < P)
+        n = int(r["nth"][sel].max()) + 1 if sel.any() else 0
+        out = np.full((P, T * T, n), NEVER, np.int64)
+        out[r["phase"][sel], r["thread"][sel], r["nth"][sel]] = r["cell"][sel]
+        return out
+
     def c_targets(self) -> np.ndarray:
         """``[by, bx, ty, tx]``: the linear index of the C element each thread stored last
         (``NEVER`` for a thread that stored none)."""
@@ -116,7 +151,23 @@ class Trace:
         return {"M": self.M, "N": self.N, "K": self.K, "tile": self.tile, "grid": list(self.grid),
                 "arrays": {k: list(v) for k, v in self.arrays.items()}, "phases": self.phases,
                 "shared": {k: v.tolist() for k, v in self.shared.items()},
-                "c": {k: v.tolist() for k, v in self.c.items()}}
+                "c": {k: v.tolist() for k, v in self.c.items()},
+                "reads": {k: v.tolist() for k, v in self.reads.items()}}
 
 
-__all__ = ["Trace", "NEVER", "SHARED_COLUMNS", "C_COLUMNS"]
+def _ordinal(*keys) -> np.ndarray:
+    """For rows in program order: how many earlier rows share all of ``keys`` (0 for the first)."""
+    if not keys[0].size:
+        return np.zeros(0, np.int64)
+    order = np.lexsort(keys[::-1])  # stable: program order within a group
+    ks = np.stack([k[order] for k in keys])
+    start = np.ones(order.size, bool)
+    start[1:] = (ks[:, 1:] != ks[:, :-1]).any(axis=0)
+    idx = np.arange(order.size)
+    first = np.maximum.accumulate(np.where(start, idx, 0))
+    out = np.empty(order.size, np.int64)
+    out[order] = idx - first
+    return out
+
+
+__all__ = ["Trace", "NEVER", "SHARED_COLUMNS", "C_COLUMNS", "READ_COLUMNS"]

@@ -226,7 +226,8 @@ class KernelExercise:
                     launches = launches + [STEPPED[:4]]
                 else:
                     launches = default_launches(kernel_tile(parsed))
-            report = check_kernel(self.editor.value, launches, tile=self.exercise.tile, parsed=parsed)
+            report = check_kernel(self.editor.value, launches, tile=self.exercise.tile, parsed=parsed,
+                                  reads_for=STEPPED[:4] if self.steps_kernel else None)
         except SimError as err:
             self.result.value = f'<div style="color:#b91c1c">⚠ {html.escape(str(err))}</div>'
             self._step(None)
@@ -265,7 +266,9 @@ class KernelExercise:
         self.stepped.value = (
             f'<div style="font-size:14px;margin-top:8px"><b>Your kernel, stepped</b> ({M}×{N}×{K}, T = {T}, as the '
             "simulator ran it): As and Bs hold the elements <i>your</i> kernel copied, red where they are not the "
-            "tiled kernel's or where two threads raced on the cell. Pick another block to see its copies.</div>")
+            "tiled kernel's or where two threads raced on the cell; in the compute loop, the cells the pinned thread "
+            "reads (red where they are not As[ty][k] and Bs[k][tx]: the one read and the one meant); at the store, the "
+            "C elements stored in the wrong place. Pick another block or thread to see theirs.</div>")
         self.stepper.show_student(run)
         self.stepper_box.layout.display = ""
 

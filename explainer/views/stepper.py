@@ -330,6 +330,32 @@ class TiledStepper:
             got = divmod(idx, trace.N) if idx >= 0 else None
             c_out.append([got[0] if got else -1, got[1] if got else -1, int(got != want)])
         out["C"] = c_out
+        # what each thread read in the compute loop: the n-th read of the array in phase t, against
+        # the model's k-th read (As[ty][k], Bs[k][tx]); [position in the T x T grid (-1: outside it), bad]
+        reads = {}
+        for name, key in named.items():
+            cells = trace.read_cells(name, (bx, by))
+            if not cells.shape[2]:
+                continue
+            dims = trace.arrays[name]
+            cols = dims[-1] if len(dims) > 1 else T
+            model_read = arrays["read_as" if key == "A" else "read_bs"]  # [k, p] -> cell
+            entries = []
+            for tp in range(nph):
+                t = pbase + tp
+                for k in range(T):
+                    for p in range(T * T):
+                        want = int(arrays["cell_rc"][model_read[k, p], 0]) * T + int(arrays["cell_rc"][model_read[k, p], 1])
+                        got = int(cells[t, p, k]) if t < cells.shape[0] and k < cells.shape[2] else -2
+                        if got < 0:  # fewer reads than the kernel's: wrong, except for a ghost thread
+                            # that skips the loop (it stores nothing, so its reads do not matter)
+                            entries.append([-1, 1] if arrays["writes"][p] else None)
+                            continue
+                        r, c = divmod(got, cols)
+                        pos = r * T + c if r < T and c < T else -1
+                        entries.append([pos, int(pos != want)])
+            reads[key] = entries
+        out["reads"] = reads
         # races the simulator saw on a cell of this block, in a phase held: marked (2)
         races = getattr(self, "student_races", None)
         if races is not None and len(races.get("block", ())):

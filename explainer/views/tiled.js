@@ -380,6 +380,21 @@ function createTiledView({ model, el: host }) {
       if (cAs[pa] !== C.PADDING) cAs[pa] = C.PINNED;
       if (cBs[pb] !== C.PADDING) cBs[pb] = C.PINNED;
     }
+    // A student's kernel: the cells the pinned thread read (its k-th read of each array in this
+    // phase); where that is not the kernel's cell, both are red: the one read and the one it should have.
+    const wrongRead = new Set();
+    if (mine && mine.reads) {
+      for (const kk of ks) {
+        for (const [key, out, model] of [["A", cAs, A.read_as], ["B", cBs, A.read_bs]]) {
+          const e = mine.reads[key] && mine.reads[key][(tp * Tn + kk) * Tn * Tn + p];
+          if (!e || !e[1]) continue;
+          const want = posOf(at(model, kk, p));
+          out[want] = C.HAZARD;
+          wrongRead.add(key + want);
+          if (e[0] >= 0) { out[e[0]] = C.HAZARD; wrongRead.add(key + e[0]); }
+        }
+      }
+    }
     // The block's threads: warp stripes, all arrived at a barrier, ghosts, the pinned one.
     const barrier = at(S("barrier"), i) === 1;
     const tTh = new Array(Tn * Tn).fill("");
@@ -410,8 +425,8 @@ function createTiledView({ model, el: host }) {
     built.sAs.paint(cAs); built.sBs.paint(cBs); built.sTh.paint(cTh);
     const labelAll = meta.label_all || show === "values";
     for (let j = 0; j < Tn * Tn; j++) {
-      tAs[j] = labelAll || cAs[j] === C.PINNED ? full.As[j] : "";
-      tBs[j] = labelAll || cBs[j] === C.PINNED ? full.Bs[j] : "";
+      tAs[j] = labelAll || cAs[j] === C.PINNED || wrongRead.has("A" + j) ? full.As[j] : "";
+      tBs[j] = labelAll || cBs[j] === C.PINNED || wrongRead.has("B" + j) ? full.Bs[j] : "";
     }
     built.sAs.label(tAs); built.sBs.label(tBs); built.sTh.label(tTh);
     built.full = full;
