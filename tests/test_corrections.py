@@ -187,11 +187,16 @@ def test_a_recorded_latency_is_shown_with_device_and_date(tmp_path, monkeypatch)
     monkeypatch.setattr(model, "latency_records", lambda: [{**fake, "source": "latency_x.json"}])
     html = correction_html("global_latency")
     for text in ("Some GPU", "2026-01-02 03:04 UTC", "654.5 cycles", "271", "bench_latency.py", "~100 cycles",
-                 "25.5 for 1 KB", "436.3 ns", "1500 MHz"):
+                 "25.5 for 1 KB", "436.3 ns", "1500 MHz", "400-800 cycles holds",
+                 "~100 cycles is 6.5× too low for a DRAM load here (2.7× for an L2 hit)"):
         assert text in html, text
     monkeypatch.setattr(model, "latency_records", lambda: [])
     html = correction_html("global_latency")
     assert "has not measured this latency yet" in html and "654.5" not in html
+    # the verdict follows the measurement: a DRAM load outside 400-800 does not bear the notes out
+    slow = {**fake, "cycles_per_load": {**fake["cycles_per_load"], "global_dram": 950.0}}
+    monkeypatch.setattr(model, "latency_records", lambda: [{**slow, "source": "latency_x.json"}])
+    assert "400-800 cycles does not hold for this DRAM load (950)" in correction_html("global_latency")
 
 
 # --------------------------------------------------------------------------------------

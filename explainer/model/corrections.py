@@ -185,6 +185,27 @@ def latency_records() -> list[dict]:
     return sorted(out, key=lambda d: d.get("date", ""), reverse=True)
 
 
+def which_claim(claims: list[dict], cycles: dict) -> str:
+    """Which document's figure the measurement bears out, in words."""
+    d, l2 = cycles["global_dram"], cycles["global_l2_hit"]
+    out = []
+    for c in claims:
+        doc = c["document"][0].upper() + c["document"][1:]
+        doc += "'" if doc.endswith("s") else "'s"
+        if c["low"] == c["high"]:
+            near = c["low"]
+            if 0.5 * near <= d <= 1.5 * near:
+                out.append(f"{doc} ~{near} cycles is near this DRAM load.")
+            else:
+                out.append(f"{doc} ~{near} cycles is {d / near:.1f}× too low for a DRAM load here "
+                           f"({l2 / near:.1f}× for an L2 hit).")
+        elif c["low"] <= d <= c["high"]:
+            out.append(f"{doc} {c['low']}-{c['high']} cycles holds for this DRAM load.")
+        else:
+            out.append(f"{doc} {c['low']}-{c['high']} cycles does not hold for this DRAM load ({d:g}).")
+    return " ".join(out)
+
+
 def global_latency() -> dict:
     """The course notes give global memory 400-800 cycles; the gemm_tiled walk-through ~100.
     Nothing here computes a latency: the page shows what ``benchmarks/bench_latency.py`` measured
@@ -208,7 +229,7 @@ def global_latency() -> dict:
                f"{c['shared']:g}, constant memory {c['constant']:g} (a 16 KB working set)"
                + (f" and {c['constant_small']:g} (1 KB, in the constant cache nearest the SM)" if "constant_small" in c else "")
                + (f"; in time, a DRAM load {ns['global_dram']:g} ns at the {measured['clock_mhz']} MHz the SM ran at"
-                  if ns and measured.get("clock_mhz") else "") + ".")
+                  if ns and measured.get("clock_mhz") else "") + ". " + which_claim(claims, c))
     else:
         why = (f"{disagree} The explainer has not measured this latency yet: benchmarks/bench_latency.py measures "
                "it on a GPU (pointer chasing) and this page then shows the recorded figures with device and date.")
@@ -216,6 +237,7 @@ def global_latency() -> dict:
         "name": "global_latency", "document": "the course notes", "section": "6.1",
         "claims": claims, "claim": (claims[0]["low"], claims[0]["high"], claims[1]["low"]),
         "computed": None, "measured": measured,
+        "verdict": which_claim(claims, measured["cycles_per_load"]) if measured else None,
         "quote": claims[0]["quote"], "quote_zh": claims[0]["quote_zh"], "why": why,
     }
 

@@ -92,7 +92,8 @@ def _global_latency(c: dict) -> str:
              "counts more cycles for the same DRAM wait)." if ns and m.get("clock_mhz") else "")
     return (head + f"<div><b>Measured</b> on the {_e(m['device']['name'])} ({_e(m['date'])}, "
             f"<code>benchmarks/bench_latency.py</code>, pointer chasing): a load from DRAM <b>{cyc['global_dram']:g} cycles</b>, "
-            f"an L2 hit {cyc['global_l2_hit']:g}, shared memory {cyc['shared']:g}, {const}.{timed}</div>")
+            f"an L2 hit {cyc['global_l2_hit']:g}, shared memory {cyc['shared']:g}, {const}.{timed} "
+            f"<b>{_e(c['verdict'])}</b></div>")
 
 
 RENDER = {
