@@ -34,7 +34,8 @@ def exported(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("static")
     lines: list[str] = []
     export.export(out, log=lines.append)
-    assert len(lines) == len(list(resources.notebooks_dir().glob("[0-9][0-9]_*.ipynb")))
+    nb = resources.notebooks_dir()
+    assert len(lines) == len(export.page_list(nb)) + len(export.page_list(nb / "zh-CN"))  # both languages
     return out
 
 
@@ -443,3 +444,42 @@ def test_served_static_nav_stays_among_the_static_pages(voila_server, browser_pa
     page.locator(f"{NAV} a.explainer-nav-contents").last.click()
     page.wait_for_url(f"{voila_server.url}/voila/files/site/index.html", timeout=20_000)
     assert page.outside == [] and page_errors == []
+
+
+# ---- both languages (explainer.i18n) --------------------------------------------------------------
+def test_export_writes_both_languages_within_the_budget(tmp_path):
+    """English in DIR/, 简体中文 in DIR/zh-CN/ (the translated pages: index, page 01, glossary), each
+    page within the static pages' size budget, its links resolving inside the export (an untranslated
+    page's link goes up to its English twin) and nothing loaded from outside; --lang picks one."""
+    nb = resources.notebooks_dir()
+    src = tmp_path / "nb"
+    (src / "zh-CN").mkdir(parents=True)
+    for name in ("00_index.ipynb", "01_naive.ipynb", "glossary.ipynb"):
+        (src / name).write_bytes((nb / name).read_bytes())
+        (src / "zh-CN" / name).write_bytes((nb / "zh-CN" / name).read_bytes())
+    out = tmp_path / "site"
+    written = export.export(out, notebooks=src, log=lambda *_: None)
+    pages = [p for p in written if p.suffix == ".html"]
+    assert {p.relative_to(out).as_posix() for p in pages} == {
+        "index.html", "01_naive.html", "glossary.html", "zh-CN/index.html", "zh-CN/01_naive.html", "zh-CN/glossary.html"}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert len(text.encode()) <= 3 * 1024 * 1024 * 1.1, f"{page.name}: {len(text.encode()):,} bytes"
+        zh = page.parent.name == "zh-CN"
+        assert f'<html lang="{"zh-CN" if zh else "en"}">' in text
+        assert ('href="../assets/page.css"' if zh else 'href="assets/page.css"') in text
+        for href in re.findall(r'href="([^"#]+)', text):
+            target = (page.parent / href).resolve()
+            if target.name[:2] in ("00", "01") or target.name in ("index.html", "glossary.html") or "assets" in href:
+                assert target.is_file(), f"{page}: broken link {href}"
+        assert not re.search(r'<(?:script|link|img|iframe)[^>]*(?:src|href)="(?:https?:)?//', text), page
+    zh01 = (out / "zh-CN" / "01_naive.html").read_text(encoding="utf-8")
+    assert 'href="../01_naive.html" class="explainer-nav-lang"' in zh01 and 'href="../02_tiled.html"' in zh01
+    assert "朴素核函数" in zh01 and "这需要在线应用" not in zh01[:200]
+    # --lang: one language only
+    r = subprocess.run([sys.executable, "-m", "explainer.app.cli", "export", str(tmp_path / "o"), "--lang", "xx"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--lang" in r.stderr
+    only = export.export(tmp_path / "zh", notebooks=src, log=lambda *_: None, langs=("zh-CN",))
+    assert {p.relative_to(tmp_path / "zh").as_posix() for p in only if p.suffix == ".html"} == {
+        "zh-CN/index.html", "zh-CN/01_naive.html", "zh-CN/glossary.html"}

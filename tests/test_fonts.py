@@ -67,3 +67,48 @@ def test_chinese_names_render_as_glyphs(browser):
         page.close()
     assert all(g != shots["box"] for g in shots["glyphs"]), "drawn as empty boxes"
     assert len(set(shots["glyphs"])) == len(set(text)), "distinct characters drawn alike"
+
+
+def test_every_stack_names_the_four_cjk_system_fonts():
+    """Windows (Microsoft YaHei), macOS (PingFang SC), Linux (Noto Sans CJK SC, Source Han Sans SC): a
+    Chinese page finds a font on the machine, nothing fetched (no @font-face, no URL)."""
+    css = resources.front_end("page.css") + resources.front_end("common.js")
+    for stack in (SANS, *re.findall(r"font(?:-family)?:\s*([^;]*sans-serif)", css)):
+        for font in ("Microsoft YaHei", "PingFang SC", "Noto Sans CJK SC", "Source Han Sans SC"):
+            assert font in stack, (font, stack)
+    assert "@font-face" not in css and "url(" not in css
+
+
+@pytest.mark.browser
+def test_the_chinese_pages_words_render_as_glyphs(browser, tmp_path):
+    """The glossary's Chinese terms, drawn by an exported Chinese page's own fonts (page.css on the
+    page, the views' stack inside a view): each character's glyph differs from the box of a
+    character no font has, and is as wide as a CJK glyph (about 1 em), not a fallback box."""
+    if not _cjk_font_installed():
+        reason = "no CJK font (apt-get install fonts-noto-cjk)"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must check the CJK glyphs, but {reason}", pytrace=False)
+        pytest.skip(reason)
+    from explainer.i18n.glossary import GLOSSARY
+
+    text = "".join(dict.fromkeys("".join(t.zh for t in GLOSSARY)))
+    view_css = re.search(r"const VIEW_CSS = `(.*?)`;", resources.front_end("common.js"), re.S).group(1)
+    page = browser.new_page()
+    try:
+        page.set_content(f"<html lang='zh-CN'><head><style>{resources.front_end('page.css')}{view_css}</style></head>"
+                         f"<body><main><p id='t'>{text}</p><div class='explainer-view'><p id='v'>{text}</p></div>"
+                         "</main></body></html>")
+        for sel in ("#t", "#v"):
+            got = page.evaluate("""([sel, text]) => {
+                const font = "32px " + getComputedStyle(document.querySelector(sel)).fontFamily;
+                const c = document.createElement('canvas'); c.width = 48; c.height = 48;
+                const g = c.getContext('2d'); g.font = font;
+                const draw = (ch) => { g.clearRect(0, 0, 48, 48); g.fillStyle = '#000'; g.fillText(ch, 4, 38);
+                                       return Array.from(g.getImageData(0, 0, 48, 48).data).join(','); };
+                const box = draw('\\uE000');
+                return Array.from(text).map((ch) => ({ch, glyph: draw(ch) !== box, width: g.measureText(ch).width}));
+            }""", [sel, text])
+            assert all(x["glyph"] for x in got), [x["ch"] for x in got if not x["glyph"]]
+            assert all(28 <= x["width"] <= 36 for x in got), [(x["ch"], x["width"]) for x in got if not 28 <= x["width"] <= 36]
+    finally:
+        page.close()

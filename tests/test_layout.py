@@ -1,8 +1,10 @@
 """The package's folders are its layers, and imports go one way only:
 
-    model  <-  sim  <-  gpu  <-  views  <-  tuning  <-  pages  <-  app
+    i18n  <-  model  <-  sim  <-  gpu  <-  views  <-  tuning  <-  pages  <-  app
 
-``explainer.model`` (pure numpy) imports no other layer; ``explainer.sim`` (the CPU simulator of
+``explainer.i18n`` (the pages' words in English and 简体中文: the catalogue, the glossary, the prose
+files) imports no other layer, and every layer may use it; ``explainer.model`` (pure numpy) imports
+only i18n; ``explainer.sim`` (the CPU simulator of
 students' kernels: a parser and numpy) only the model; ``explainer.gpu`` (CuPy) the model and the
 simulator (a student's kernel runs on the GPU only after the simulator passed it);
 ``explainer.views`` (widgets and their front ends) the layers below it; ``explainer.pages``
@@ -20,7 +22,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "explainer"
-LAYERS = ["model", "sim", "gpu", "views", "tuning", "pages", "app"]
+LAYERS = ["i18n", "model", "sim", "gpu", "views", "tuning", "pages", "app"]
 SHARED = {"explainer", "explainer.resources", "explainer.__main__"}  # the package root (__version__), the paths, python -m explainer
 
 
@@ -65,7 +67,7 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 
 def test_every_module_sits_in_a_layer():
     loose = [module_name(p) for p in MODULES if layer(module_name(p)) is None and module_name(p) not in SHARED]
-    assert loose == [], f"modules outside model/ sim/ gpu/ views/ tuning/ pages/ app/: {loose}"
+    assert loose == [], f"modules outside i18n/ model/ sim/ gpu/ views/ tuning/ pages/ app/: {loose}"
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))

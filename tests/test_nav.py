@@ -22,13 +22,14 @@ HREF = re.compile(r'<a href="([^"]+)" class="explainer-nav-(\w+)"(?: rel="(\w+)"
 
 
 def _links(html: str) -> dict[str, str]:
-    """kind (contents / prev / next) -> href; rel must match the kind."""
+    """kind (contents / prev / next / glossary / lang: the other language) -> href; rel must match
+    the kind (none for contents, the glossary and the language menu)."""
     out = {}
     for href, kind, rel in HREF.findall(html):
         assert kind not in out, f"two {kind} links"
-        assert rel == ("" if kind == "contents" else kind), (kind, rel)
+        assert rel == ("" if kind in ("contents", "glossary", "lang") else kind), (kind, rel)
         out[kind] = href
-    assert html.count("<a ") == len(out), "a link that is not contents, prev or next"
+    assert html.count("<a ") == len(out), "a link that is not contents, prev, next, glossary or lang"
     return out
 
 
@@ -75,7 +76,8 @@ def test_the_static_bar_is_the_live_one_linking_the_exported_pages(notebook):
     live = nav.nav_html(notebook)
     static = export._relink(live)
     assert ".ipynb" not in static
-    exported = {export.page_file(nb) for nb in ALL}
+    exported = {export.page_file(nb) for nb in ALL} | {export.page_file(nav.GLOSSARY)}
+    exported |= {f"zh-CN/{export.page_file(nb)}" for nb in (NOTEBOOKS / "zh-CN").glob("*.ipynb") for nb in [nb.name]}
     links = _links(static)
     assert set(links.values()) <= exported
     assert {k: export.page_file(v) for k, v in _links(live).items()} == links

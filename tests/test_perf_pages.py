@@ -29,7 +29,7 @@ def text(w) -> str:
 PAGE_CALLS = {
     "05": ["warps", "coalescing_summary", "row_vs_column", "warps_timing", "bank_table"],
     "06": ["tile_table", "turing_correction", "kernel_resources", "tile_sweep", "tiles_timing",
-           "lab_report_tables", "occupancy_calculator"],
+           "lab_report_tables", "occupancy_calculator", "warp_scheduler", "scheduler_table"],
     "07": ["intensity_table", "pmpp_example", "device_roofs_html", "roofline_page"],
 }
 

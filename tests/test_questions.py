@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from explainer.model import Launch, Step, hardware, ladder, mma, schedule, steps
-from explainer.model import memory
+from explainer.model import memory, memspaces
 from explainer.model import questions as Q
 
 SEEDS = range(1, 41)
@@ -143,6 +143,13 @@ def independent(q: Q.Question):
     if q.key in ("blocks", "limiter", "occupancy"):
         o = hardware.occupancy(p["arch"], p["threads"], p["smem"], p["regs"])
         return {"blocks": o.blocks_per_sm, "limiter": o.limiter, "occupancy": 100 * o.occupancy}[q.key]
+    if q.key == "idle":  # scheduler 0's warps (w mod S == 0) issue 2 loads each, then nothing until cycle L
+        o = hardware.tile_occupancy(p["arch"], p["T"], p["regs"])
+        assert o.active_warps == p["warps"] and hardware.arch(p["arch"])["schedulers_per_sm"] == p["schedulers"]
+        mine = sum(1 for w in range(o.active_warps) if w % p["schedulers"] == 0)
+        return max(0, p["latency"] - 2 * mine)
+    if q.key == "hide":  # L cycles of issue / (T + 6) instructions a warp gives per phase, rounded up
+        return -(-p["latency"] // (p["T"] + 6))
     if q.key in ("intensity", "bound", "kind"):
         L = _launch(p)
         sch = schedule(L) if L.M * L.N * L.K <= 96 ** 3 else None
@@ -188,6 +195,23 @@ def independent(q: Q.Question):
             warps = len([(y, x) for y in range(0, BM, WM) for x in range(0, BN, WN)])
             return [warps, len(tiles) * len(range(0, BK, 8))]
         return [4 * len({m for m, _ in tiles}), 2 * len({n for _, n in tiles}), 4 * len(tiles)]
+    if q.key in ("space", "lifetime"):  # the declaration put into a kernel and walked by the CUDA parser
+        from explainer.sim.spaces import declarations
+
+        ex = next(e for e in memspaces.EXAMPLES if e[0] == p["example"] and e[1] == p["where"])
+        body = "" if p["where"] != "body" else f"{ex[2]} {ex[3]}"
+        top = ex[2] + "\n" if p["where"] == "file" else ""
+        src = (f"{top}__global__ void k(const float* A, const float* B, float* C, int M, int N, int K)\n"
+               f"{{\n    {body}\n}}\n")
+        got = {d.name: d.placement for d in declarations(src)}[ex[0]]
+        return got.space if q.key == "space" else got.lifetime
+    if q.key == "largest_tile":  # every T tried
+        return max(T for T in range(1, 512) if 2 * T * T * 4 <= p["shared_per_block"]
+                   and T * T <= p["max_threads_per_block"])
+    if q.key == "dynamic_bytes":  # what the launch of kernel 04 passes
+        from explainer.gpu import launch_config
+
+        return launch_config("tiled_dynamic", 7, 9, 11, p["T"]).dynamic_shared_bytes
     raise AssertionError(f"no second way for {q.key}")
 
 

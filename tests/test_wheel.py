@@ -61,10 +61,15 @@ def test_sdist_and_wheel_carry_the_kernels_and_pages(dist):
     # the rungs and the tuning engine's sources (kernels/tuned/), by their paths under kernels/
     kernels = sorted(p.relative_to(REPO / "kernels").as_posix() for p in (REPO / "kernels").rglob("*") if p.is_file()
                      and "__pycache__" not in p.parts)
-    notebooks = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
+    notebooks = sorted(p.relative_to(REPO / "notebooks").as_posix() for p in (REPO / "notebooks").rglob("*.ipynb")
+                       if ".ipynb_checkpoints" not in p.parts)  # the translations too (zh-CN/)
     assert sorted(n[len("explainer/kernels/"):] for n in names if n.startswith("explainer/kernels/")) == kernels
     assert "tuned/warptile_tuned.cu" in kernels and "14_warptile.cu" in kernels
-    assert sorted(n.split("/")[-1] for n in names if n.startswith("explainer/notebooks/")) == notebooks
+    assert sorted(n[len("explainer/notebooks/"):] for n in names if n.startswith("explainer/notebooks/")) == notebooks
+    # English and 简体中文: the catalogue (read at run time), the prose files, the glossary
+    for f in ("i18n/locale/zh_CN/LC_MESSAGES/explainer.po", "text/en/01_naive.md", "text/zh-CN/01_naive.md",
+              "i18n/glossary.py"):
+        assert f"explainer/{f}" in names, f
     for front in ("views/tiled.js", "views/common.js", "views/static.js", "views/quiz.js", "views/page.css", "data/arches.json"):
         assert f"explainer/{front}" in names, front
     assert not any(n.startswith(("kernels/", "notebooks/", "tests/")) for n in names)

@@ -8,56 +8,11 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 OUT = Path(__file__).resolve().parent.parent / "notebooks"
+#: The pages whose prose is a text file per language (explainer/i18n/prose.py): the translated ones.
+PROSE_LANGS = ("zh-CN",)
 
 PAGES = {
-    "00_index.ipynb": [
-        ("md", """# Tiled matrix multiplication on the GPU, step by step
-
-How does a CUDA kernel compute **C = A · B**, and why does copying tiles into shared memory make it
-so much faster? Each page below shows the real kernel from `kernels/` thread by thread, and measures
-it next to cuBLAS.
-
-Conventions used everywhere: `blockIdx = (x, y)` and `threadIdx = (x, y)`, where **x is the column
-direction**; A is M×K, B is K×N, C is M×N, all row-major; the linear thread id is
-`tx + ty*blockDim.x`, its warp `id // 32` and lane `id % 32`."""),
-        ("code", "from explainer import pages\npages.index()"),
-        ("md", """**How to use the pages.** Change M, N, K and the tile T; pick a block and a thread, or click an
-element of C. Step with the buttons or the ← → keys; *Play* runs in the browser. Small integer
-matrices keep every value readable, so you can check each multiply-add by hand."""),
-    ],
-    "01_naive.ipynb": [
-        ("md", """# 1 · The naive kernel: one thread per element of C
-
-The launch is a **grid** of **blocks**, each a T×T square of **threads**. Thread
-`(threadIdx.x, threadIdx.y)` of block `(blockIdx.x, blockIdx.y)` computes one element of C:
-
-```c
-int row = blockIdx.y * blockDim.y + threadIdx.y;
-int col = blockIdx.x * blockDim.x + threadIdx.x;
-if (row < M && col < N) {
-    float sum = 0.0f;
-    for (int k = 0; k < K; ++k) sum += A[row * K + k] * B[k * N + col];
-    C[row * N + col] = sum;
-}
-```
-
-Every multiply-add reads two floats from global memory (DRAM): 8 bytes for 2 flops, so at best
-**0.25 FLOP per byte** of DRAM traffic. Pick a thread below, or click a cell of C, to see the row of A
-and the column of B it reads, and the other threads of its warp."""),
-        ("code", "from explainer import pages\npages.naive()"),
-        ("md", """**What the course notes make of it.** How much DRAM bandwidth would the naive kernel need to run at
-a GPU's peak? The course notes work it out for one GPU; in brown their claim, below it the bytes the model counts:"""),
-        ("code", 'pages.correction("naive_bandwidth")'),
-        ("md", """**Row or column mapping?** Switch the kernel to `naive_col` (the lab report's *column partition*:
-`threadIdx.x` walks rows). The arithmetic is identical, but neighbouring lanes of a warp now read A
-elements K floats apart instead of sharing one, and B's neighbouring-column reads collapse onto a
-few addresses: the loads are no longer coalesced. The timing panel above measures what that costs."""),
-        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
-         "gets the model's reason, and *Another one* draws new numbers."),
-        ("code", 'pages.quiz("01_naive")'),
-        ("md", "**Your turn: write the kernel.** Fill in the lines marked `TODO` and press *Check with the simulator*: it runs your kernel on the CPU with CUDA's rules, on several launches (odd shapes, one block, one thread), and names each problem with its line, its threads and its phase. Hints open one at a time. On a machine with a CUDA GPU a kernel the simulator passed also runs there."),
-        ("code", 'pages.kernel_exercise("01_naive")'),
-    ],
+    # 00_index, 01_naive and the glossary: from their prose files, explainer/text/<lang>/*.md (prose_pages)
     "02_tiled.ipynb": [
         ("md", """# 2 · Shared-memory tiling
 
@@ -91,11 +46,32 @@ along K, and it says the window saves about K times the global loads. Counted on
 }
 
 
+def prose_fields() -> dict:
+    """The computed values the prose files name (``{naive_fpb}``): from the model, never typed."""
+    from explainer.model import Launch
+    from explainer.model.launch import FLOAT_BYTES
+
+    naive = Launch("naive", 1024, 1024, 1024, 16).stats()
+    return {"fma_bytes": 2 * FLOAT_BYTES, "naive_fpb": f"{naive['flop_per_byte']:g}"}
+
+
+def prose_pages(lang: str = "en") -> dict:
+    """``{notebook: cells}`` of the pages written as prose files in ``lang`` (explainer/text/<lang>/);
+    the translations under ``zh-CN/``."""
+    from explainer import i18n
+    from explainer.i18n import prose
+
+    sub = i18n.FOLDERS[lang]
+    return {(f"{sub}/" if sub else "") + f"{page}.ipynb": prose.cells(page, lang, prose_fields())
+            for page in prose.pages(lang)}
+
+
 def all_pages() -> dict:
-    """This file's pages plus those of every ``tools/nb_*.py`` (each defines ``PAGES``)."""
+    """This file's pages plus those of every ``tools/nb_*.py`` (each defines ``PAGES``), plus the
+    prose pages (English; their translations: :func:`prose_pages`)."""
     import importlib.util
 
-    pages = dict(PAGES)
+    pages = {**PAGES, **prose_pages("en")}
     for path in sorted(Path(__file__).resolve().parent.glob("nb_*.py")):
         spec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(spec)
@@ -106,15 +82,20 @@ def all_pages() -> dict:
 
 NAV_TOP = 'from explainer import pages\npages.nav("{name}")'
 NAV_BOTTOM = 'pages.nav("{name}")'
+#: A translated page's first cell sets its language (nbval runs it too), then shows the bar.
+NAV_TOP_LANG = 'from explainer import i18n, pages\ni18n.set_language("{lang}")\npages.nav("{name}")'
 
 
 def with_nav(name: str, cells: list) -> list:
     """A page's cells between its two navigation bars (contents / previous / next,
     :func:`explainer.pages.nav`): the first cell and the last. Nav cells already there are
-    replaced, so running this twice changes nothing."""
-    nav = {NAV_TOP.format(name=name), NAV_BOTTOM.format(name=name)}
+    replaced, so running this twice changes nothing. ``name`` under a language's folder
+    (``zh-CN/01_naive.ipynb``): its first cell sets that language."""
+    lang, _, base = name.rpartition("/")
+    top = NAV_TOP_LANG.format(lang=lang, name=base) if lang else NAV_TOP.format(name=name)
+    nav = {top, NAV_BOTTOM.format(name=base)}
     body = [(kind, src) for kind, src in cells if not (kind == "code" and src in nav)]
-    return [("code", NAV_TOP.format(name=name)), *body, ("code", NAV_BOTTOM.format(name=name))]
+    return [("code", top), *body, ("code", NAV_BOTTOM.format(name=base))]
 
 
 def _write(name: str, cells: list, metadata: dict) -> None:
@@ -124,6 +105,7 @@ def _write(name: str, cells: list, metadata: dict) -> None:
     )
     for i, c in enumerate(nb.cells):  # stable ids: re-running gives the same file
         c["id"] = f"{Path(name).stem}-{i}"
+    (OUT / name).parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, OUT / name)
     print("wrote", OUT / name)
 
@@ -131,6 +113,8 @@ def _write(name: str, cells: list, metadata: dict) -> None:
 def main():
     OUT.mkdir(exist_ok=True)
     pages = all_pages()
+    for lang in PROSE_LANGS:
+        pages.update(prose_pages(lang))
     for name, cells in pages.items():
         _write(name, cells, {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},

@@ -39,6 +39,18 @@ for its data. Two of the course's documents disagree about it by a factor of fou
 claims, and what `benchmarks/bench_latency.py` measured on a GPU (by pointer chasing) where a measurement
 is recorded."""),
         ("code", 'pages.correction("global_latency")'),
+        ("md", """## The memory spaces as a whole
+
+Global memory is one of five places a kernel's variables can live. Each is declared differently, seen by
+different threads and kept for a different time: **registers** (a thread's scalars), **shared memory**
+(`__shared__`, one copy per block), **global memory** (what `cudaMalloc` returns), **local memory** (a
+thread's arrays indexed at run time, and spilled registers: private like registers, but in device memory)
+and **constant memory** (`__constant__`, read-only in kernels; kernel parameters live in a constant bank
+too). The first table gives each one's declaration, scope, lifetime and place, with the latency measured on a
+GPU where a measurement is recorded; the second, how big each is on the architecture presets. The third walks
+the tiled kernel, `kernels/03_tiled.cu`, declaration by declaration with the simulator's CUDA parser and says
+where each variable lives, and why."""),
+        ("code", "pages.memory_spaces()"),
         ("md", """## Shared-memory banks
 
 Shared memory has 32 banks of 4-byte words (word `w` lives in bank `w % 32`). Lanes reading the
@@ -81,6 +93,17 @@ On the H100 every block size runs at full occupancy, yet 32×32 is fastest: each
 from global memory is reused T times, so larger tiles need fewer loads (page 7)."""),
         ("code", "perf.tile_sweep()"),
         ("code", "perf.tiles_timing()"),
+        ("md", """## Dynamic shared memory and device queries
+
+Kernel 03 fixes the tile when it is compiled (`template <int TILE>`, `__shared__ float As[TILE][TILE]`).
+Kernel 04 (`tiled_dynamic`, the PMPP chapter 5 notes' 5.6) takes it at run time: it declares one
+`extern __shared__` array **with no size**, the launch passes the size in bytes as its **third parameter**
+(`kernel<<<grid, block, bytes>>>`), and the kernel carves As and Bs out of the one array by hand. The host
+chooses the tile from what `cudaGetDeviceProperties` reports: `sharedMemPerBlock` bounds the tiles' bytes,
+`maxThreadsPerBlock` the block's T·T threads. Below: the kernel's own lines, the bytes its launch passes, the
+largest tile and the tile with the highest occupancy for each architecture preset (and, live on a GPU, for
+that GPU), and what the run-time tile costs against kernel 03."""),
+        ("code", "pages.dynamic_shared()"),
         ("md", """## The lab report's timing tables, reproduced
 
 The lab report measured its kernels on its own GPU; the recorded H100 figures for the kernels that do the
@@ -91,6 +114,29 @@ same work stand beside them. Its conclusion about “register tiling” does not
 Give a block's threads, shared bytes and registers per thread (typed in the live app, chosen from
 menus in a static page); the SM's resources decide how many blocks fit and which one runs out first."""),
         ("code", "perf.occupancy_calculator()"),
+        ("md", """## How the warps are scheduled
+
+The calculator above counts the warps an SM *holds*. Do they all run at once? The gemm_tiled walk-through says
+that SIMT runs a block's 256 threads in parallel, and also that the SM's 4 schedulers run 4 warps per cycle; the
+second is the picture to keep. An SM is split into sub-partitions (four on Turing, Ampere and Hopper, two on
+Fermi), each with one **warp scheduler** that issues *at most one instruction per cycle*, from one warp, for all
+32 of its threads at once (SIMT). The other warps wait their turn, or wait for memory: a warp whose
+next instruction needs a value still on its way from global memory is *stalled* (the scoreboard holds it), and
+the scheduler picks another warp that is *ready*. A cycle in which none of its warps is ready is an issue slot
+lost. Many resident warps are how a GPU hides memory latency: while some wait, others compute.
+
+The stepper below runs the tiled kernel's loop on one Hopper SM, cycle by cycle: every warp loads its A and B
+elements (global loads that take L cycles, L measured on a GPU), stores them into `As` / `Bs`, waits at
+`__syncthreads()`, runs its T multiply-adds and waits at the second barrier. The rows are scheduler 0's warps; the
+presets take their resident warps from the occupancy calculator (fewer when each thread needs more registers).
+Step through a few cycles of *2 per scheduler*, then switch to *16 per scheduler*: the idle columns fill up."""),
+        ("code", "perf.warp_scheduler()"),
+        ("md", """**How many warps are enough?** Between two waits for memory a warp issues about n = T + 6 instructions
+(one phase). To keep issuing through a wait of L cycles, a scheduler needs other warps with L instructions to
+give: about L / n warps. A larger tile gives each warp more work per load (page 7 says the same in bytes), so it
+needs fewer warps; the barrier makes a block's warps wait together, which costs more than the rule of thumb
+says. The table runs every preset with both latencies and two scheduling policies:"""),
+        ("code", "perf.scheduler_table()"),
         ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
          "gets the model's reason, and *Another one* draws new numbers."),
         ("code", 'pages.quiz("06_tile_size_and_occupancy")'),

@@ -18,6 +18,12 @@ narrative plus one call each), and what its calls return is written as plain HTM
 
 Module scripts are written inline, so the pages work from ``file://`` (Chromium refuses to
 import module files there) as well as from any static web host. Nothing is fetched from outside.
+
+Languages (:mod:`explainer.i18n`): the English pages go into ``DIR/``, the translated ones
+(``notebooks/zh-CN/``) into ``DIR/zh-CN/``, each built in its language; ``--lang`` picks one. Every
+page's navigation bar has the language menu; a small inline script remembers the reader's choice
+(``localStorage``), honours ``?lang=zh-CN`` and, on the English index, follows the browser's
+language (``navigator.language``) when the reader has not chosen.
 """
 
 from __future__ import annotations
@@ -31,13 +37,15 @@ import shutil
 import time
 from pathlib import Path
 
-from .. import __version__, resources
+from .. import __version__, i18n, resources
+from ..i18n import _
 from ..views import context
 
 INDEX = "00_index.ipynb"
+GLOSSARY = "glossary.ipynb"
 ASSETS = "assets"
 LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>tiled-explainer serve</code>) "
-             "or in JupyterLab to change them.")
+             "or in JupyterLab to change them.")  # (these two: in the page's language, _(LIVE_NOTE))
 LIVE_NOTE_SERVED = 'These controls need Python: open the <a href="{url}">live page</a> to change them.'
 
 
@@ -53,16 +61,51 @@ class ExportError(Exception):
 
 
 def page_file(notebook: str) -> str:
-    """``02_tiled.ipynb`` -> ``02_tiled.html``; the index page is ``index.html``."""
-    return "index.html" if notebook == INDEX else Path(notebook).stem + ".html"
+    """``02_tiled.ipynb`` -> ``02_tiled.html``; the index page is ``index.html``; a folder in front
+    (``zh-CN/``, ``../``) stays."""
+    head, _sep, name = notebook.rpartition("/")
+    page = "index.html" if name == INDEX else Path(name).stem + ".html"
+    return f"{head}/{page}" if head else page
 
 
-_NB_LINK = re.compile(r'href="(?:\./)?([0-9][0-9A-Za-z_.-]*)\.ipynb(#[^"]*)?"')
+_NB_LINK = re.compile(r'href="(?:\./)?((?:\.\./)?(?:zh-CN/)?)([0-9][0-9A-Za-z_.-]*|glossary)\.ipynb(#[^"]*)?"')
 
 
 def _relink(text: str) -> str:
-    """Links to notebooks point at their exported pages."""
-    return _NB_LINK.sub(lambda m: f'href="{page_file(m.group(1) + ".ipynb")}{m.group(2) or ""}"', text)
+    """Links to notebooks point at their exported pages (in this language's folder, or up in the
+    English one, ``../``, or down in a translation's, ``zh-CN/``)."""
+    return _NB_LINK.sub(lambda m: f'href="{m.group(1)}{page_file(m.group(2) + ".ipynb")}{m.group(3) or ""}"', text)
+
+
+def page_list(folder: Path) -> list[str]:
+    """The notebooks of one language's folder that are pages: NN_*.ipynb, then the glossary."""
+    return sorted(p.name for p in folder.glob("[0-9][0-9]_*.ipynb")) + (
+        [GLOSSARY] if (folder / GLOSSARY).is_file() else [])
+
+
+#: The language script of every exported page (inline, nothing fetched): a click on the language
+#: menu remembers the choice; ``?lang=`` goes to that language's twin; the English index follows
+#: the remembered choice, else the browser's language. Only links the page itself holds are followed.
+LANG_SCRIPT = """<script>(function () {
+  var KEY = "explainer-lang", here = document.documentElement.lang;
+  var links = document.querySelectorAll("a.explainer-nav-lang[data-lang]");
+  function twin(lang) {
+    for (var i = 0; i < links.length; i++) if (links[i].dataset.lang === lang) return links[i].getAttribute("href");
+    return null;
+  }
+  function norm(l) { l = String(l || "").toLowerCase(); return l.indexOf("zh") === 0 ? "zh-CN" : l.indexOf("en") === 0 ? "en" : null; }
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest("a.explainer-nav-lang[data-lang]");
+    if (a) { try { localStorage.setItem(KEY, a.dataset.lang); } catch (err) { /* storage refused */ } }
+  });
+  var asked = null;
+  try { asked = norm(new URLSearchParams(location.search).get("lang")); } catch (err) { /* no URL */ }
+  var stored = null;
+  try { stored = norm(localStorage.getItem(KEY)); } catch (err) { /* storage refused */ }
+  if (asked) { try { localStorage.setItem(KEY, asked); } catch (err) { /* storage refused */ } }
+  var want = asked || (document.body.dataset.page === "index" && here === "en" ? (stored || norm(navigator.language)) : null);
+  if (want && want !== here && twin(want)) location.replace(twin(want) + location.hash);
+})();</script>"""
 
 
 # ---- widgets -> HTML ------------------------------------------------------------------------
@@ -121,7 +164,7 @@ class _Page:
         note = ""
         if not self.noted and any(isinstance(c, _controls()) and not getattr(c, "disabled", False) for c in box.children):
             self.noted = True
-            text = LIVE_NOTE_SERVED.format(url=_attr(self.live_url)) if self.live_url else LIVE_NOTE
+            text = _(LIVE_NOTE_SERVED, url=_attr(self.live_url)) if self.live_url else _(LIVE_NOTE)
             note = f'<div class="ex-live-note">{text}</div>'
         cls = "ex-hbox" if row else "ex-vbox"
         return f'<div class="{cls}">{inner}</div>{note}'
@@ -151,14 +194,14 @@ class _Page:
             from ..views.perf import ELSEWHERE, ELSEWHERE_SERVED
 
             for p in store["payloads"]:
-                p["meta"]["offline_note"] = OFFLINE_NOTE_SERVED
+                p["meta"]["offline_note"] = _(OFFLINE_NOTE_SERVED)
                 for key in ("offer", "refuse"):  # the occupancy calculator's lines
                     if key in p["meta"]:
                         p["meta"][key] = p["meta"][key].replace(ELSEWHERE, ELSEWHERE_SERVED)
         initial = store["payloads"][store["initial"]]
         traits = {"meta": {**initial["meta"], "start": view.meta.get("start"), "preset": view.meta.get("preset")},
                   "rev": 1, "error": "", "presets": offered_presets(view, store), "kernels": list(view.kernels),
-                  "live": False}
+                  "live": False, "i18n": view.i18n}
         state = {"traits": traits, "initial": store["initial"],
                  "store": {k: store[k] for k in ("payloads", "states", "presets", "launches", "blocks")}}
         sid = f"ex-state-{len(self.states)}"
@@ -199,7 +242,7 @@ def _control(w) -> str:
     label = getattr(w, "description", "") or ""
     lab = f"<span>{html.escape(label)}</span>" if label else ""
     if isinstance(w, W.Button):
-        return f'<button type="button" disabled title="needs the live app">{html.escape(w.description)}</button>'
+        return f'<button type="button" disabled title="{_attr(_("needs the live app"))}">{html.escape(w.description)}</button>'
     if isinstance(w, (W.ToggleButtons, W.RadioButtons)):
         buttons = "".join(f'<button type="button" disabled class="{"on" if i == w.index else ""}">{html.escape(o)}</button>'
                           for i, o in enumerate(w._options_labels))
@@ -259,15 +302,17 @@ def _is_nav(value) -> bool:
 def _livebar(live_url: str | None) -> str:
     if not live_url:
         return ""
-    return ('<div class="ex-livebar">Everything on this page runs in your browser. For your own M, N, K and T, '
-            f'and live GPU timings, open the <a class="ex-live-link" href="{_attr(live_url)}">live page</a> '
-            "(it starts Python on the server for you: a few seconds).</div>")
+    return ('<div class="ex-livebar">' + _(
+        "Everything on this page runs in your browser. For your own M, N, K and T, and live GPU timings, open the "
+        "{link}live page</a> (it starts Python on the server for you: a few seconds).",
+        link=f'<a class="ex-live-link" href="{_attr(live_url)}">') + "</div>")
 
 
-def build_page(notebook: Path, budget: int, live_prefix: str | None = None) -> tuple[str, dict]:
+def build_page(notebook: Path, budget: int, live_prefix: str | None = None, assets: str = ASSETS) -> tuple[str, dict]:
     """The HTML of one exported page and facts about it (its title).
     ``live_prefix``: where a live app renders the notebooks (``tiled-explainer serve`` passes
-    the relative URL of Voila's render path); each page then links its live twin.
+    the relative URL of Voila's render path); each page then links its live twin. ``assets``: the
+    shared assets folder, relative to the page. The page is built in the current language.
     Contents / previous / next are the notebook's own first and last cells (the live pages show
     the same bar), relinked to the exported pages like every link between notebooks."""
     import mistune
@@ -293,36 +338,42 @@ def build_page(notebook: Path, budget: int, live_prefix: str | None = None) -> t
     title = _title(md, notebook.stem)
     if live_url:
         body.insert(top, _livebar(live_url))
-    head_scripts = f'<script src="{ASSETS}/plotly.min.js"></script>' if page.plotly else ""
+    head_scripts = f'<script src="{assets}/plotly.min.js"></script>' if page.plotly else ""
     stamp = _dt.date.today().isoformat()
+    kind = "index" if notebook.name == INDEX else notebook.stem
     text = (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<!DOCTYPE html>\n<html lang=\"{i18n.language()}\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{html.escape(title)} · Tiled GEMM explainer</title>"
-        f'<link rel="stylesheet" href="{ASSETS}/page.css">{head_scripts}</head>\n<body><main>'
+        f"<title>{html.escape(title)} · {html.escape(_('Tiled GEMM explainer'))}</title>"
+        f'<link rel="stylesheet" href="{assets}/page.css">{head_scripts}</head>\n<body data-page="{kind}"><main>'
         + "\n".join(body) + "".join(page.states)
-        + f'<footer class="ex-footer"><p>Static page exported by tiled-explainer {__version__} '
-        f"on {stamp}. The steppers step here for the page's own launch, its presets and the blocks near them; "
-        "your own M, N, K and T, and measuring on a GPU, need the live app (<code>tiled-explainer serve</code>) "
-        "or JupyterLab. Timings shown are recorded measurements, labelled with their device and date.</p></footer>"
-        + "</main>" + page.module_script() + "</body></html>\n"
+        + '<footer class="ex-footer"><p>' + _(
+            "Static page exported by tiled-explainer {version} on {date}. The steppers step here for the page's own "
+            "launch, its presets and the blocks near them; your own M, N, K and T, and measuring on a GPU, need the "
+            "live app (<code>tiled-explainer serve</code>) or JupyterLab. Timings shown are recorded measurements, "
+            "labelled with their device and date.", version=__version__, date=stamp) + "</p></footer>"
+        + "</main>" + LANG_SCRIPT + page.module_script() + "</body></html>\n"
     )
     return text, {"title": title}
 
 
 def export(out: Path, budget: int | None = None, notebooks: Path | None = None, log=print,
-           live_prefix: str | None = None) -> list[Path]:
-    """Write every page of ``notebooks/`` (index first) into ``out``; returns the files written.
-    ``live_prefix``: see :func:`build_page`."""
+           live_prefix: str | None = None, langs=tuple(i18n.LANGUAGES)) -> list[Path]:
+    """Write every page of ``notebooks/`` (index first) into ``out``, and each translation
+    (``notebooks/zh-CN/``) into ``out/zh-CN/``, for the languages ``langs``; returns the files
+    written. ``live_prefix``: see :func:`build_page`."""
     import plotly
 
     from ..views.store import STATIC_BUDGET
 
     budget = STATIC_BUDGET if budget is None else budget
     src = notebooks or resources.notebooks_dir()
-    pages = sorted(p.name for p in src.glob("[0-9][0-9]_*.ipynb"))
+    pages = page_list(src)
     if not pages:
         raise ExportError(f"no pages (NN_*.ipynb) in {src}")
+    for lang in langs:
+        if lang not in i18n.LANGUAGES:
+            raise ExportError(f"unknown language {lang!r}: the pages are in {', '.join(i18n.LANGUAGES)}")
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out} exists and is not a folder")
     (out / ASSETS).mkdir(parents=True, exist_ok=True)
@@ -330,14 +381,25 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
     (out / ASSETS / "page.css").write_text(resources.front_end("page.css"), encoding="utf-8")
     written = [out / ASSETS / "plotly.min.js", out / ASSETS / "page.css"]
     with context.exporting():
-        for name in pages:
-            t0 = time.perf_counter()
-            text, facts = build_page(src / name, budget, live_prefix)
-            target = out / page_file(name)
-            target.write_text(text, encoding="utf-8")
-            written.append(target)
-            log(f"  {target.name:<48} {len(text.encode()) / 1e6:5.2f} MB  {time.perf_counter() - t0:5.1f} s  "
-                f"{facts['title']}")
+        for lang in langs:
+            sub = i18n.FOLDERS[lang]
+            folder, target_dir = (src / sub, out / sub) if sub else (src, out)
+            up = "../" * len(Path(sub).parts) if sub else ""
+            prefix = live_prefix
+            if live_prefix and sub:
+                prefix = (live_prefix if "://" in live_prefix or live_prefix.startswith("/") else up + live_prefix) + f"{sub}/"
+            names = page_list(folder) if folder.is_dir() else []
+            if names:
+                target_dir.mkdir(parents=True, exist_ok=True)
+            for name in names:
+                t0 = time.perf_counter()
+                with i18n.using(lang):
+                    text, facts = build_page(folder / name, budget, prefix, assets=up + ASSETS)
+                target = target_dir / page_file(name)
+                target.write_text(text, encoding="utf-8")
+                written.append(target)
+                log(f"  {(sub + '/' if sub else '') + target.name:<48} {len(text.encode()) / 1e6:5.2f} MB  "
+                    f"{time.perf_counter() - t0:5.1f} s  {facts['title']}")
     return written
 
 
@@ -348,6 +410,8 @@ def add_arguments(parser) -> None:
                         help="most megabytes of stepper data one view embeds (default 3)")
     parser.add_argument("--live-prefix", default=None, metavar="URL",
                         help="link each page to its live twin at URL + notebook name (what serve uses)")
+    parser.add_argument("--lang", choices=list(i18n.LANGUAGES), default=None,
+                        help="write one language only (default: every language: English in DIR, 简体中文 in DIR/zh-CN)")
 
 
 def run(args) -> int:
@@ -363,10 +427,12 @@ def run(args) -> int:
     print(f"Exporting the pages to {out.resolve()} (each page is run once here; about a minute) ...", flush=True)
     t0 = time.perf_counter()
     try:
-        export(out, budget, log=lambda line: print(line, flush=True), live_prefix=args.live_prefix)
+        export(out, budget, log=lambda line: print(line, flush=True), live_prefix=args.live_prefix,
+               langs=(args.lang,) if getattr(args, "lang", None) else tuple(i18n.LANGUAGES))
     except (ExportError, OSError) as e:
         print(f"tiled-explainer export: error: {e}", file=sys.stderr)
         return 2
-    index = (out / "index.html").resolve()
+    only = getattr(args, "lang", None)
+    index = (out / (i18n.FOLDERS[only] if only else "") / "index.html").resolve()
     print(f"Done in {time.perf_counter() - t0:.0f} s. Open {index.as_uri()} or put the folder on any static web host.")
     return 0

@@ -73,7 +73,8 @@ NOT_PREHEATED = r"(.*/)?0[3-9]_"  # Voila matches it against the path it globbed
 
 
 SITE = "site"  # the exported static pages, inside Voila's root
-STATIC_FILES = SITE + r"/[^/]+\.html|" + SITE + r"/assets/[^/]+\.(css|js)"  # what Voila's file handler may serve
+STATIC_FILES = (SITE + r"/(zh-CN/)?[^/]+\.html|"  # what Voila's file handler may serve (zh-CN/: the translations)
+                + SITE + r"/assets/[^/]+\.(css|js)")
 LIVE_PREFIX = "../../render/"  # from /voila/files/site/<page> to /voila/render/<notebook>
 
 
@@ -180,8 +181,9 @@ def serve_root(config_dir: Path, notebooks: Path) -> Path:
 
     root = config_dir / "root"
     root.mkdir()
-    for nb in notebooks.glob("*.ipynb"):
-        shutil.copyfile(nb, root / nb.name)
+    for nb in [*notebooks.glob("*.ipynb"), *notebooks.glob("zh-CN/*.ipynb")]:  # and the translations
+        (root / nb.relative_to(notebooks)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(nb, root / nb.relative_to(notebooks))
     (root / PLOTLY_BUNDLE).parent.mkdir(parents=True)
     shutil.copyfile(bundle_path(), root / PLOTLY_BUNDLE)
     return root

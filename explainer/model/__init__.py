@@ -10,6 +10,9 @@
 * :mod:`.hazards` — the races of the barrier-less variants.
 * :mod:`.memory` — one warp's global requests (sectors) and shared-memory banks.
 * :mod:`.hardware` — architecture presets (with sources) and occupancy.
+* :mod:`.memspaces` — the five memory spaces (scope, lifetime, sizes, recorded latency), the rule
+  that places a declaration, and the tile chosen at run time for dynamic shared memory.
+* :mod:`.scheduler` — an SM's warp schedulers cycle by cycle: issue, stalls, barriers, latency hiding.
 * :mod:`.roofline` — arithmetic intensity, peaks and the roofline bound.
 * :mod:`.questions` — predict, then reveal: each page's questions, answers and the model's reasons.
 """

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import hardware, memory, roofline
 from .launch import FLOAT_BYTES, Launch
+from ..i18n import _
 
 
 def naive_bandwidth(peak_gflops: float = 1500.0, dram_gbs: float = 200.0, n: int = 1024) -> dict:
@@ -38,11 +39,12 @@ def naive_bandwidth(peak_gflops: float = 1500.0, dram_gbs: float = 200.0, n: int
         "peak_gflops": peak_gflops, "bytes_per_flop": bytes_per_flop, "claim_bytes_per_flop": 2 * FLOAT_BYTES,
         "flop_per_byte": s["flop_per_byte"], "dram_gbs": dram_gbs, "bound_gflops": bound,
         "bound_fraction": bound / peak_gflops, "shape": (n, n, n),
-        "why": (f"The notes count 2 loads × {FLOAT_BYTES} B for every FLOP, but the two loads feed one multiply-add, "
-                f"which is 2 FLOP: {s['global_loads']:,} loads × {FLOAT_BYTES} B for {s['flops']:,} FLOP at {n}³ is "
-                f"{bytes_per_flop:g} B per FLOP, not {2 * FLOAT_BYTES}. At {dram_gbs:g} GB/s the naive kernel's DRAM bound "
-                f"is {dram_gbs:g} × {s['flop_per_byte']:g} = {bound:g} GFLOP/s, {bound / peak_gflops:.2%} of the peak (the figure "
-                "the notes give for the original example)."),
+        "why": _("The notes count 2 loads × {fb} B for every FLOP, but the two loads feed one multiply-add, which is 2 "
+                 "FLOP: {loads} loads × {fb} B for {flops} FLOP at {n}³ is {bpf} B per FLOP, not {claim_bpf}. At {dram} "
+                 "GB/s the naive kernel's DRAM bound is {dram} × {fpb} = {bound} GFLOP/s, {pct} of the peak (the figure "
+                 "the notes give for the original example).", fb=FLOAT_BYTES, loads=f"{s['global_loads']:,}",
+                 flops=f"{s['flops']:,}", n=n, bpf=f"{bytes_per_flop:g}", claim_bpf=2 * FLOAT_BYTES, dram=f"{dram_gbs:g}",
+                 fpb=f"{s['flop_per_byte']:g}", bound=f"{bound:g}", pct=f"{bound / peak_gflops:.2%}"),
     }
 
 

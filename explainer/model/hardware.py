@@ -90,7 +90,12 @@ class Occupancy:
 def occupancy(arch_name: str, threads: int, smem: int = 0, regs: int | None = None) -> Occupancy:
     """Resident blocks per SM for blocks of ``threads`` threads using ``smem`` bytes of shared
     memory and ``regs`` registers per thread (registers ignored when ``None``)."""
-    a = arch(arch_name)
+    return occupancy_of(arch(arch_name), arch_name, threads, smem, regs)
+
+
+def occupancy_of(a: dict, arch_name: str, threads: int, smem: int = 0, regs: int | None = None) -> Occupancy:
+    """:func:`occupancy` for limits ``a`` given as a dict with the keys of ``data/arches.json``
+    (a preset, or a real device's limits: :func:`explainer.model.memspaces.device_arch`)."""
     if threads < 1:
         raise OccupancyError(f"threads per block must be at least 1, got {threads}")
     if threads > a["max_threads_per_block"]:

@@ -27,6 +27,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ..i18n import _
+
 #: Kernels the model describes, with the ``kernels/`` file each one mirrors.
 KERNELS = {
     "naive": "01_naive.cu",
@@ -103,7 +105,7 @@ def tile_bytes(kernel: str, T: int) -> int:
 def as_int(name: str, value) -> int:
     """``value`` as an int, or a one-line :class:`LaunchError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise LaunchError(f"{name} must be a whole number, got {value!r}")
+        raise LaunchError(_("{name} must be a whole number, got {value}", name=name, value=repr(value)))
     return int(value)
 
 
@@ -125,20 +127,18 @@ class Launch:
         for name in ("M", "N", "K"):
             v = as_int(name, getattr(self, name))
             if v < 1:
-                raise LaunchError(f"{name} must be at least 1, got {v}")
+                raise LaunchError(_("{name} must be at least 1, got {v}", name=name, v=v))
         T = as_int("tile", self.tile)
         if not 1 <= T <= MAX_TILE:
-            raise LaunchError(
-                f"tile must be between 1 and {MAX_TILE} (a {T}x{T} block would have "
-                f"{T * T} threads; CUDA allows at most 1024 per block), got {T}"
-            )
+            raise LaunchError(_(
+                "tile must be between 1 and {max} (a {T}x{T} block would have "
+                "{threads} threads; CUDA allows at most 1024 per block), got {T}", max=MAX_TILE, T=T, threads=T * T))
         M, N, K = int(self.M), int(self.N), int(self.K)
         for what, size in (("A (M*K)", M * K), ("B (K*N)", K * N), ("C (M*N)", M * N)):
             if size > MAX_INDEX:
-                raise LaunchError(
-                    f"{what} has {size} elements; the kernels index with 32-bit int "
-                    f"(at most {MAX_INDEX})"
-                )
+                raise LaunchError(_(
+                    "{what} has {size} elements; the kernels index with 32-bit int (at most {max})",
+                    what=what, size=size, max=MAX_INDEX))
 
     # ---- geometry -------------------------------------------------------------------
     @property
@@ -197,19 +197,17 @@ class Launch:
         gx, gy = self.grid
         bx, by = as_int("blockIdx.x", bx), as_int("blockIdx.y", by)
         if not (0 <= bx < gx and 0 <= by < gy):
-            raise LaunchError(
-                f"block (x={bx}, y={by}) is outside the grid: blockIdx.x must be 0..{gx - 1} "
-                f"and blockIdx.y 0..{gy - 1}"
-            )
+            raise LaunchError(_(
+                "block (x={bx}, y={by}) is outside the grid: blockIdx.x must be 0..{xlast} and blockIdx.y 0..{ylast}",
+                bx=bx, by=by, xlast=gx - 1, ylast=gy - 1))
 
     def check_thread(self, tx: int, ty: int) -> None:
         T = self.T
         tx, ty = as_int("threadIdx.x", tx), as_int("threadIdx.y", ty)
         if not (0 <= tx < T and 0 <= ty < T):
-            raise LaunchError(
-                f"thread (x={tx}, y={ty}) is outside the {T}x{T} block: threadIdx.x and "
-                f"threadIdx.y must be 0..{T - 1}"
-            )
+            raise LaunchError(_(
+                "thread (x={tx}, y={ty}) is outside the {T}x{T} block: threadIdx.x and threadIdx.y must be 0..{last}",
+                tx=tx, ty=ty, T=T, last=T - 1))
 
     def block_place(self, bx: int, by: int) -> str:
         """Where block (bx, by) sits in the grid, in words: "corner", "edge" or "interior" (a

@@ -28,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from . import hardware, hazards, ladder, memory, mma, roofline
+from . import hardware, hazards, ladder, memory, memspaces, mma, roofline
 from .launch import PAD, Launch, Step, count_label, phase_label, steps
+from ..i18n import N_, _
 
 
 class AnswerError(ValueError):
@@ -75,9 +76,10 @@ GROUPED = re.compile(r"([0-9])[,_](?=[0-9]{3}(?![0-9]))")  # 1,048,576 -> 104857
 CELL = re.compile(r"(?:\b(as|bs|a|b|c)\s*)?(?:\[\s*([0-9]+)\s*\]\s*\[\s*([0-9]+)\s*\]|\[\s*([0-9]+)\s*,\s*([0-9]+)\s*\]"
                   r"|\(\s*([0-9]+)\s*,\s*([0-9]+)\s*\))", re.I)
 #: Words that stand for "no element" in a cells answer: a padding zero, or no C element at all.
-EMPTY_WORDS = {"pad": re.compile(r"0\s*\(\s*pad(?:ding)?\s*\)|\bpadding\s+zeros?\b|\bpad(?:ding)?\b|\bzero\b", re.I),
-               "none": re.compile(r"\bnone\b|\bnothing\b|\bno element\b", re.I)}
-EMPTY_TEXT = {"pad": "a padding zero", "none": "none"}
+#: (The Chinese words too: 填充零 for a padding zero, 无 / 没有 for none; views/quiz.js reads the same.)
+EMPTY_WORDS = {"pad": re.compile(r"0\s*\(\s*pad(?:ding)?\s*\)|\bpadding\s+zeros?\b|\bpad(?:ding)?\b|\bzero\b|填充零|填充", re.I),
+               "none": re.compile(r"\bnone\b|\bnothing\b|\bno element\b|没有|无", re.I)}
+EMPTY_TEXT = {"pad": N_("a padding zero"), "none": N_("none")}  # (in the reader's language: _(EMPTY_TEXT[...]))
 NAMES = {"as": "As", "bs": "Bs", "a": "A", "b": "B", "c": "C"}
 
 
@@ -92,9 +94,9 @@ def _numbers(text: str) -> list[str]:
 def _one_number(text: str, what: str = "number") -> str:
     nums = _numbers(GROUPED.sub(r"\1", text))
     if not nums:
-        raise AnswerError(f"Type one {what}.")
+        raise AnswerError(_("Type one {what}.", what=_(what)))
     if len(nums) > 1:
-        raise AnswerError(f"Type one {what}; this has {len(nums)}: {', '.join(nums)}.")
+        raise AnswerError(_("Type one {what}; this has {n}: {nums}.", what=_(what), n=len(nums), nums=", ".join(nums)))
     return nums[0]
 
 
@@ -115,26 +117,27 @@ def _cells(form: dict, text: str) -> list[tuple[int, str | None, list | None]]:
         rest = EMPTY_WORDS[empty].sub(lambda m: " " * len(m.group(0)), rest)
     loose = list(NUMBER.finditer(rest))
     if any("." in m.group(0) for m in loose):
-        raise AnswerError("Rows and columns are whole numbers.")
+        raise AnswerError(_("Rows and columns are whole numbers."))
     if len(loose) % 2:
-        raise AnswerError(f"Type each element as {_example(form)}: a row and a column; "
-                          f"{len(loose)} number(s) here do not make whole pairs.")
+        raise AnswerError(_("Type each element as {example}: a row and a column; {n} number(s) here do not make "
+                            "whole pairs.", example=_example(form), n=len(loose)))
     for i in range(0, len(loose), 2):
         items.append((loose[i].start(), None, [int(loose[i].group(0)), int(loose[i + 1].group(0))]))
     return sorted(items, key=lambda it: it[0])
 
 
 def _example(form: dict) -> str:
-    return " and ".join(f"{n}[row][col]" for n in form["names"])
+    return _(" and ").join(f"{n}[row][col]" for n in form["names"])
 
 
 def _describe(form: dict) -> str:
     n = len(form["names"])
-    text = f"{'one element' if n == 1 else 'two elements' if n == 2 else f'{n} elements'}, {_example(form)}"
+    count = _("one element") if n == 1 else _("two elements") if n == 2 else _("{n} elements", n=n)
+    text = f"{count}, {_example(form)}"
     if form.get("empty") == "pad":
-        text += " (pad for a padding zero)"
+        text += _(" (pad for a padding zero)")
     elif form.get("empty") == "none":
-        text += ", or none"
+        text += _(", or none")
     return text
 
 
@@ -153,11 +156,11 @@ def parse(form: dict, text: str):
     """
     kind = form["kind"]
     if not text or not text.strip():
-        raise AnswerError("Type an answer first.")
+        raise AnswerError(_("Type an answer first."))
     if kind == "int":
         num = _one_number(text, "whole number")
         if "." in num:
-            raise AnswerError(f"Type a whole number, not {num}.")
+            raise AnswerError(_("Type a whole number, not {num}.", num=num))
         return int(num)
     if kind == "number":
         return float(_one_number(text))
@@ -176,58 +179,60 @@ def parse(form: dict, text: str):
             return [labelled[name] for name in names]
         nums = _numbers(text)
         if any("." in x for x in nums):
-            raise AnswerError("Type whole numbers.")
+            raise AnswerError(_("Type whole numbers."))
         if len(nums) != n:
-            raise AnswerError(f"Type {n} whole numbers ({', '.join(names)}); this has {len(nums)}.")
+            raise AnswerError(_("Type {n} whole numbers ({names}); this has {count}.", n=n, names=", ".join(names),
+                                count=len(nums)))
         return [int(x) for x in nums]
     if kind == "cells":
         items = _cells(form, text)
         names = form["names"]
         if len(items) != len(names):
-            raise AnswerError(f"Type {_describe(form)}; this has {len(items)}.")
+            raise AnswerError(_("Type {what}; this has {n}.", what=_describe(form), n=len(items)))
         slots: list = [None] * len(names)
         filled = [False] * len(names)
-        for _, name, rc in items:
+        for _pos, name, rc in items:
             if name is None:
                 continue
             if name not in names:
-                raise AnswerError(f"The question asks for {' and '.join(names)}, not {name}.")
+                raise AnswerError(_("The question asks for {names}, not {name}.", names=_(" and ").join(names), name=name))
             i = names.index(name)
             if filled[i]:
-                raise AnswerError(f"{name} is typed twice.")
+                raise AnswerError(_("{name} is typed twice.", name=name))
             slots[i], filled[i] = rc, True
-        for _, name, rc in items:
+        for _pos, name, rc in items:
             if name is None:
                 i = filled.index(False)
                 slots[i], filled[i] = rc, True
         return slots
     if kind == "cellset":
         items = _cells(form, text)
+        each = _(" or ").join(f"{n}[row][col]" for n in form["names"])
         if not items:
-            raise AnswerError(f"Type the cells, each as {' or '.join(f'{n}[row][col]' for n in form['names'])}.")
+            raise AnswerError(_("Type the cells, each as {each}.", each=each))
         out = set()
-        for _, name, rc in items:
+        for _pos, name, rc in items:
             if name is None:
-                raise AnswerError(f"Name each cell: {' or '.join(f'{n}[row][col]' for n in form['names'])}.")
+                raise AnswerError(_("Name each cell: {each}.", each=each))
             if name not in form["names"]:
-                raise AnswerError(f"The cells are in {' and '.join(form['names'])}, not {name}.")
+                raise AnswerError(_("The cells are in {names}, not {name}.", names=_(" and ").join(form["names"]), name=name))
             out.add((name, rc[0], rc[1]))
         return [list(c) for c in sorted(out)]
     if kind == "choice":
         # the option named first ("registers per thread": registers)
         found = []
-        for key, _, words in form["options"]:
+        for key, _label, words in form["options"]:
             at = [m.start() for w in words for m in re.finditer(r"\b" + re.escape(w) + r"\b", text, re.I)]
             if at:
                 found.append((min(at), key))
         if not found:
-            raise AnswerError(f"Type one of: {', '.join(label for _, label, _ in form['options'])}.")
+            raise AnswerError(_("Type one of: {options}.", options=", ".join(label for _k, label, _w in form["options"])))
         return min(found)[1]
     raise ValueError(f"unknown answer form {kind!r}")
 
 
 def _cell_text(form: dict, name: str, rc) -> str:
-    return EMPTY_TEXT[form.get("empty") or "none"] if rc is None else f"{name}[{rc[0]}][{rc[1]}]"
+    return _(EMPTY_TEXT[form.get("empty") or "none"]) if rc is None else f"{name}[{rc[0]}][{rc[1]}]"
 
 
 def check(q: Question, text: str) -> Verdict:
@@ -238,23 +243,30 @@ def check(q: Question, text: str) -> Verdict:
     except AnswerError as e:
         return Verdict("unreadable", str(e))
     kind, form = q.form["kind"], q.form
-    right = f"Right: {q.answer_text}."
+    right = _("Right: {answer}.", answer=q.answer_text)
+
+    def wrong_one(why, typed) -> str:
+        return _("{why}, not {typed}", why=why, typed=typed)
+
+    def wrong_all(parts) -> str:
+        return _("; ").join(parts) + _(".")
+
     if kind in ("int", "choice"):
         if got == q.answer:
             return Verdict("right", right)
-        typed = str(got) if kind == "int" else next(label for key, label, _ in form["options"] if key == got)
-        return Verdict("wrong", f"{q.why[0]}, not {typed}.")
+        typed = str(got) if kind == "int" else next(label for key, label, _w in form["options"] if key == got)
+        return Verdict("wrong", wrong_all([wrong_one(q.why[0], typed)]))
     if kind in ("number", "percent"):
         if abs(got - q.answer) <= form["tol"]:
             return Verdict("right", right)
-        return Verdict("wrong", f"{q.why[0]}, not {text.strip()}.")
+        return Verdict("wrong", wrong_all([wrong_one(q.why[0], text.strip())]))
     if kind == "ints":
-        wrong = [f"{q.why[i]}, not {got[i]}" for i in range(len(got)) if got[i] != q.answer[i]]
-        return Verdict("right", right) if not wrong else Verdict("wrong", "; ".join(wrong) + ".")
+        wrong = [wrong_one(q.why[i], got[i]) for i in range(len(got)) if got[i] != q.answer[i]]
+        return Verdict("right", right) if not wrong else Verdict("wrong", wrong_all(wrong))
     if kind == "cells":
-        wrong = [f"{q.why[i]}, not {_cell_text(form, form['names'][i], got[i])}"
+        wrong = [wrong_one(q.why[i], _cell_text(form, form["names"][i], got[i]))
                  for i in range(len(got)) if got[i] != q.answer[i]]
-        return Verdict("right", right) if not wrong else Verdict("wrong", "; ".join(wrong) + ".")
+        return Verdict("right", right) if not wrong else Verdict("wrong", wrong_all(wrong))
     if kind == "cellset":
         want = {tuple(c) for c in q.answer}
         have = {tuple(c) for c in got}
@@ -263,10 +275,10 @@ def check(q: Question, text: str) -> Verdict:
         parts = [q.why[0]]
         missing, extra = sorted(want - have), sorted(have - want)
         if missing:
-            parts.append("missing: " + ", ".join(f"{n}[{r}][{c}]" for n, r, c in missing))
+            parts.append(_("missing: {cells}", cells=", ".join(f"{n}[{r}][{c}]" for n, r, c in missing)))
         if extra:
-            parts.append("not in the answer: " + ", ".join(f"{n}[{r}][{c}]" for n, r, c in extra))
-        return Verdict("wrong", "; ".join(parts) + ".")
+            parts.append(_("not in the answer: {cells}", cells=", ".join(f"{n}[{r}][{c}]" for n, r, c in extra)))
+        return Verdict("wrong", _("; ").join(parts) + _("."))
     raise ValueError(f"unknown answer form {kind!r}")
 
 
@@ -307,7 +319,7 @@ def _launch_params(L: Launch) -> dict:
 
 
 def _launch_text(L: Launch) -> str:
-    return f"M×N×K = {L.M}×{L.N}×{L.K}, T = {L.T} ({L.T}×{L.T} threads per block)"
+    return _("M×N×K = {M}×{N}×{K}, T = {T} ({T}×{T} threads per block)", M=L.M, N=L.N, K=L.K, T=L.T)
 
 
 def stepper_target(L: Launch, block, thread, kind: str, phase: int | None = None, k: int | None = None) -> dict:
@@ -332,7 +344,7 @@ def stepper_target(L: Launch, block, thread, kind: str, phase: int | None = None
 def _question(page, key, prompt, form, answer, answer_text, why, params, show=None, working=None) -> Question:
     why = tuple(why)
     return Question(page, key, prompt, form, answer, answer_text, why,
-                    working if working is not None else "; ".join(why) + ".", params, show)
+                    working if working is not None else _("; ").join(why) + _("."), params, show)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,15 +382,16 @@ def naive_element(seed: int, pool=None) -> Question:
     inside = bool(L.writes_c(bx, by, tx, ty))
     row, col = _naive_parts(L, bx, by, tx, ty)
     if inside:
-        why = f"{row} and {col}: C[{r}][{c}]"
+        why = _("{row} and {col}: {cell}", row=row, col=col, cell=f"C[{r}][{c}]")
         answer, text = [[r, c]], f"C[{r}][{c}]"
     else:
-        why = (f"{row} and {col}: C[{r}][{c}] lies outside the {L.M}×{L.N} matrix C, so the guard "
-               "if (row < M && col < N) skips the thread: none")
-        answer, text = [None], f"none (C[{r}][{c}] is outside C)"
-    mapping = "threadIdx.x walks columns" if kernel == "naive" else "threadIdx.x walks rows"
-    prompt = (f"Kernel {kernel} ({mapping}), {_launch_text(L)}. Which element of C does thread "
-              f"(x={tx}, y={ty}) of block (x={bx}, y={by}) compute? Type C[row][col], or none if it computes nothing.")
+        why = _("{row} and {col}: {cell} lies outside the {M}×{N} matrix C, so the guard "
+                "if (row < M && col < N) skips the thread: none", row=row, col=col, cell=f"C[{r}][{c}]", M=L.M, N=L.N)
+        answer, text = [None], _("none ({cell} is outside C)", cell=f"C[{r}][{c}]")
+    mapping = _("threadIdx.x walks columns") if kernel == "naive" else _("threadIdx.x walks rows")
+    prompt = _("Kernel {kernel} ({mapping}), {launch}. Which element of C does thread (x={tx}, y={ty}) of block "
+               "(x={bx}, y={by}) compute? Type C[row][col], or none if it computes nothing.", kernel=kernel,
+               mapping=mapping, launch=_launch_text(L), tx=tx, ty=ty, bx=bx, by=by)
     return _question("01_naive", "element", prompt, {"kind": "cells", "names": ["C"], "empty": "none"},
                      answer, text, [why], {**_launch_params(L), "block": [bx, by], "thread": [tx, ty]})
 
@@ -387,7 +400,7 @@ def naive_owner(seed: int, pool=None) -> Question:
     """Which thread (block and thread index) computes C[row][col] (:meth:`Launch.c_owner`)."""
     rng = _rng(seed, "01.owner")
     kernel = "naive_col" if rng.random() < 0.3 else "naive"
-    L, _ = _launch(rng, kernel, pool, tiles=(4, 8, 16))
+    L, _blocks = _launch(rng, kernel, pool, tiles=(4, 8, 16))
     r, c = int(rng.integers(0, L.M)), int(rng.integers(0, L.N))
     (bx, by), (tx, ty) = L.c_owner(r, c)
     T = L.T
@@ -396,27 +409,28 @@ def naive_owner(seed: int, pool=None) -> Question:
                f"threadIdx.x = col % blockDim.x = {c} % {T} = {tx}", f"threadIdx.y = row % blockDim.y = {r} % {T} = {ty}"]
     else:  # threadIdx.x walks the rows of the block's tile
         why = [f"blockIdx.x = col / {T} = {c} / {T} = {bx}", f"blockIdx.y = row / {T} = {r} / {T} = {by}",
-               f"threadIdx.x = row % {T} = {r} % {T} = {tx} (naive_col: threadIdx.x walks rows)",
+               f"threadIdx.x = row % {T} = {r} % {T} = {tx} " + _("(naive_col: threadIdx.x walks rows)"),
                f"threadIdx.y = col % {T} = {c} % {T} = {ty}"]
-    prompt = (f"Kernel {kernel}, {_launch_text(L)}. Which thread computes C[{r}][{c}]? Type its block and "
-              "thread: blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y (e.g. block (x, y), thread (x, y)).")
+    prompt = _("Kernel {kernel}, {launch}. Which thread computes {cell}? Type its block and thread: blockIdx.x, "
+               "blockIdx.y, threadIdx.x, threadIdx.y (e.g. block (x, y), thread (x, y)).", kernel=kernel,
+               launch=_launch_text(L), cell=f"C[{r}][{c}]")
     return _question("01_naive", "owner", prompt,
                      {"kind": "ints", "names": ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y"]},
-                     [bx, by, tx, ty], f"block (x={bx}, y={by}), thread (x={tx}, y={ty})", why,
+                     [bx, by, tx, ty], _("block (x={bx}, y={by}), thread (x={tx}, y={ty})", bx=bx, by=by, tx=tx, ty=ty), why,
                      {**_launch_params(L), "row": r, "col": c})
 
 
 def naive_grid(seed: int, pool=None) -> Question:
     """gridDim = (x, y) of the launch."""
     rng = _rng(seed, "01.grid")
-    L, _ = _launch(rng, "naive", pool, tiles=(4, 8, 16, 32))
+    L, _blocks = _launch(rng, "naive", pool, tiles=(4, 8, 16, 32))
     gx, gy = L.grid
-    why = [f"gridDim.x = ceil(N / T) = ceil({L.N} / {L.T}) = {gx} (x covers the columns of C)",
-           f"gridDim.y = ceil(M / T) = ceil({L.M} / {L.T}) = {gy} (y covers the rows)"]
-    prompt = (f"Kernel naive, {_launch_text(L)}. How many blocks does the grid have in x and in y? "
-              "Type gridDim.x, gridDim.y.")
+    why = [f"gridDim.x = ceil(N / T) = ceil({L.N} / {L.T}) = {gx} " + _("(x covers the columns of C)"),
+           f"gridDim.y = ceil(M / T) = ceil({L.M} / {L.T}) = {gy} " + _("(y covers the rows)")]
+    prompt = _("Kernel naive, {launch}. How many blocks does the grid have in x and in y? Type gridDim.x, gridDim.y.",
+               launch=_launch_text(L))
     return _question("01_naive", "grid", prompt, {"kind": "ints", "names": ["gridDim.x", "gridDim.y"]},
-                     [gx, gy], f"gridDim = ({gx}, {gy}): {gx * gy} blocks", why, _launch_params(L))
+                     [gx, gy], _("gridDim = ({gx}, {gy}): {n} blocks", gx=gx, gy=gy, n=gx * gy), why, _launch_params(L))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -861,6 +875,77 @@ def occupancy_percent(seed: int, pool=None) -> Question:
                      {"arch": arch, "threads": threads, "smem": smem, "regs": regs})
 
 
+def _scheduler_draw(rng):
+    """An architecture, a tile, registers per thread (or none) and a recorded latency kind, for a
+    tiled kernel that fits (:func:`.scheduler.tile_run`)."""
+    from . import scheduler as sm
+
+    arch = _choice(rng, list(hardware.arches()))
+    lk = _choice(rng, list(sm.LATENCY_KINDS))
+    a = hardware.arch(arch)
+    for _ in range(256):
+        T = int(_choice(rng, [8, 16, 32]))
+        regs = _choice(rng, [None] + [r for r in (32, 64, 128, 255) if r <= a["max_regs_per_thread"]])
+        try:
+            o = hardware.tile_occupancy(arch, T, regs)
+        except hardware.OccupancyError:
+            continue
+        if o.blocks_per_sm:
+            return arch, T, regs, lk, o
+    raise AssertionError("no valid scheduler draw")
+
+
+def scheduler_idle(seed: int, pool=None) -> Question:
+    """Cycles scheduler 0 issues nothing before the first load returns (the model's simulation)."""
+    from . import scheduler as sm
+
+    rng = _rng(seed, "06.idle")
+    arch, T, regs, lk, o = _scheduler_draw(rng)
+    run, _, lat = sm.tile_run(arch, T, regs, phases=1, latency_kind=lk)
+    L, S, mine = run.latency, run.schedulers, run.warps_of(0)
+    idle = run.idle_cycles(0, 0, L)
+    issued = L - idle
+    a = hardware.arch(arch)
+    why = (f"scheduler 0 holds warps 0, {S}, {2 * S}, … of {run.warps}: {len(mine)} warp(s); each issues its 2 global "
+           f"loads ({issued} instructions in all, one per cycle) and then waits: the first loaded value arrives at "
+           f"cycle L = {L}, so cycles {issued}..{L - 1} issue nothing: {L} − {issued} = {idle}")
+    if issued >= L:
+        why = (f"scheduler 0 holds {len(mine)} warps: their 2 global loads each fill every cycle before the first "
+               f"loaded value arrives at cycle L = {L}, so the scheduler is never idle there: {idle}")
+    prompt = (f"{a['label']}, the tiled kernel with {T}×{T} blocks"
+              + (f" and {regs} registers per thread" if regs else "")
+              + f": the SM holds {o.blocks_per_sm} block(s), {run.warps} warps, on {S} schedulers (warp w on "
+              f"scheduler w mod {S}). All start at cycle 0. Each warp first issues its two global loads (A and B), then "
+              f"its store into As, which needs the loaded value; a load takes L = {L} cycles ({lat['short']}). A "
+              f"scheduler issues at most one instruction per cycle. In cycles 0..{L - 1}, how many cycles does "
+              "scheduler 0 issue nothing?")
+    return _question("06_tile_size_and_occupancy", "idle", prompt, {"kind": "int"}, idle, f"{idle} idle cycles",
+                     [why], {"arch": arch, "T": T, "regs": regs, "latency": L, "warps": run.warps, "schedulers": S})
+
+
+def scheduler_warps(seed: int, pool=None) -> Question:
+    """The rule of thumb: warps one scheduler needs to stay busy through a load."""
+    from . import scheduler as sm
+
+    rng = _rng(seed, "06.hide")
+    arch, T, regs, lk, o = _scheduler_draw(rng)
+    lat = sm.latency_choice(lk)
+    L, n = lat["cycles"], sm.per_phase(T)
+    need = sm.warps_needed(L, T)
+    a = hardware.arch(arch)
+    S = a["schedulers_per_sm"]
+    why = (f"a warp issues n = 2 + 2 + 2 + {T} = {n} instructions per phase, then waits L = {L} cycles; the "
+           f"scheduler needs L × 1 / n = {L} / {n} = {L / n:.2f} → {need} warps (× {S} schedulers = {need * S} per SM; "
+           f"a {a['label']} SM holds at most {a['max_warps_per_sm']})")
+    prompt = (f"{a['label']}, the tiled kernel with T = {T}: in each phase every warp issues 2 global loads, 2 stores "
+              f"into As / Bs, 2 __syncthreads() and {T} FMAs, then waits for its next loads, which take L = {L} cycles "
+              f"({lat['short']}). A scheduler issues one instruction per cycle. By the rule of thumb (latency × issue "
+              "rate / instructions a warp issues between waits, rounded up), how many warps does one scheduler need "
+              "to stay busy?")
+    return _question("06_tile_size_and_occupancy", "hide", prompt, {"kind": "int"}, need, f"{need} warps",
+                     [why], {"arch": arch, "T": T, "latency": L, "per_phase": n})
+
+
 # ---------------------------------------------------------------------------------------------
 # 07 · arithmetic intensity and the roofline
 # ---------------------------------------------------------------------------------------------
@@ -1169,14 +1254,92 @@ def fragment_registers(seed: int, pool=None) -> Question:
 
 
 # ---------------------------------------------------------------------------------------------
+# 05 · the memory spaces; 06 · dynamic shared memory (explainer.model.memspaces)
+# ---------------------------------------------------------------------------------------------
+SPACE_OPTIONS = [[s, memspaces.LABELS[s], words] for s, words in (
+    ("registers", ["registers", "register", "regs", "reg"]), ("shared", ["shared", "smem"]),
+    ("global", ["global", "device memory", "dram"]), ("local", ["local"]), ("constant", ["constant", "constant bank"]))]
+LIFETIME_OPTIONS = [[k, memspaces.LIFETIME_LABELS[k], words] for k, words in (
+    ("thread", ["thread"]), ("block", ["block", "thread block"]), ("launch", ["launch", "kernel", "grid"]),
+    ("application", ["application", "program", "app"]))]
+EXAMPLE_PLACES = {"body": "Inside a kernel's body", "file": "At file scope of a .cu file (outside every function)",
+                  "parameter": "In a kernel's parameter list"}
+
+
+def _example_text(ex) -> str:
+    name, where, decl, use, _, what = ex
+    text = f"{EXAMPLE_PLACES[where]}: {decl}" + (f" (used only as {use})" if use else "")
+    return text if text.endswith(";") else text + "."
+
+
+def memory_space(seed: int, pool=None) -> Question:
+    """The memory space of a declaration (:func:`.memspaces.classify`)."""
+    rng = _rng(seed, "05.space")
+    ex = _choice(rng, list(memspaces.EXAMPLES))
+    p = memspaces.example_placement(ex)
+    label = memspaces.LABELS[p.space]
+    why = f"{p.rule}: {ex[5]} lives in {label}"
+    prompt = (f"{_example_text(ex)} In which memory space does {ex[5]} live: registers, shared, global, local or "
+              "constant memory?")
+    return _question("05_warps_and_coalescing", "space", prompt, {"kind": "choice", "options": SPACE_OPTIONS},
+                     p.space, label, [why], {"example": ex[0], "where": ex[1]})
+
+
+def lifetime(seed: int, pool=None) -> Question:
+    """How long a declaration's variable lives (:func:`.memspaces.classify`)."""
+    rng = _rng(seed, "05.lifetime")
+    ex = _choice(rng, list(memspaces.EXAMPLES))
+    p = memspaces.example_placement(ex)
+    label = memspaces.LIFETIME_LABELS[p.lifetime]
+    why = (f"{ex[5]} is in {memspaces.LABELS[p.space]} ({p.rule}), which lives {memspaces.LIFETIMES[p.lifetime]}: "
+           f"as long as {label}")
+    prompt = (f"{_example_text(ex)} How long does {ex[5]} live: as long as the thread, the block, the kernel launch "
+              "(grid) or the application?")
+    return _question("05_warps_and_coalescing", "lifetime", prompt, {"kind": "choice", "options": LIFETIME_OPTIONS},
+                     p.lifetime, label, [why], {"example": ex[0], "where": ex[1]})
+
+
+def largest_square_tile(seed: int, pool=None) -> Question:
+    """The largest tile T a device's sharedMemPerBlock and maxThreadsPerBlock allow
+    (:func:`.memspaces.largest_tile`)."""
+    rng = _rng(seed, "06.largest_tile")
+    S = int(_choice(rng, [2048, 3072, 4096, 6144, 8192, 12288, 16384, 32768, 49152]))
+    threads = int(_choice(rng, [256, 512, 1024, 1024]))
+    r = memspaces.largest_tile(S, threads)
+    bs, bt, T = r["by_shared"], r["by_threads"], r["tile"]
+    why = (f"As and Bs take 2·T·T·4 bytes: 2·T·T·4 ≤ {S} holds up to T = {bs} (2·{bs}·{bs}·4 = "
+           f"{memspaces.launch_bytes(bs)}; T = {bs + 1} needs {memspaces.launch_bytes(bs + 1)}); a block of T·T threads "
+           f"≤ {threads} holds up to T = {bt}; the smaller: {T}")
+    prompt = (f"Kernel 04 (tiled_dynamic) runs T×T blocks and takes 2·T·T·4 bytes of dynamic shared memory. A device "
+              f"reports sharedMemPerBlock = {S} bytes and maxThreadsPerBlock = {threads}. What is the largest tile T "
+              "that can launch?")
+    return _question("06_tile_size_and_occupancy", "largest_tile", prompt, {"kind": "int"}, T, f"T = {T}", [why],
+                     {"shared_per_block": S, "max_threads_per_block": threads})
+
+
+def dynamic_bytes(seed: int, pool=None) -> Question:
+    """The third launch parameter of kernel 04 for tile T (:func:`.memspaces.launch_bytes`)."""
+    rng = _rng(seed, "06.dynamic_bytes")
+    T = int(rng.integers(2, 33))
+    b = memspaces.launch_bytes(T)
+    why = f"As and Bs are T·T floats each, 4 bytes a float: 2·{T}·{T}·4 = {b}"
+    prompt = (f"Kernel 04 (tiled_dynamic) carves As and Bs out of one extern __shared__ float smem[] whose size the "
+              f"launch passes: kernel<<<grid, block, bytes>>>. For T = {T} ({T}×{T} threads per block), how many "
+              "bytes must the third launch parameter be?")
+    return _question("06_tile_size_and_occupancy", "dynamic_bytes", prompt, {"kind": "int"}, b, f"{b} bytes", [why],
+                     {"T": T})
+
+
+# ---------------------------------------------------------------------------------------------
 PAGES: dict[str, tuple[Callable[..., Question], ...]] = {
     "01_naive": (naive_element, naive_owner, naive_grid),
     "02_tiled": (tiled_loads, tiled_reads, barrier_count, tiled_reuse),
     "03_boundaries": (ghost_count, lambda seed, pool=None: tiled_loads(seed, pool, "03_boundaries", padding=True),
                       padding_count),
     "04_barriers": (race_writer, race_warps, overwrites, variant_barriers),
-    "05_warps_and_coalescing": (warp_lane, sectors, bank_degree),
-    "06_tile_size_and_occupancy": (blocks_per_sm, limiter, occupancy_percent),
+    "05_warps_and_coalescing": (warp_lane, sectors, bank_degree, memory_space, lifetime),
+    "06_tile_size_and_occupancy": (blocks_per_sm, limiter, occupancy_percent, largest_square_tile, dynamic_bytes,
+                                   scheduler_idle, scheduler_warps),
     "07_arithmetic_intensity_and_roofline": (intensity, bound, bound_kind),
     "08_beyond_tiling": (ladder_fma, ladder_outputs, tile_intensity),
     "09_tensor_cores": (fragment_owner, mma_count, fragment_registers),

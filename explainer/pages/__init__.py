@@ -7,12 +7,14 @@ import html
 import ipywidgets as W
 
 from .. import __version__, gpu, resources
+from ..i18n import _
 from ..model import Launch
 
 NOTEBOOKS_DIR = resources.notebooks_dir()
 
 #: The curriculum in teaching order: (notebook, title, one line on what it teaches). The index
-#: lists the ones present in ``notebooks/``.
+#: lists the ones present in ``notebooks/``. Titles and lines are English msgids: show them with
+#: ``_(title)`` (explainer.i18n; tests/test_i18n.py checks the catalogue has them all).
 PAGES = [
     ("01_naive.ipynb", "The naive kernel", "grid → block → thread → one element of C; every operand read from global memory"),
     ("02_tiled.ipynb", "Shared-memory tiling", "the tiled kernel phase by phase and barrier by barrier; data reuse; measured speed-up"),
@@ -34,16 +36,17 @@ def gpu_status_html() -> str:
     from ..views import context
 
     if context.active():
-        return ('<div style="font-size:14px">These are static pages: every stepper steps in the browser for its '
-                "page's launch and presets; timing panels show recorded measurements, labelled with their device and "
-                "date. For your own launches and live GPU timings, run <code>tiled-explainer serve</code>.</div>")
+        return ('<div style="font-size:14px">' + _(
+            "These are static pages: every stepper steps in the browser for its page's launch and presets; timing "
+            "panels show recorded measurements, labelled with their device and date. For your own launches and live "
+            "GPU timings, run <code>tiled-explainer serve</code>.") + "</div>")
     st = gpu.status()
     if st.available:
-        return f'<div style="font-size:14px">GPU on this machine: <b>{html.escape(st.device or "")}</b>. Timing panels measure live.</div>'
-    return (
-        f'<div style="font-size:14px">No GPU on this machine ({html.escape(st.why)}). Everything visual works; '
-        "timing panels show recorded measurements, labelled with their device and date.</div>"
-    )
+        return ('<div style="font-size:14px">' + _("GPU on this machine: <b>{device}</b>. Timing panels measure live.",
+                                                   device=html.escape(st.device or "")) + "</div>")
+    return ('<div style="font-size:14px">' + _(
+        "No GPU on this machine ({reason}). Everything visual works; timing panels show recorded measurements, "
+        "labelled with their device and date.", reason=html.escape(st.why)) + "</div>")
 
 
 def index():
@@ -51,18 +54,21 @@ def index():
     covers (:data:`explainer.pages.sources.SECTIONS`), and this machine's GPU status."""
     from .sources import sections_text
 
+    from .navigation import href
+
     items = "".join(
-        f'<li style="margin:6px 0"><a href="{nb}" class="explainer-page-link"><b>{html.escape(title)}</b></a>'
-        f" — {html.escape(what)}"
-        f'<div class="explainer-page-sections" style="font-size:13px;color:#4b5563">In the course material: '
-        f"{html.escape(sections_text(nb))}</div></li>"
+        f'<li style="margin:6px 0"><a href="{href(nb)}" class="explainer-page-link"><b>{html.escape(_(title))}</b></a>'
+        f" — {html.escape(_(what))}"
+        f'<div class="explainer-page-sections" style="font-size:13px;color:#4b5563">'
+        + _("In the course material: {sections}", sections=html.escape(sections_text(nb))) + "</div></li>"
         for nb, title, what in available_pages()
     )
     body = (
         f'<ol style="font-size:15px">{items}</ol>'
         f"{gpu_status_html()}"
-        '<div style="font-size:13px;color:#4b5563;margin-top:8px">Serve these pages as an app with '
-        f"<code>make serve</code> (or <code>tiled-explainer serve</code>); explainer {__version__}.</div>"
+        '<div style="font-size:13px;color:#4b5563;margin-top:8px">'
+        + _("Serve these pages as an app with <code>make serve</code> (or <code>tiled-explainer serve</code>); "
+            "explainer {version}.", version=__version__) + "</div>"
     )
     return W.HTML(body)
 
@@ -81,7 +87,7 @@ def naive(**kw):
 
     return W.VBox([
         NaiveExplorer(**kw).widget,
-        TimingPanel(kernels=("naive", "naive_col"), tiles=(16,), title="Measured: naive kernels vs cuBLAS").widget,
+        TimingPanel(kernels=("naive", "naive_col"), tiles=(16,), title=_("Measured: naive kernels vs cuBLAS")).widget,
     ])
 
 
@@ -130,12 +136,35 @@ def correction(name: str):
     return _correction(name)
 
 
+def memory_spaces():
+    """Page 05: the CUDA memory spaces (declaration, scope, lifetime, size per architecture, recorded
+    latency) and where each variable of kernels/03_tiled.cu lives (:mod:`explainer.pages.memspaces`)."""
+    from .memspaces import memory_spaces as _memory_spaces
+
+    return _memory_spaces()
+
+
+def dynamic_shared():
+    """Page 06: dynamic shared memory (kernel 04's extern __shared__), the launch's bytes, the tile
+    chosen from the device's properties, and the recorded static-vs-dynamic timing."""
+    from .memspaces import dynamic_shared as _dynamic_shared
+
+    return _dynamic_shared()
+
+
 def quiz(page: str, seed: int = 1):
     """"Your turn: predict, then check": the page's questions, answers computed by the model
     (:mod:`explainer.pages.exercises`)."""
     from .exercises import quiz as _quiz
 
     return _quiz(page, seed)
+
+
+def glossary():
+    """The glossary page: every term in English and 简体中文 (:mod:`explainer.i18n.glossary`)."""
+    from .terms import glossary_html
+
+    return W.HTML(glossary_html())
 
 
 def kernel_exercise(page: str):

@@ -13,6 +13,7 @@ import html
 
 import ipywidgets as W
 
+from ..i18n import _
 from ..model import corrections as model
 from ..views.perf import table
 from .perf import NOTE, SOURCE_STYLE
@@ -27,15 +28,18 @@ def _e(text) -> str:
 
 def _claim(c: dict) -> str:
     """The quote: document (capitalised at the start of the sentence), section, English, original."""
-    doc = c["document"][0].upper() + c["document"][1:]
-    return (f"<span style='{SOURCE_STYLE}'>{_e(doc)}, {_e(c['section'])} (its claim): “{_e(c['quote'])}” "
-            f"(<span lang=\"zh-CN\">{_e(c['quote_zh'])}</span>).</span>")
+    doc = _(c["document"])
+    doc = doc[0].upper() + doc[1:]
+    return (f"<span style='{SOURCE_STYLE}'>"
+            + _("{document}, {section} (its claim): “{quote}” ({original}).", document=_e(doc), section=_e(c["section"]),
+                quote=_e(c["quote"]), original=f'<span lang="zh-CN">{_e(c["quote_zh"])}</span>') + "</span>")
 
 
 def _naive_bandwidth(c: dict) -> str:
-    return (f"Computed by the model: the naive kernel moves {c['bytes_per_flop']:g} bytes of DRAM traffic per FLOP "
-            f"({c['flop_per_byte']:g} FLOP/B), so {c['peak_gflops']:,.0f} GFLOP/s needs <b>{c['computed']:,.0f} GB/s</b>, "
-            f"not {c['claim']:,.0f} GB/s.")
+    return _("Computed by the model: the naive kernel moves {bpf} bytes of DRAM traffic per FLOP ({fpb} FLOP/B), so "
+             "{peak} GFLOP/s needs <b>{need} GB/s</b>, not {claim} GB/s.", bpf=f"{c['bytes_per_flop']:g}",
+             fpb=f"{c['flop_per_byte']:g}", peak=f"{c['peak_gflops']:,.0f}", need=f"{c['computed']:,.0f}",
+             claim=f"{c['claim']:,.0f}")
 
 
 def _tile_intensity(c: dict) -> str:

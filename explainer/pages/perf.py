@@ -321,6 +321,54 @@ def occupancy_calculator(**kw):
     return calc.static_view() if context.active() else calc.widget
 
 
+def warp_scheduler(**kw):
+    """Page 06: the warp scheduler stepper (:class:`explainer.views.scheduler.SchedulerExplorer`):
+    scheduler 0's warps cycle by cycle, the resident warps from the occupancy model."""
+    from ..views.scheduler import SchedulerExplorer
+
+    return SchedulerExplorer(**kw).widget
+
+
+def scheduler_rows(presets=None, latencies=None) -> list[dict]:
+    """Per preset of the scheduler stepper and recorded latency: warps per scheduler, the rule of
+    thumb's warps, and the utilisation from cycle L until the first warp finishes, for both
+    policies (:func:`explainer.model.scheduler.tile_run`)."""
+    from ..model import scheduler as sm
+    from ..views import scheduler as sv
+
+    out = []
+    for key in presets or sv.PRESETS:
+        T, regs = sv.PRESETS[key]
+        for lk in latencies or sv.LATENCIES:
+            row = {"preset": key, "T": T, "regs": regs, "latency_kind": lk}
+            for policy in sm.POLICIES:
+                run, occ, lat = sm.tile_run(sv.ARCH, T, regs, phases=sv.PHASES, policy=policy, latency_kind=lk)
+                s = sm.summary(run)
+                row.update({"warps": s["warps"], "per_scheduler": s["warps_per_scheduler"], "latency": s["latency"],
+                            "needed": s["warps_needed"], "blocks": s["blocks"], f"steady_{policy}": s["steady"],
+                            "latency_label": lat["label"]})
+            out.append(row)
+    return out
+
+
+def scheduler_table():
+    """The stepper's presets side by side: how busy the schedulers stay, against the rule of thumb."""
+    from ..model import scheduler as sm
+
+    rows = scheduler_rows()
+    body = [(f"T={r['T']}" + (f", {r['regs']} registers" if r["regs"] else ""), r["blocks"], r["warps"],
+             r["per_scheduler"], f"{r['latency']} ({sm.LATENCY_KINDS[r['latency_kind']].replace('a global load ', '')})",
+             r["needed"], f"{r['steady_oldest']:.0%}", f"{r['steady_round_robin']:.0%}") for r in rows]
+    labels = sorted({r["latency_label"] for r in rows})
+    cap = ("Hopper SM, 4 schedulers, the tiled kernel's first 3 phases; residency from the occupancy calculator above. "
+           "Utilisation: the fraction of cycles the SM's schedulers issued, from cycle L (before which no load has "
+           "returned) until the first warp finishes. Rule of thumb: L / (T + 6) warps per scheduler. "
+           + " ".join(html.escape(x) + "." for x in labels) + " Computed by explainer.model.scheduler.")
+    return _html(table(("block", "blocks / SM", "warps / SM", "warps / scheduler", "latency L, cycles",
+                        "rule of thumb: warps / scheduler", "busy, oldest first", "busy, round-robin"), body, cap),
+                 "explainer-scheduler-table")
+
+
 def tiles_timing():
     return TimingPanel(kernels=("tiled",), tiles=(8, 16, 32), sizes=(1024, 2048, 4096),
                        title="Measured: the tiled kernel per tile size").widget

@@ -72,5 +72,8 @@ def sections(notebook: str) -> tuple[tuple[str, str], ...]:
 
 
 def sections_text(notebook: str) -> str:
-    """One line: "the course notes, 1.2 (...); the lab report, 2.1 (...)"."""
-    return "; ".join(f"{doc}, {sec}" for doc, sec in sections(notebook))
+    """One line: "the course notes, 1.2 (...); the lab report, 2.1 (...)", in the reader's language
+    (the documents and sections are msgids of the catalogue, :mod:`explainer.i18n`)."""
+    from ..i18n import _
+
+    return _("; ").join(_("{document}, {section}", document=_(doc), section=_(sec)) for doc, sec in sections(notebook))

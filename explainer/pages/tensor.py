@@ -56,8 +56,8 @@ def handover(**kw):
 
 
 def precision_rows(Ks=(64, 1024, 8192), size: int = 96, seed: int = 0) -> list[dict]:
-    """Relative error (Frobenius) against float64 of the float32 product and of the product of the
-    TF32-rounded inputs (float64 sums: what the tensor cores' rounding alone costs), on uniform
+    """Relative error (Frobenius) against float64 of the float32 product (sums in k order, as a thread
+    makes them) and of the product of the TF32-rounded inputs (float64 sums: what the tensor cores' rounding alone costs), on uniform
     inputs in [-1, 1), for M = N = ``size`` and each K; computed with numpy."""
     rng = np.random.default_rng(seed)
     out = []
@@ -66,7 +66,14 @@ def precision_rows(Ks=(64, 1024, 8192), size: int = 96, seed: int = 0) -> list[d
         B = rng.uniform(-1, 1, (K, size)).astype(np.float32)
         exact = A.astype(np.float64) @ B.astype(np.float64)
         norm = np.linalg.norm(exact)
-        fp32 = (A @ B).astype(np.float64)
+        # float32 sums in the order one thread adds them (k = 0 .. K-1, each product exact, each sum
+        # rounded to float32), not numpy's A @ B: BLAS's order depends on the CPU and its threads,
+        # and the page's figure must not
+        acc = np.zeros((size, size), np.float32)
+        A64, B64 = A.astype(np.float64), B.astype(np.float64)
+        for k in range(K):
+            acc = (acc + np.multiply.outer(A64[:, k], B64[k])).astype(np.float32)
+        fp32 = acc.astype(np.float64)
         tf = mma.tf32(A).astype(np.float64) @ mma.tf32(B).astype(np.float64)
         out.append({"K": K, "fp32": float(np.linalg.norm(fp32 - exact) / norm),
                     "tf32": float(np.linalg.norm(tf - exact) / norm)})

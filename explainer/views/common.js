@@ -20,6 +20,23 @@ function unpack(index, bytes) {
   return out;
 }
 
+// The pages' words in the reader's language. Python sends each view the translations of the
+// strings its modules pass to tr() (its `i18n` trait: explainer/i18n, one catalogue for Python and
+// JavaScript); tr(msgid, fields) gives the current language's text, English being the msgid
+// itself, and fills its {name} fields (only the names given). No language is written in here.
+const I18N = { lang: "en", strings: {} };
+function learnStrings(model) {
+  const t = model && model.get("i18n");
+  if (t && t.strings) {
+    I18N.lang = t.lang || I18N.lang;
+    Object.assign(I18N.strings, t.strings);
+  }
+}
+function tr(msgid, fields) {
+  const text = I18N.strings[msgid] || msgid;
+  return fields ? text.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, k) => (k in fields ? String(fields[k]) : m)) : text;
+}
+
 // Element [i][j] (or [i][j][k]) of an unpacked array: addressing only.
 function at(a, ...idx) {
   let off = 0;
@@ -254,9 +271,9 @@ function injectCss() {
 // classes `${cls}-prev` etc. `reset(n)` starts over at step 0 of n; every move calls `draw(step)`.
 function stepControls(parent, cls, draw) {
   const row = el("div", { class: "ex-row" }, parent);
-  const prev = el("button", { type: "button", class: `${cls}-prev`, "aria-label": "previous step" }, row, "◀");
-  const next = el("button", { type: "button", class: `${cls}-next`, "aria-label": "next step" }, row, "▶");
-  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", class: `${cls}-slider`, "aria-label": "step" }, row);
+  const prev = el("button", { type: "button", class: `${cls}-prev`, "aria-label": tr("previous step") }, row, "◀");
+  const next = el("button", { type: "button", class: `${cls}-next`, "aria-label": tr("next step") }, row, "▶");
+  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", class: `${cls}-slider`, "aria-label": tr("step") }, row);
   const label = el("span", { class: "explainer-step-label", style: "font-size:13px" }, row);
   const c = {
     step: 0, count: 0, label,
@@ -324,7 +341,7 @@ function numberField(parent, title, value, onChange, width = null) {
 let measureCtx = null;
 function textWidth(text, px) {
   if (!measureCtx) measureCtx = document.createElement("canvas").getContext("2d");
-  measureCtx.font = `${px}px Inter, "Segoe UI", Helvetica, Arial, sans-serif`;
+  measureCtx.font = `${px}px Inter, "Segoe UI", Helvetica, Arial, "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif`;
   return Math.ceil(measureCtx.measureText(String(text)).width);
 }
 
@@ -349,12 +366,12 @@ function indexTicks(parent, count, pitch, place, anchor, widest) {
 // note says the fields are edited. `changed()` says whether what is typed differs from what is
 // shown; `apply()` sends it; `refresh()` (after the view syncs its fields) updates the note.
 function applyControl(parent, fields, { changed, apply }) {
-  const button = el("button", { type: "button", class: "explainer-apply", title: "compute what is typed (Enter)" }, parent, "Apply");
+  const button = el("button", { type: "button", class: "explainer-apply", title: tr("compute what is typed (Enter)") }, parent, tr("Apply"));
   const note = el("span", { class: "ex-note explainer-edited" }, parent, "");
   function refresh() {
     const dirty = changed();
     button.classList.toggle("on", dirty);
-    note.textContent = dirty ? "edited: Apply (or Enter) to compute it" : "";
+    note.textContent = dirty ? tr("edited: Apply (or Enter) to compute it") : "";
   }
   for (const f of fields) {
     f.addEventListener("input", refresh);
@@ -365,7 +382,7 @@ function applyControl(parent, fields, { changed, apply }) {
   return { refresh, changed };
 }
 
-const NEEDS_LIVE = "This needs the live app (tiled-explainer serve) or JupyterLab.";
+const NEEDS_LIVE = tr("This needs the live app (tiled-explainer serve) or JupyterLab.");
 
 // A request only Python can answer (a new launch, block, kernel...). Live: send it, after
 // busy() shows that it is on its way. Static page (views/static.js): the payload the page
@@ -379,7 +396,7 @@ function askPython(model, msg, { busy, loaded, missing }) {
   }
   const store = model.get("store");
   const hit = store && store.find ? store.find(msg) : null;
-  if (!hit) return missing((model.get("meta") || {}).offline_note || NEEDS_LIVE);
+  if (!hit) return missing((model.get("meta") || {}).offline_note || tr(NEEDS_LIVE));
   model.set("meta", hit.meta);
   model.set("buf", hit.buf);
   loaded();

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import resources
+from ..i18n import _
 from ..model import LaunchError, as_int
 
 #: The figures' font stack (plotly figures and the views' own CSS in common.js, page.css): system
@@ -163,5 +164,5 @@ def whole(name: str, value) -> int:
         try:
             value = int(value.strip())
         except ValueError:
-            raise LaunchError(f"{name} must be a whole number, got {value.strip()!r}") from None
+            raise LaunchError(_("{name} must be a whole number, got {value}", name=name, value=repr(value.strip()))) from None
     return as_int(name, value)

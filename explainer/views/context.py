@@ -29,6 +29,8 @@ def exporting():
 def no_gpu_here(reason: str) -> str:
     """The sentence a page says where it shows recorded timings instead of measuring (``reason``
     is HTML-escaped by the caller): on a static page, nothing is measured at all."""
+    from ..i18n import _
+
     if _active:
-        return "This is a static page: nothing is measured here."
-    return f"This machine has no GPU ({reason})."
+        return _("This is a static page: nothing is measured here.")
+    return _("This machine has no GPU ({reason}).", reason=reason)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import ipywidgets as W
 
 from .. import resources
+from ..i18n import _
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,11 @@ def exercises() -> dict[str, Exercise]:
         r"sum \+= As\[": "sum += 0.0f;",
     })
     return {e.key: e for e in (
-        Exercise("naive", "Write the naive kernel",
-                 "Give each thread its row and column of C and the multiply-add of its loop.", naive,
-                 ("x is the column direction: col comes from blockIdx.x, blockDim.x and threadIdx.x.",
+        Exercise("naive", _("Write the naive kernel"),
+                 _("Give each thread its row and column of C and the multiply-add of its loop."), naive,
+                 (_("x is the column direction: col comes from blockIdx.x, blockDim.x and threadIdx.x."),
                   "row = blockIdx.y * blockDim.y + threadIdx.y.",
-                  "A is M x K and B is K x N, row-major: element (r, c) of A is A[r * K + c].")),
+                  _("A is M x K and B is K x N, row-major: element (r, c) of A is A[r * K + c]."))),
         Exercise("tiled", "Write the tiled kernel",
                  "Fill in the indices of the copies into As and Bs and of the compute loop, and put the "
                  "two barriers back.", tiled,
@@ -152,15 +153,15 @@ class KernelExercise:
         self.steps_kernel, self.stepper = stepper, None
         self.stepped = W.HTML()
         self.pick = W.Dropdown(options=[(e.title, e.key) for e in self.items], value=self.items[0].key,
-                               description="exercise", style={"description_width": "initial"},
+                               description=_("exercise"), style={"description_width": "initial"},
                                layout=W.Layout(width="auto"))
         self.task = W.HTML()
         self.editor = W.Textarea(layout=W.Layout(width="100%", height="420px"))
         self.editor.add_class("explainer-kernel-editor")
-        self.check_button = W.Button(description="Check with the simulator", button_style="primary",
+        self.check_button = W.Button(description=_("Check with the simulator"), button_style="primary",
                                      layout=W.Layout(width="auto"))
-        self.hint_button = W.Button(description="Hint", layout=W.Layout(width="auto"))
-        self.reset_button = W.Button(description="Start over", layout=W.Layout(width="auto"))
+        self.hint_button = W.Button(description=_("Hint"), layout=W.Layout(width="auto"))
+        self.reset_button = W.Button(description=_("Start over"), layout=W.Layout(width="auto"))
         self.result = W.HTML()
         self.hints = W.HTML()
         self.shown = 0
@@ -183,7 +184,7 @@ class KernelExercise:
             f'<details style="margin:4px 0"><summary style="cursor:pointer"><b>{html.escape(e.title)}</b>: '
             f'{html.escape(e.task)}</summary><pre style="{_MONO};font-size:12px;background:#f9fafb;'
             f'padding:6px;overflow-x:auto">{html.escape(e.starter)}</pre></details>' for e in self.items)
-        return W.HTML(f'<div class="explainer-kernel-exercise-static">{parts}<div class="ex-note">{STATIC_NOTE}</div></div>')
+        return W.HTML(f'<div class="explainer-kernel-exercise-static">{parts}<div class="ex-note">{_(STATIC_NOTE)}</div></div>')
 
     @property
     def exercise(self) -> Exercise:
@@ -206,7 +207,7 @@ class KernelExercise:
         items = "".join(f"<li>{html.escape(h)}</li>" for h in e.hints[: self.shown])
         self.hints.value = f'<ol style="font-size:13px">{items}</ol>' if items else ""
         left = len(e.hints) - self.shown
-        self.hint_button.description = f"Hint ({left} left)" if left else "No more hints"
+        self.hint_button.description = _("Hint ({n} left)", n=left) if left else _("No more hints")
         self.hint_button.disabled = not left
 
     def check(self) -> dict:
@@ -216,7 +217,7 @@ class KernelExercise:
 
         from ..sim import default_launches, kernel_tile, parse_source
 
-        self.result.value = '<div class="ex-note">running the simulator…</div>'
+        self.result.value = f'<div class="ex-note">{_("running the simulator…")}</div>'
         try:
             launches, parsed = self.launches, None
             if launches is None and self.steps_kernel:
@@ -235,13 +236,17 @@ class KernelExercise:
         d = report.to_dict()
         launches = ", ".join(html.escape(r.launch.label) for r in report.launches)
         if report.passed:
-            body = (f'<div style="color:#15803d;font-weight:600">✓ Right on every launch: {launches}, '
-                    "with no race, out-of-bounds access, divergent barrier or uninitialised read.</div>")
+            body = ('<div style="color:#15803d;font-weight:600">✓ '
+                    + _("Right on every launch: {launches}, with no race, out-of-bounds access, divergent barrier or "
+                        "uninitialised read.", launches=launches) + "</div>")
             body += self._on_gpu()
         else:
             rows = "".join(f'<li style="{_MONO};font-size:12px">{html.escape(line)}</li>' for line in report.lines())
-            body = (f'<div style="color:#b91c1c;font-weight:600">✗ {len(report.problems)} problem'
-                    f'{"s" if len(report.problems) != 1 else ""} (launches run: {launches})</div><ul>{rows}</ul>')
+            n = len(report.problems)
+            body = ('<div style="color:#b91c1c;font-weight:600">✗ '
+                    + (_("{n} problem (launches run: {launches})", n=n, launches=launches) if n == 1 else
+                       _("{n} problems (launches run: {launches})", n=n, launches=launches))
+                    + f"</div><ul>{rows}</ul>")
         self.result.value = body
         self._step(report)
         return d

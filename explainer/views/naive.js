@@ -8,6 +8,7 @@
 
 function createNaiveView({ model, el: host }) {
   injectCss();
+  learnStrings(model);
   const root = el("div", { class: "explainer-naive explainer-view" }, host);
   const tip = tooltip(root);
 
@@ -17,13 +18,13 @@ function createNaiveView({ model, el: host }) {
 
   // ---- controls -------------------------------------------------------------------------
   const kernelRow = el("div", { class: "ex-row" }, root);
-  el("span", { style: "font-size:13px" }, kernelRow, "kernel");
+  el("span", { style: "font-size:13px" }, kernelRow, tr("kernel"));
   const kernelSeg = el("span", { class: "ex-seg explainer-kernel" }, kernelRow);
   const sizeRow = el("div", { class: "ex-row" }, root);
   const fM = numberField(sizeRow, "M", 0, () => {});  // committed together by Apply or Enter
   const fN = numberField(sizeRow, "N", 0, () => {});
   const fK = numberField(sizeRow, "K", 0, () => {});
-  const fT = numberField(sizeRow, "block T×T", 0, () => {});
+  const fT = numberField(sizeRow, tr("block T×T"), 0, () => {});
   const applier = applyControl(sizeRow, [fM, fN, fK, fT], {
     changed: () => !!meta && [[fM, meta.M], [fN, meta.N], [fK, meta.K], [fT, meta.T]].some(([f, v]) => f.value.trim() !== String(v)),
     apply: () => { if (applier.changed()) sendLaunch(); },
@@ -92,7 +93,7 @@ function createNaiveView({ model, el: host }) {
     svg("text", { x: left, y: yC + mw * size + 16, class: "ex-axis" }, s, meta.title_k);
     svg("text", { x: 4, y: yC - 4, class: "ex-axis" }, s, meta.title_m);
     svg("text", { x: xC, y: yC + mw * size + 32, class: "ex-axis" }, s, meta.title_n);
-    svg("text", { x: xC - 4, y: top - 6, class: "ex-axis", "text-anchor": "end" }, s, "B: row k");
+    svg("text", { x: xC - 4, y: top - 6, class: "ex-axis", "text-anchor": "end" }, s, tr("B: row k"));
     if (A.a_text) gA.label(Array.from(A.a_text.data, String));
     if (A.b_text) gB.label(Array.from(A.b_text.data, String));
     built = { geom, gA, gB, gC, colA: new Int16Array(mw * kw), colB: new Int16Array(kw * nw), colC: new Int16Array(mw * nw) };
@@ -153,7 +154,8 @@ function createNaiveView({ model, el: host }) {
   // model's row / col of each (thr_rc), and their loads for every k drawn (A[row][k], B[k][col]).
   function compareTyped(e) {
     const T = meta.T, nb = A.blocks.shape[0], nk = A.ks.shape[0], nw = A.cols.shape[0];
-    const who = (bi, q) => `block (x=${at(A.blocks, bi, 0)}, y=${at(A.blocks, bi, 1)}), thread (x=${at(A.thread_xy, q, 0)}, y=${at(A.thread_xy, q, 1)})`;
+    const who = (bi, q) => tr("block (x={bx}, y={by}), thread (x={tx}, y={ty})",
+      { bx: at(A.blocks, bi, 0), by: at(A.blocks, bi, 1), tx: at(A.thread_xy, q, 0), ty: at(A.thread_xy, q, 1) });
     const env = (bi, q, k) => {
       const v = { "blockIdx.x": at(A.blocks, bi, 0), "blockIdx.y": at(A.blocks, bi, 1), "threadIdx.x": at(A.thread_xy, q, 0),
                   "threadIdx.y": at(A.thread_xy, q, 1), "blockDim.x": T, "blockDim.y": T, "gridDim.x": meta.grid[0],
@@ -162,7 +164,9 @@ function createNaiveView({ model, el: host }) {
       v.col = evalIndex(e.col, v);
       return v;
     };
-    const count = (n, what) => `${n.toLocaleString("en-US")} ${what}${n === 1 ? "" : "s"}`;
+    const NOUNS = { thread: [tr("{n} thread"), tr("{n} threads")], block: [tr("{n} block"), tr("{n} blocks")],
+                    load: [tr("{n} load"), tr("{n} loads")] };
+    const count = (n, what) => NOUNS[what][n === 1 ? 0 : 1].replace("{n}", n.toLocaleString("en-US"));
     const lines = [], wrongCell = new Uint8Array(A.rows.shape[0] * nw);
     for (const [id, axis] of [["row", 0], ["col", 1]]) {
       let wrong = 0, first = null;
@@ -171,14 +175,14 @@ function createNaiveView({ model, el: host }) {
           const got = env(bi, q, 0)[id], want = at(A.thr_rc, bi, q, axis);
           if (got === want) continue;
           wrong++;
-          if (!first) first = `${who(bi, q)}: yours ${got}, the kernel's ${want}`;
+          if (!first) first = tr("{who}: yours {got}, the kernel's {want}", { who: who(bi, q), got, want });
           const cell = at(A.thr_cell, bi, q);
           if (cell >= 0) wrongCell[cell] = 1;
         }
       }
       const all = (nb * T * T).toLocaleString("en-US");
-      lines.push({ id, ok: !wrong, text: wrong ? `${id}: ${count(wrong, "thread")} of ${all} wrong; ${first}`
-        : `${id}: right for all ${all} threads of the ${count(nb, "block")} drawn` });
+      lines.push({ id, ok: !wrong, text: wrong ? tr("{id}: {wrong} of {all} wrong; {first}", { id, wrong: count(wrong, "thread"), all, first })
+        : tr("{id}: right for all {all} threads of the {blocks} drawn", { id, all, blocks: count(nb, "block") }) });
     }
     for (const [which, ids, want] of [["A", ["a_r", "a_c"], (r, c, k) => [r, k]], ["B", ["b_r", "b_c"], (r, c, k) => [k, c]]]) {
       let wrong = 0, all = 0, first = null;
@@ -192,13 +196,15 @@ function createNaiveView({ model, el: host }) {
             all++;
             if (r !== wr || c !== wc) {
               wrong++;
-              if (!first) first = `${who(bi, q)}, k = ${k}: yours ${which}[${r}][${c}], the kernel's ${which}[${wr}][${wc}]`;
+              if (!first) first = tr("{who}, k = {k}: yours {mine}, the kernel's {theirs}",
+                { who: who(bi, q), k, mine: `${which}[${r}][${c}]`, theirs: `${which}[${wr}][${wc}]` });
             }
           }
         }
       }
       lines.push({ id: ids[0], also: ids[1], ok: !wrong, text: `sum += …${which}[…][…]: ` + (wrong
-        ? `${count(wrong, "load")} of ${all.toLocaleString("en-US")} wrong; ${first}` : `right for every thread inside C, k = ${at(A.ks, 0)}..${at(A.ks, nk - 1)}`) });
+        ? tr("{wrong} of {all} wrong; {first}", { wrong: count(wrong, "load"), all: all.toLocaleString("en-US"), first })
+        : tr("right for every thread inside C, k = {k0}..{k1}", { k0: at(A.ks, 0), k1: at(A.ks, nk - 1) })) });
     }
     return { lines, wrongCell };
   }
@@ -207,12 +213,16 @@ function createNaiveView({ model, el: host }) {
     const [bx, by] = blockOf(b);
     const tx = at(A.thread_xy, p, 0), ty = at(A.thread_xy, p, 1);
     const row = at(A.thr_rc, b, p, 0), col = at(A.thr_rc, b, p, 1);
+    const K = meta.K.toLocaleString("en-US");
     const lines = [
-      `<b>block (x=${bx}, y=${by}), thread (x=${tx}, y=${ty})</b> · linear id ${at(A.thr_lin, b, p)} → warp ${at(A.thr_warp, b, p)}, lane ${at(A.thr_lane, b, p)}`,
+      "<b>" + tr("block (x={bx}, y={by}), thread (x={tx}, y={ty})", { bx, by, tx, ty }) + "</b> · " +
+        tr("linear id {id} → warp {warp}, lane {lane}", { id: at(A.thr_lin, b, p), warp: at(A.thr_warp, b, p), lane: at(A.thr_lane, b, p) }),
       `row = ${escapeHtml(meta.formula_row)} = <b>${row}</b>; col = ${escapeHtml(meta.formula_col)} = <b>${col}</b>`,
       at(A.thr_writes, b, p)
-        ? `computes C[${row}][${col}] = Σ<sub>k</sub> A[${row}][k]·B[k][${col}]: reads ${meta.K.toLocaleString("en-US")} elements of A and ${meta.K.toLocaleString("en-US")} of B = <b>${meta.loads_per_output.toLocaleString("en-US")}</b> global loads for one output`
-        : `C[${row}][${col}] is outside C: the guard <code>if (row &lt; M &amp;&amp; col &lt; N)</code> skips this thread`,
+        ? tr("computes {sum}: reads {K} elements of A and {K} of B = <b>{loads}</b> global loads for one output",
+          { sum: `C[${row}][${col}] = Σ<sub>k</sub> A[${row}][k]·B[k][${col}]`, K, loads: meta.loads_per_output.toLocaleString("en-US") })
+        : tr("{c} is outside C: the guard {guard} skips this thread",
+          { c: `C[${row}][${col}]`, guard: "<code>if (row &lt; M &amp;&amp; col &lt; N)</code>" }),
       meta.launch_html,
       meta.warps_html,
     ];
@@ -224,7 +234,8 @@ function createNaiveView({ model, el: host }) {
     if (name === "B") return `B[${at(A.ks, r)}][${at(A.cols, c)}]` + (A.b_text ? ` = ${at(A.b_text, r, c)}` : "");
     const ob = at(A.c_blk, r, c), op = at(A.c_p, r, c);
     const [bx, by] = blockOf(ob);
-    return `C[${at(A.rows, r)}][${at(A.cols, c)}] · block (x=${bx}, y=${by}) thread (x=${at(A.thread_xy, op, 0)}, y=${at(A.thread_xy, op, 1)}) · warp ${at(A.thr_warp, ob, op)} · click to pin`;
+    return `C[${at(A.rows, r)}][${at(A.cols, c)}] · ` + tr("block (x={bx}, y={by}) thread (x={tx}, y={ty}) · warp {warp} · click to pin",
+      { bx, by, tx: at(A.thread_xy, op, 0), ty: at(A.thread_xy, op, 1), warp: at(A.thr_warp, ob, op) });
   }
 
   // ---- pinning ------------------------------------------------------------------------------
@@ -242,7 +253,7 @@ function createNaiveView({ model, el: host }) {
       if (String(at(A.thread_xy, j, 0)) === ftx.value.trim() && String(at(A.thread_xy, j, 1)) === fty.value.trim()) q = j;
     }
     if (q < 0) {
-      setError(`thread (x=${ftx.value}, y=${fty.value}) is outside the ${meta.T}x${meta.T} block: ${meta.thread_range}`);
+      setError(tr("thread (x={tx}, y={ty}) is outside the {T}x{T} block: {range}", { tx: ftx.value, ty: fty.value, T: meta.T, range: meta.thread_range }));
       return syncIds();
     }
     if (blk >= 0) return pin(blk, q);
@@ -256,7 +267,7 @@ function createNaiveView({ model, el: host }) {
   // A request only Python can answer; a static page looks it up in its store.
   function ask(msg) {
     askPython(model, msg, {
-      busy: () => text.insertAdjacentHTML("afterbegin", '<div class="ex-note">computing…</div>'),
+      busy: () => text.insertAdjacentHTML("afterbegin", `<div class="ex-note">${escapeHtml(tr("computing…"))}</div>`),
       loaded: () => { setError(""); load(); },
       missing: (note) => { setError(note); syncControls(); },
     });

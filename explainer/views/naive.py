@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import resources
+from ..i18n import N_, _
 from ..model import WARP_SIZE, Launch, LaunchError, ceil_div
 from .common import ACTIVE, HAZARD, KERNEL_NAMES, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, demo_matrices, whole, window
 from .payload import pack, unpack
@@ -47,18 +48,18 @@ def naive_exercise(kernel: str) -> dict:
     fr, fc = FORMULAS[kernel]
     blanks = {
         "row": ("row", _BUILTINS, fr), "col": ("col", _BUILTINS, fc),
-        "a_r": ("A's row", _BUILTINS + ["row", "col", "k"], "row"), "a_c": ("A's column", _BUILTINS + ["row", "col", "k"], "k"),
-        "b_r": ("B's row", _BUILTINS + ["row", "col", "k"], "k"), "b_c": ("B's column", _BUILTINS + ["row", "col", "k"], "col"),
+        "a_r": (_("A's row"), _BUILTINS + ["row", "col", "k"], "row"), "a_c": (_("A's column"), _BUILTINS + ["row", "col", "k"], "k"),
+        "b_r": (_("B's row"), _BUILTINS + ["row", "col", "k"], "k"), "b_c": (_("B's column"), _BUILTINS + ["row", "col", "k"], "col"),
     }
 
     def b(i, width=16):
         return {"id": i, "label": blanks[i][0], "width": width}
 
     return {
-        "title": f"Your turn: write the indices of {kernel}",
-        "intro": ("Fill in each blank with a C expression over blockIdx, threadIdx, blockDim, gridDim, M, N, K "
-                  "(and row, col, k where the kernel has them), then Check: your indices are evaluated for every "
-                  "thread of the blocks drawn and compared with the kernel's. Enter checks too."),
+        "title": _("Your turn: write the indices of {kernel}", kernel=kernel),
+        "intro": _("Fill in each blank with a C expression over blockIdx, threadIdx, blockDim, gridDim, M, N, K "
+                   "(and row, col, k where the kernel has them), then Check: your indices are evaluated for every "
+                   "thread of the blocks drawn and compared with the kernel's. Enter checks too."),
         "lines": [
             ["const int row = ", b("row", 40), ";"],
             ["const int col = ", b("col", 40), ";"],
@@ -74,9 +75,9 @@ def naive_exercise(kernel: str) -> dict:
     }
 
 
-KERNEL_LABELS = {"naive": "naive (threadIdx.x → column)", "naive_col": "naive_col (threadIdx.x → row)"}
-LEGEND = [(PANEL, "this block's C tile"), (TILE, "C elements of the pinned thread's warp"),
-          (ACTIVE, "what the pinned thread reads"), (PINNED, "the pinned thread's C element")]
+KERNEL_LABELS = {"naive": N_("naive (threadIdx.x → column)"), "naive_col": N_("naive_col (threadIdx.x → row)")}
+LEGEND = [(PANEL, N_("this block's C tile")), (TILE, N_("C elements of the pinned thread's warp")),
+          (ACTIVE, N_("what the pinned thread reads")), (PINNED, N_("the pinned thread's C element"))]
 WINDOW_CELLS = 32
 #: An exported page stores the windows around this many bytes of nearby blocks at most: the
 #: blocks next to the page's own are pinnable inside its window already.
@@ -150,7 +151,7 @@ def naive_data(L: Launch, block, window_cells: int = WINDOW_CELLS) -> tuple[dict
     gx, gy = L.grid
 
     def clip(lo, hi, n):
-        return "" if (lo == 0 and hi == n) else f" (showing {lo}..{hi - 1} of {n})"
+        return "" if (lo == 0 and hi == n) else _(" (showing {lo}..{last} of {n})", lo=lo, last=hi - 1, n=n)
 
     fr, fc = FORMULAS[L.kernel]
     meta = {
@@ -158,23 +159,23 @@ def naive_data(L: Launch, block, window_cells: int = WINDOW_CELLS) -> tuple[dict
         "block": [bx, by], "mwin": [m0, m1], "nwin": [n0, n1], "kwin": [k0, k1],
         "formula_row": fr, "formula_col": fc, "loads_per_output": 2 * L.K,
         "exercise": naive_exercise(L.kernel),
-        "palette": PALETTE, "legend": LEGEND,
+        "palette": PALETTE, "legend": [(c, _(t)) for c, t in LEGEND],
         "colours": {"IDLE": 0, "PANEL": PANEL, "TILE": TILE, "ACTIVE": ACTIVE, "PINNED": PINNED, "HAZARD": HAZARD},
-        "title": f"{L.kernel}: grid {gx}×{gy} blocks of {T}×{T} threads",
-        "title_k": f"A: column k{clip(k0, k1, L.K)}",
-        "title_m": f"A / C: row{clip(m0, m1, L.M)}",
-        "title_n": f"B / C: column{clip(n0, n1, L.N)}",
+        "title": _("{kernel}: grid {gx}×{gy} blocks of {T}×{T} threads", kernel=L.kernel, gx=gx, gy=gy, T=T),
+        "title_k": _("A: column k") + clip(k0, k1, L.K),
+        "title_m": _("A / C: row") + clip(m0, m1, L.M),
+        "title_n": _("B / C: column") + clip(n0, n1, L.N),
         "warp_size": WARP_SIZE,
-        "thread_range": f"threadIdx.x and threadIdx.y must be 0..{T - 1}",
-        "launch_html": (f"whole launch: {st['threads']:,} threads, {st['global_loads']:,} global loads (2·M·N·K), "
-                        f"{st['flops']:,} flops → {st['flop_per_byte']:.2f} FLOP per byte of DRAM traffic "
-                        "(a bound that ignores caches)"),
+        "thread_range": _("threadIdx.x and threadIdx.y must be 0..{last}", last=T - 1),
+        "launch_html": _("whole launch: {threads} threads, {loads} global loads (2·M·N·K), {flops} flops → {fpb} FLOP "
+                         "per byte of DRAM traffic (a bound that ignores caches)", threads=f"{st['threads']:,}",
+                         loads=f"{st['global_loads']:,}", flops=f"{st['flops']:,}", fpb=f"{st['flop_per_byte']:.2f}"),
         "warps_html": (
-            "neighbouring lanes of a warp (consecutive threadIdx.x) share a row of C: they read the <i>same</i> A "
-            "element (a broadcast) and <i>neighbouring</i> B elements (coalesced)" if L.kernel == "naive" else
-            "neighbouring lanes of a warp (consecutive threadIdx.x) walk down a column of C: they read A elements "
-            "<i>K floats apart</i>, one memory transaction each (uncoalesced)"),
-        "kernel_labels": KERNEL_LABELS,
+            _("neighbouring lanes of a warp (consecutive threadIdx.x) share a row of C: they read the <i>same</i> A "
+              "element (a broadcast) and <i>neighbouring</i> B elements (coalesced)") if L.kernel == "naive" else
+            _("neighbouring lanes of a warp (consecutive threadIdx.x) walk down a column of C: they read A elements "
+              "<i>K floats apart</i>, one memory transaction each (uncoalesced)")),
+        "kernel_labels": {k: _(v) for k, v in KERNEL_LABELS.items()},
     }
     return meta, arrays
 

@@ -136,6 +136,11 @@ def runtime() -> PlotlyRuntime:
     """The one runtime widget of this kernel: it points the browser at the server's copy of the
     bundle when ``serve`` said where it is (:data:`BUNDLE_URL_ENV`), else carries the bundle."""
     url = os.environ.get(BUNDLE_URL_ENV, "")
+    if url and not url.startswith(("/", "http:", "https:")):  # relative to the page: a translated
+        from .. import i18n  # page sits one folder deeper (render/zh-CN/<nb>)
+
+        sub = i18n.FOLDERS[i18n.language()]
+        url = "../" * len(sub.split("/")) + url if sub else url
     return PlotlyRuntime(url=url) if url else PlotlyRuntime(bundle=bundle_text())
 
 

@@ -98,17 +98,18 @@ function presenterKey(e) {
 function presenter({ root, where, head = [], label = [], figs = [], side = [], foot = [], keys = {}, arrange = null }) {
   injectPresentCss();
   const button = el("button", { type: "button", class: "explainer-present",
-    title: "Present: the figures and the code full screen, for a projector (or add ?present to the URL). " +
-           "→ / Space / PageDown: next step, ← / Shift+Space / PageUp: back, Home / End, Esc: leave" }, where, "Present");
-  const stage = el("div", { class: "ex-present-stage", role: "dialog", "aria-label": "presenter mode" });
+    // (one literal: explainer.i18n reads the msgid from the source)
+    title: tr("Present: the figures and the code full screen, for a projector (or add ?present to the URL). → / Space / PageDown: next step, ← / Shift+Space / PageUp: back, Home / End, Esc: leave") },
+    where, tr("Present"));
+  const stage = el("div", { class: "ex-present-stage", role: "dialog", "aria-label": tr("presenter mode") });
   const headEl = el("div", { class: "ex-present-head" }, stage);
   const labelEl = el("div", { class: "ex-present-label" }, stage);
   const figsEl = el("div", { class: "ex-present-figs" }, stage);
   const footEl = el("div", { class: "ex-present-foot" }, stage);
   const tools = el("span", { class: "ex-present-tools" });
-  const smaller = el("button", { type: "button", class: "explainer-font-down", title: "smaller text", "aria-label": "smaller text" }, tools, "A−");
-  const larger = el("button", { type: "button", class: "explainer-font-up", title: "larger text", "aria-label": "larger text" }, tools, "A+");
-  const exit = el("button", { type: "button", class: "explainer-present-exit", title: "leave presenter mode (Esc)" }, tools, "✕ Exit");
+  const smaller = el("button", { type: "button", class: "explainer-font-down", title: tr("smaller text"), "aria-label": tr("smaller text") }, tools, "A−");
+  const larger = el("button", { type: "button", class: "explainer-font-up", title: tr("larger text"), "aria-label": tr("larger text") }, tools, "A+");
+  const exit = el("button", { type: "button", class: "explainer-present-exit", title: tr("leave presenter mode (Esc)") }, tools, "✕ " + tr("Exit"));
   const figSlots = figs.map(() => el("div", { class: "ex-present-fig" }));
   const codeSlot = side.length ? el("div", { class: "ex-present-side" }) : null;
   const code = side[side.length - 1];  // what scrolls in the side panel

@@ -14,30 +14,31 @@ const QUIZ_NUMBER = /[0-9]+(?:\.[0-9]+)?/g;
 const QUIZ_GROUPED = /([0-9])[,_](?=[0-9]{3}(?![0-9]))/g;
 const QUIZ_CELL = /(?:\b(as|bs|a|b|c)\s*)?(?:\[\s*([0-9]+)\s*\]\s*\[\s*([0-9]+)\s*\]|\[\s*([0-9]+)\s*,\s*([0-9]+)\s*\]|\(\s*([0-9]+)\s*,\s*([0-9]+)\s*\))/gi;
 const QUIZ_EMPTY_WORDS = {
-  pad: /0\s*\(\s*pad(?:ding)?\s*\)|\bpadding\s+zeros?\b|\bpad(?:ding)?\b|\bzero\b/gi,
-  none: /\bnone\b|\bnothing\b|\bno element\b/gi,
+  pad: /0\s*\(\s*pad(?:ding)?\s*\)|\bpadding\s+zeros?\b|\bpad(?:ding)?\b|\bzero\b|填充零|填充/gi,
+  none: /\bnone\b|\bnothing\b|\bno element\b|没有|无/gi,
 };
-const QUIZ_EMPTY_TEXT = { pad: "a padding zero", none: "none" };
+const QUIZ_EMPTY_TEXT = { pad: () => tr("a padding zero"), none: () => tr("none") };
 const QUIZ_NAMES = { as: "As", bs: "Bs", a: "A", b: "B", c: "C" };
 
 const quizEscape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const quizAll = (re, text) => [...text.matchAll(new RegExp(re.source, re.flags.includes("g") ? re.flags : re.flags + "g"))];
 const quizNumbers = (text) => quizAll(QUIZ_NUMBER, text).map((m) => m[0]);
 
-function quizOneNumber(text, what = "number") {
+function quizOneNumber(text, whole = false) {
+  const what = whole ? tr("whole number") : tr("number");
   const nums = quizNumbers(text.replace(QUIZ_GROUPED, "$1"));
-  if (!nums.length) throw new QuizAnswerError(`Type one ${what}.`);
-  if (nums.length > 1) throw new QuizAnswerError(`Type one ${what}; this has ${nums.length}: ${nums.join(", ")}.`);
+  if (!nums.length) throw new QuizAnswerError(tr("Type one {what}.", { what }));
+  if (nums.length > 1) throw new QuizAnswerError(tr("Type one {what}; this has {n}: {nums}.", { what, n: nums.length, nums: nums.join(", ") }));
   return nums[0];
 }
 
-const quizExample = (form) => form.names.map((n) => `${n}[row][col]`).join(" and ");
+const quizExample = (form) => form.names.map((n) => `${n}[row][col]`).join(tr(" and "));
 
 function quizDescribe(form) {
   const n = form.names.length;
-  let text = `${n === 1 ? "one element" : n === 2 ? "two elements" : `${n} elements`}, ${quizExample(form)}`;
-  if (form.empty === "pad") text += " (pad for a padding zero)";
-  else if (form.empty === "none") text += ", or none";
+  let text = `${n === 1 ? tr("one element") : n === 2 ? tr("two elements") : tr("{n} elements", { n })}, ${quizExample(form)}`;
+  if (form.empty === "pad") text += tr(" (pad for a padding zero)");
+  else if (form.empty === "none") text += tr(", or none");
   return text;
 }
 
@@ -59,9 +60,10 @@ function quizCells(form, text) {
     }
   }
   const loose = quizAll(QUIZ_NUMBER, rest);
-  if (loose.some((m) => m[0].includes("."))) throw new QuizAnswerError("Rows and columns are whole numbers.");
+  if (loose.some((m) => m[0].includes("."))) throw new QuizAnswerError(tr("Rows and columns are whole numbers."));
   if (loose.length % 2) {
-    throw new QuizAnswerError(`Type each element as ${quizExample(form)}: a row and a column; ${loose.length} number(s) here do not make whole pairs.`);
+    throw new QuizAnswerError(tr("Type each element as {example}: a row and a column; {n} number(s) here do not make whole pairs.",
+      { example: quizExample(form), n: loose.length }));
   }
   for (let i = 0; i < loose.length; i += 2) items.push([loose[i].index, null, [Number(loose[i][0]), Number(loose[i + 1][0])]]);
   return items.sort((a, b) => a[0] - b[0]);
@@ -72,10 +74,10 @@ const quizCellOrder = (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1
 // What `text` says in the question's form (explainer.model.questions.parse), or QuizAnswerError.
 function quizParse(form, text) {
   const kind = form.kind;
-  if (!text || !text.trim()) throw new QuizAnswerError("Type an answer first.");
+  if (!text || !text.trim()) throw new QuizAnswerError(tr("Type an answer first."));
   if (kind === "int") {
-    const num = quizOneNumber(text, "whole number");
-    if (num.includes(".")) throw new QuizAnswerError(`Type a whole number, not ${num}.`);
+    const num = quizOneNumber(text, true);
+    if (num.includes(".")) throw new QuizAnswerError(tr("Type a whole number, not {num}.", { num }));
     return Number(num);
   }
   if (kind === "number") return Number(quizOneNumber(text));
@@ -91,19 +93,19 @@ function quizParse(form, text) {
     }
     if (Object.keys(labelled).length === n) return names.map((name) => labelled[name]);
     const nums = quizNumbers(text);
-    if (nums.some((x) => x.includes("."))) throw new QuizAnswerError("Type whole numbers.");
-    if (nums.length !== n) throw new QuizAnswerError(`Type ${n} whole numbers (${names.join(", ")}); this has ${nums.length}.`);
+    if (nums.some((x) => x.includes("."))) throw new QuizAnswerError(tr("Type whole numbers."));
+    if (nums.length !== n) throw new QuizAnswerError(tr("Type {n} whole numbers ({names}); this has {count}.", { n, names: names.join(", "), count: nums.length }));
     return nums.map(Number);
   }
   if (kind === "cells") {
     const items = quizCells(form, text), names = form.names;
-    if (items.length !== names.length) throw new QuizAnswerError(`Type ${quizDescribe(form)}; this has ${items.length}.`);
+    if (items.length !== names.length) throw new QuizAnswerError(tr("Type {what}; this has {n}.", { what: quizDescribe(form), n: items.length }));
     const slots = names.map(() => null), filled = names.map(() => false);
     for (const [, name, rc] of items) {
       if (name === null) continue;
-      if (!names.includes(name)) throw new QuizAnswerError(`The question asks for ${names.join(" and ")}, not ${name}.`);
+      if (!names.includes(name)) throw new QuizAnswerError(tr("The question asks for {names}, not {name}.", { names: names.join(tr(" and ")), name }));
       const i = names.indexOf(name);
-      if (filled[i]) throw new QuizAnswerError(`${name} is typed twice.`);
+      if (filled[i]) throw new QuizAnswerError(tr("{name} is typed twice.", { name }));
       slots[i] = rc;
       filled[i] = true;
     }
@@ -116,12 +118,12 @@ function quizParse(form, text) {
     return slots;
   }
   if (kind === "cellset") {
-    const items = quizCells(form, text), each = form.names.map((n) => `${n}[row][col]`).join(" or ");
-    if (!items.length) throw new QuizAnswerError(`Type the cells, each as ${each}.`);
+    const items = quizCells(form, text), each = form.names.map((n) => `${n}[row][col]`).join(tr(" or "));
+    if (!items.length) throw new QuizAnswerError(tr("Type the cells, each as {each}.", { each }));
     const out = new Map();
     for (const [, name, rc] of items) {
-      if (name === null) throw new QuizAnswerError(`Name each cell: ${each}.`);
-      if (!form.names.includes(name)) throw new QuizAnswerError(`The cells are in ${form.names.join(" and ")}, not ${name}.`);
+      if (name === null) throw new QuizAnswerError(tr("Name each cell: {each}.", { each }));
+      if (!form.names.includes(name)) throw new QuizAnswerError(tr("The cells are in {names}, not {name}.", { names: form.names.join(tr(" and ")), name }));
       out.set(`${name}|${rc[0]}|${rc[1]}`, [name, rc[0], rc[1]]);
     }
     return [...out.values()].sort(quizCellOrder);
@@ -132,7 +134,7 @@ function quizParse(form, text) {
       const at = words.flatMap((w) => quizAll(new RegExp(`\\b${quizEscape(w)}\\b`, "gi"), text).map((m) => m.index));
       if (at.length) found.push([Math.min(...at), key]);
     }
-    if (!found.length) throw new QuizAnswerError(`Type one of: ${form.options.map((o) => o[1]).join(", ")}.`);
+    if (!found.length) throw new QuizAnswerError(tr("Type one of: {options}.", { options: form.options.map((o) => o[1]).join(", ") }));
     found.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     return found[0][1];
   }
@@ -140,7 +142,9 @@ function quizParse(form, text) {
 }
 
 const quizSame = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-const quizCellText = (form, name, rc) => (rc === null ? QUIZ_EMPTY_TEXT[form.empty || "none"] : `${name}[${rc[0]}][${rc[1]}]`);
+const quizCellText = (form, name, rc) => (rc === null ? QUIZ_EMPTY_TEXT[form.empty || "none"]() : `${name}[${rc[0]}][${rc[1]}]`);
+const quizWrong = (why, typed) => tr("{why}, not {typed}", { why, typed });
+const quizAllWrong = (parts) => parts.join(tr("; ")) + tr(".");
 
 // {status: "right" | "wrong" | "unreadable", message} (explainer.model.questions.check).
 function quizCheck(q, text) {
@@ -151,23 +155,23 @@ function quizCheck(q, text) {
     if (e instanceof QuizAnswerError) return { status: "unreadable", message: e.message };
     throw e;
   }
-  const form = q.form, kind = form.kind, right = { status: "right", message: `Right: ${q.answer_text}.` };
+  const form = q.form, kind = form.kind, right = { status: "right", message: tr("Right: {answer}.", { answer: q.answer_text }) };
   if (kind === "int" || kind === "choice") {
     if (got === q.answer) return right;
     const typed = kind === "int" ? String(got) : form.options.find((o) => o[0] === got)[1];
-    return { status: "wrong", message: `${q.why[0]}, not ${typed}.` };
+    return { status: "wrong", message: quizAllWrong([quizWrong(q.why[0], typed)]) };
   }
   if (kind === "number" || kind === "percent") {
     if (Math.abs(got - q.answer) <= form.tol) return right;
-    return { status: "wrong", message: `${q.why[0]}, not ${text.trim()}.` };
+    return { status: "wrong", message: quizAllWrong([quizWrong(q.why[0], text.trim())]) };
   }
   if (kind === "ints" || kind === "cells") {
     const wrong = [];
     got.forEach((g, i) => {
       if (quizSame(g, q.answer[i])) return;
-      wrong.push(`${q.why[i]}, not ${kind === "ints" ? g : quizCellText(form, form.names[i], g)}`);
+      wrong.push(quizWrong(q.why[i], kind === "ints" ? g : quizCellText(form, form.names[i], g)));
     });
-    return wrong.length ? { status: "wrong", message: `${wrong.join("; ")}.` } : right;
+    return wrong.length ? { status: "wrong", message: quizAllWrong(wrong) } : right;
   }
   if (kind === "cellset") {
     const key = (c) => c.join("|");
@@ -177,9 +181,9 @@ function quizCheck(q, text) {
     if (!missing.length && !extra.length) return right;
     const parts = [q.why[0]];
     const cells = (list) => list.map(([n, r, c]) => `${n}[${r}][${c}]`).join(", ");
-    if (missing.length) parts.push(`missing: ${cells(missing)}`);
-    if (extra.length) parts.push(`not in the answer: ${cells(extra)}`);
-    return { status: "wrong", message: `${parts.join("; ")}.` };
+    if (missing.length) parts.push(tr("missing: {cells}", { cells: cells(missing) }));
+    if (extra.length) parts.push(tr("not in the answer: {cells}", { cells: cells(extra) }));
+    return { status: "wrong", message: quizAllWrong(parts) };
   }
   throw new Error(`unknown answer form ${kind}`);
 }
@@ -188,10 +192,11 @@ const QUIZ_COLOURS = { right: "#047857", wrong: "#b91c1c", unreadable: "#b91c1c"
 
 function createQuizView({ model, el: host }) {
   injectCss();
+  learnStrings(model);
   const root = el("div", { class: "explainer-quiz explainer-view" }, host);
   const head = el("div", { class: "ex-row" }, root);
   const setLabel = el("span", { class: "explainer-quiz-set", style: "font-size:13px;color:#374151" }, head);
-  const another = el("button", { type: "button", class: "explainer-quiz-another", title: "new numbers for every question" }, head, "Another one");
+  const another = el("button", { type: "button", class: "explainer-quiz-another", title: tr("new numbers for every question") }, head, tr("Another one"));
   const note = el("span", { class: "ex-note explainer-quiz-note" }, head, "");
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
   const list = el("ol", { class: "explainer-quiz-list", style: "padding-left:1.4em;margin:4px 0" }, root);
@@ -207,7 +212,8 @@ function createQuizView({ model, el: host }) {
 
   function render() {
     const set = meta.sets[index];
-    setLabel.textContent = model.get("live") ? `Question set ${set.seed}` : `Question set ${index + 1} of ${meta.sets.length}`;
+    setLabel.textContent = model.get("live") ? tr("Question set {n}", { n: set.seed })
+      : tr("Question set {n} of {total}", { n: index + 1, total: meta.sets.length });
     list.textContent = "";
     set.questions.forEach((q, i) => question(q, i));
   }
@@ -216,15 +222,15 @@ function createQuizView({ model, el: host }) {
     const li = el("li", { class: "explainer-quiz-q", "data-key": q.key, style: "margin:10px 0" }, list);
     el("div", { class: "explainer-quiz-prompt", style: "font-size:14px;line-height:1.5" }, li, q.prompt);
     const row = el("div", { class: "ex-row" }, li);
-    const input = el("input", { type: "text", class: "explainer-quiz-input", "aria-label": `your answer to question ${i + 1}`,
+    const input = el("input", { type: "text", class: "explainer-quiz-input", "aria-label": tr("your answer to question {n}", { n: i + 1 }),
       placeholder: q.hint, autocomplete: "off", spellcheck: "false", style: "width:300px;max-width:100%;padding:2px 4px;font-size:13px" }, row);
-    const bCheck = el("button", { type: "button", class: "explainer-quiz-check", title: "check your answer (Enter)" }, row, "Check");
+    const bCheck = el("button", { type: "button", class: "explainer-quiz-check", title: tr("check your answer (Enter)") }, row, tr("Check"));
     const stepper = q.show ? () => findView(q.show.view) : () => null;
     const bShow = q.show
-      ? el("button", { type: "button", class: "explainer-quiz-show", title: "move the stepper above to the step that shows the answer" }, row, "Show the step")
+      ? el("button", { type: "button", class: "explainer-quiz-show", title: tr("move the stepper above to the step that shows the answer") }, row, tr("Show the step"))
       : null;
-    const bReveal = el("button", { type: "button", class: "explainer-quiz-reveal", title: "the answer and how the model gets it" }, row,
-      q.show ? "Reveal" : "Show the working");
+    const bReveal = el("button", { type: "button", class: "explainer-quiz-reveal", title: tr("the answer and how the model gets it") }, row,
+      q.show ? tr("Reveal") : tr("Show the working"));
     const error = el("div", { class: "ex-error explainer-quiz-error", role: "status", style: "min-height:0" }, li);
     const verdict = el("div", { class: "explainer-quiz-verdict", role: "status", style: "font-size:13px" }, li);
     const shown = el("div", { class: "explainer-quiz-answer", style: "font-size:13px;color:#374151" }, li);
@@ -236,7 +242,7 @@ function createQuizView({ model, el: host }) {
       verdict.dataset.status = v.status;
       verdict.style.color = QUIZ_COLOURS[v.status];
     }
-    function reveal() { shown.textContent = `Answer: ${q.answer_text}. How: ${q.working}`; }
+    function reveal() { shown.textContent = tr("Answer: {answer}. How: {working}", { answer: q.answer_text, working: q.working }); }
     bCheck.addEventListener("click", check);
     input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); check(); } });
     input.addEventListener("input", () => { error.textContent = ""; verdict.textContent = ""; delete verdict.dataset.status; });
@@ -248,13 +254,13 @@ function createQuizView({ model, el: host }) {
           reveal();
           return;
         }
-        shown.textContent = "Moving the stepper above…";
+        shown.textContent = tr("Moving the stepper above…");
         view.explainerView.show(q.show, (ok) => {
           if (!ok) {
-            shown.textContent = "The stepper above could not go there; its own line says why.";
+            shown.textContent = tr("The stepper above could not go there; its own line says why.");
             return;
           }
-          shown.textContent = `The stepper above now shows ${q.show.where}.`;
+          shown.textContent = tr("The stepper above now shows {where}.", { where: q.show.where });
           const target = view.querySelector(".explainer-step-label") || view;
           const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
           target.scrollIntoView({ block: "center", behavior: reduced ? "auto" : "smooth" });
@@ -276,7 +282,7 @@ function createQuizView({ model, el: host }) {
   another.addEventListener("click", () => {
     errorLine.textContent = "";
     if (model.get("live")) {
-      note.textContent = "computing…";
+      note.textContent = tr("computing…");
       model.send({ cmd: "another" });
       return;
     }

@@ -11,6 +11,7 @@ Live, "Another one" asks Python for the next question set; an exported static pa
 from __future__ import annotations
 
 from .. import resources
+from ..i18n import _
 from ..model import questions as Q
 from .store import STATIC_BUDGET, BrowserView, keyed_store
 
@@ -19,22 +20,22 @@ STATIC_SETS = 8
 #: Where ``quiz.js`` finds the view a question's ``show`` names (the page's stepper).
 SELECTORS = {"tiled": ".explainer-stepper"}
 EXHAUSTED = ("That was the last of the {n} question sets this page holds; here is set 1 again. The live app "
-             "(tiled-explainer serve) or JupyterLab makes new ones.")
+             "(tiled-explainer serve) or JupyterLab makes new ones.")  # (translated where it is used)
 
 
 def hint(form: dict) -> str:
     """What the answer field shows before anything is typed."""
     kind = form["kind"]
     if kind == "cells":
-        text = " and ".join(f"{n}[row][col]" for n in form["names"])
-        return text + (" or none" if form.get("empty") == "none" else "")
+        text = _(" and ").join(f"{n}[row][col]" for n in form["names"])
+        return text + (_(" or none") if form.get("empty") == "none" else "")
     if kind == "cellset":
         return ", ".join(f"{n}[row][col]" for n in form["names"]) + ", …"
     if kind == "ints":
         return ", ".join(form["names"])
     if kind == "choice":
-        return " / ".join(label for _, label, _ in form["options"])
-    return {"int": "a whole number", "number": "a number", "percent": "a percentage"}[kind]
+        return " / ".join(label for _k, label, _w in form["options"])
+    return {"int": _("a whole number"), "number": _("a number"), "percent": _("a percentage")}[kind]
 
 
 def question_sets(page: str, seeds, pool=None) -> list[dict]:
@@ -46,7 +47,7 @@ def question_sets(page: str, seeds, pool=None) -> list[dict]:
 def quiz_meta(page: str, seeds, pool=None) -> dict:
     sets = question_sets(page, seeds, pool)
     return {"view": "quiz", "page": Q.page_name(page), "sets": sets, "selectors": SELECTORS,
-            "exhausted": EXHAUSTED.format(n=len(sets))}
+            "exhausted": _(EXHAUSTED, n=len(sets))}
 
 
 class QuizView(BrowserView):

@@ -115,9 +115,10 @@ function mountStatic(views) {
     const view = views[node.dataset.explainerView];
     const state = JSON.parse(document.getElementById(node.dataset.state).textContent);
     try {
+      learnStrings({ get: (name) => state.traits[name] });  // the page's language, before anything is drawn
       view.render({ model: staticModel(state), el: node });
     } catch (e) {
-      node.textContent = `This view failed to start: ${e}`;
+      node.textContent = tr("This view failed to start: {error}", { error: String(e) });
       throw e;
     }
   }

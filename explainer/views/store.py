@@ -17,13 +17,15 @@ from typing import Callable
 import anywidget
 import traitlets
 
+from .. import i18n as _i18n
+from ..i18n import N_, _
 from ..model import Launch
 
 #: The most payload bytes one view embeds in an exported static page (before base64).
 STATIC_BUDGET = 3 << 20
 OFFLINE_NOTE = ("This static page holds its presets and the blocks near them; other launches, blocks and "
                 "kernels need the live app (tiled-explainer serve) or JupyterLab.")
-OFFLINE_NOTE_SERVED = ("This static page holds its presets and the blocks near them; for other launches, blocks "
+OFFLINE_NOTE_SERVED = N_("This static page holds its presets and the blocks near them; for other launches, blocks "
                        "and kernels open the live page (link at the top).")
 
 #: ``payload(kernel, launch, block, thread) -> (meta, buffer)``, or None when that state cannot
@@ -63,7 +65,7 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
         meta, buf = got
         if not force and used + len(buf) > cap:
             return None
-        meta["offline_note"] = OFFLINE_NOTE
+        meta["offline_note"] = _(OFFLINE_NOTE)
         payloads.append({"meta": meta, "b64": base64.b64encode(buf).decode("ascii")})
         sizes[key] = len(buf)
         states[key] = len(payloads) - 1
@@ -167,6 +169,12 @@ class BrowserView(anywidget.AnyWidget):
     presets = traitlets.List(traitlets.Unicode()).tag(sync=True)
     kernels = traitlets.List(traitlets.Unicode()).tag(sync=True)  # a picker when 2 or more
     live = traitlets.Bool(True).tag(sync=True)
+    #: The translations of the front end's tr() strings in the page's language (explainer.i18n).
+    i18n = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.i18n = _i18n.js_strings(self.FRONT_END)
 
     def show(self, meta: dict, buf: bytes) -> None:
         """Send a new payload (one sync message)."""
@@ -194,7 +202,7 @@ def keyed_store(payload: Callable[[str], "tuple[dict, bytes]"], keys, initial: s
         meta, buf = payload(key)
         if key != initial and used + len(buf) > budget:
             continue
-        meta["offline_note"] = note
+        meta["offline_note"] = _(note)
         payloads.append({"meta": meta, "b64": base64.b64encode(buf).decode("ascii")})
         states[str(key)] = len(payloads) - 1
         used += len(buf)

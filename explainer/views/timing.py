@@ -12,16 +12,17 @@ import html
 import ipywidgets as W
 
 from ..gpu import recorded
+from ..i18n import N_, _
 from . import context
 from .. import gpu
 from .plotly_widget import Figure, runtime
 from .common import SANS, tile_shade
 from .stepper import sync_figure
 
-METRICS = {
-    "GFLOP/s": ("gflops", "GFLOP/s (higher is faster)"),
-    "ms": ("median_ms", "median time, ms (lower is faster)"),
-    "% of cuBLAS": ("pct_cublas", "% of cuBLAS (same sizes, same run)"),
+METRICS = {  # the toggle's labels and the axis titles in the reader's language: _() where shown
+    "GFLOP/s": ("gflops", N_("GFLOP/s (higher is faster)")),
+    "ms": ("median_ms", N_("median time, ms (lower is faster)")),
+    N_("% of cuBLAS"): ("pct_cublas", N_("% of cuBLAS (same sizes, same run)")),
 }
 COLORS = {"cublas": "#111827", "naive": "#f59e0b", "naive_col": "#ef4444", "tiled": "#3b82f6",
           "tiled_dynamic": "#6366f1", "tiled_register_copy": "#10b981"}
@@ -53,10 +54,10 @@ def _parse_sizes(text: str) -> list[int]:
     sizes = []
     for part in text.replace(",", " ").split():
         if not part.isdigit() or not 1 <= int(part) <= 16384:
-            raise ValueError(f"sizes must be whole numbers from 1 to 16384, got {part!r}")
+            raise ValueError(_("sizes must be whole numbers from 1 to 16384, got {part}", part=repr(part)))
         sizes.append(int(part))
     if not sizes:
-        raise ValueError("give at least one size, e.g. 512 1024")
+        raise ValueError(_("give at least one size, e.g. 512 1024"))
     return sizes
 
 
@@ -66,30 +67,31 @@ class TimingPanel:
         self.rows: list[dict] = []
         self.source = ""
         self.w_title = W.HTML(f"<h3 style='margin:8px 0 4px'>{html.escape(title)}</h3>")
-        self.w_sizes = W.Text(value=" ".join(map(str, sizes)), description="sizes N", placeholder="512 1024 2048",
-                              tooltip="M = N = K for each size", layout=W.Layout(width="300px"))
-        self.w_tiles = W.Text(value=" ".join(map(str, tiles)), description="tiles T", layout=W.Layout(width="200px"))
-        self.w_button = W.Button(description="Measure on this GPU", icon="play", button_style="primary", layout=W.Layout(width="200px"))
+        self.w_sizes = W.Text(value=" ".join(map(str, sizes)), description=_("sizes N"), placeholder="512 1024 2048",
+                              tooltip=_("M = N = K for each size"), layout=W.Layout(width="300px"))
+        self.w_tiles = W.Text(value=" ".join(map(str, tiles)), description=_("tiles T"), layout=W.Layout(width="200px"))
+        self.w_button = W.Button(description=_("Measure on this GPU"), icon="play", button_style="primary", layout=W.Layout(width="200px"))
         self.w_button.add_class("explainer-measure")
-        self.w_metric = W.ToggleButtons(options=list(METRICS), value="GFLOP/s", style={"button_width": "100px"})
+        self.w_metric = W.ToggleButtons(options=[(_(m), m) for m in METRICS], value="GFLOP/s", style={"button_width": "100px"})
         self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="300px", visibility="hidden"))
         self.w_status = W.HTML()
         self.w_status.add_class("explainer-timing-status")
         self.w_table = W.HTML()
         self.fig = Figure(layout=dict(
             height=360, width=760, barmode="group", margin=dict(l=60, r=10, t=60, b=50),
-            plot_bgcolor="white", xaxis=dict(title="size (M = N = K)", type="category"),
-            yaxis=dict(title=METRICS["GFLOP/s"][1], gridcolor="#e5e7eb"),
+            plot_bgcolor="white", xaxis=dict(title=_("size (M = N = K)"), type="category"),
+            yaxis=dict(title=_(METRICS["GFLOP/s"][1]), gridcolor="#e5e7eb"),
             legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"), font=dict(family=SANS),
         ))
         self.w_button.on_click(self._on_measure)
         self.w_metric.observe(lambda _: self._draw(), names="value")
         self.st = gpu.status()
         if self.st.available:
-            self.w_status.value = f"GPU: <b>{html.escape(self.st.device or '')}</b>. Pick sizes and press the button; compiling takes a few seconds the first time."
+            self.w_status.value = _("GPU: <b>{device}</b>. Pick sizes and press the button; compiling takes a few seconds "
+                                    "the first time.", device=html.escape(self.st.device or ""))
         else:
             self.w_button.disabled = True
-            self.w_button.tooltip = "no GPU on this machine"
+            self.w_button.tooltip = _("no GPU on this machine")
             self._show_recorded()
         sync_figure(self.fig)
         self.widget = W.VBox([
@@ -103,9 +105,10 @@ class TimingPanel:
     # ---- recorded -----------------------------------------------------------------------
     def _show_recorded(self):
         data = recorded.load_recorded()
-        reason = html.escape(self.st.why or "no GPU")
+        reason = html.escape(self.st.why or _("no GPU"))
         if not data:
-            self.w_status.value = f"<b>No GPU here</b> ({reason}) and no recorded timings were found. {LIVE_HINT}"
+            self.w_status.value = _("<b>No GPU here</b> ({reason}) and no recorded timings were found. {hint}",
+                                    reason=reason, hint=_(LIVE_HINT))
             return
         sizes = set(_parse_sizes(self.w_sizes.value))
         rows = [r for r in recorded.recorded_rows(data)
@@ -114,21 +117,23 @@ class TimingPanel:
         self.rows = rows
         dev = data.get("device", {})
         versions = recorded.versions_text(dev)
-        self.source = f"recorded on {dev.get('name', '?')} on {data.get('date', '?')[:10]}"
+        self.source = _("recorded on {device} on {date}", device=dev.get("name", "?"), date=data.get("date", "?")[:10])
         self.w_status.value = (
-            f'<div style="background:#fef3c7;padding:6px;border-radius:4px"><b>Recorded, not measured here</b>: '
-            f"{html.escape(self.source)}{' (' + html.escape(versions) + ')' if versions else ''}, "
-            f"file <code>{html.escape(data.get('source', ''))}</code>. {context.no_gpu_here(reason)} {LIVE_HINT}</div>"
+            '<div style="background:#fef3c7;padding:6px;border-radius:4px">'
+            + _("<b>Recorded, not measured here</b>: {source}{versions}, file {file}.",
+                source=html.escape(self.source), versions=f" ({html.escape(versions)})" if versions else "",
+                file=f"<code>{html.escape(data.get('source', ''))}</code>")
+            + f" {context.no_gpu_here(reason)} {_(LIVE_HINT)}</div>"
         )
         self._draw()
 
     # ---- live -----------------------------------------------------------------------------
-    def _on_measure(self, _):
+    def _on_measure(self, _button=None):
         try:
             sizes = _parse_sizes(self.w_sizes.value)
             tiles = [int(t) for t in self.w_tiles.value.replace(",", " ").split()]
             if not tiles or any(not 1 <= t <= 32 for t in tiles):
-                raise ValueError("tiles must be whole numbers from 1 to 32")
+                raise ValueError(_("tiles must be whole numbers from 1 to 32"))
         except ValueError as e:
             self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'
             return
@@ -136,7 +141,8 @@ class TimingPanel:
         self.w_button.disabled = True
         self.w_progress.max, self.w_progress.value = total, 0
         self.w_progress.layout.visibility = "visible"
-        self.w_status.value = "Compiling the kernels and measuring… (each size: every kernel checked against numpy, then timed with cuBLAS in interleaved rounds)"
+        self.w_status.value = _("Compiling the kernels and measuring… (each size: every kernel checked against numpy, then "
+                                "timed with cuBLAS in interleaved rounds)")
         measured: list[dict] = []
 
         def progress(kind, row):
@@ -148,7 +154,8 @@ class TimingPanel:
                 self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(_label(row))} at {row["M"]}: {html.escape(str(row["message"]).splitlines()[0])}</span>'
             else:
                 measured.append(row)
-                self.w_status.value = f"measured {html.escape(_label(row))} at {row['M']}³ ({self.w_progress.value} of {total})…"
+                self.w_status.value = _("measured {kernel} at {n}³ ({i} of {total})…", kernel=html.escape(_label(row)),
+                                        n=row["M"], i=self.w_progress.value, total=total)
                 self.rows = list(measured)
                 self._draw()
 
@@ -158,9 +165,10 @@ class TimingPanel:
                 self.w_status.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(rep.reason))}</span>'
             else:
                 self.rows = list(rep.cublas) + list(rep.results)
-                self.source = f"measured just now on {self.st.device}"
-                errs = f"; {len(rep.errors)} refused or failed (see above)" if rep.errors else ""
-                self.w_status.value = f"<b>Measured on this GPU</b> ({html.escape(self.st.device or '')}), {html.escape(rep.date)}{errs}."
+                self.source = _("measured just now on {device}", device=self.st.device)
+                errs = _("; {n} refused or failed (see above)", n=len(rep.errors)) if rep.errors else ""
+                self.w_status.value = _("<b>Measured on this GPU</b> ({device}), {date}{errors}.",
+                                        device=html.escape(self.st.device or ""), date=html.escape(rep.date), errors=errs)
                 self._draw()
         finally:
             self.w_button.disabled = False
@@ -169,6 +177,7 @@ class TimingPanel:
     # ---- drawing --------------------------------------------------------------------------
     def _draw(self):
         key, title = METRICS[self.w_metric.value]
+        title = _(title)
         series: dict[str, list[dict]] = {}
         for r in self.rows:
             if key == "pct_cublas" and r["kernel"] == "cublas":
@@ -199,7 +208,7 @@ class TimingPanel:
         if not self.rows:
             return ""
         head = "".join(f"<th style='padding:2px 10px;text-align:right'>{h}</th>" for h in
-                       ("kernel", "N", "median ms", "min–max ms", "GFLOP/s", "% cuBLAS", "rel. error"))
+                       (_("kernel"), "N", _("median ms"), _("min–max ms"), "GFLOP/s", _("% cuBLAS"), _("rel. error")))
         body = []
         for r in sorted(self.rows, key=lambda r: (r["M"], *_order(r))):
             pct = f"{r['pct_cublas']:.1f}" if r.get("pct_cublas") else "—"

@@ -12,8 +12,8 @@ const INDEX_MAX_CHARS = 200;
 
 function parseIndex(text, names) {
   const src = String(text);
-  if (!src.trim()) throw new Error("empty: type an expression");
-  if (src.length > INDEX_MAX_CHARS) throw new Error(`too long (${src.length} characters; at most ${INDEX_MAX_CHARS})`);
+  if (!src.trim()) throw new Error(tr("empty: type an expression"));
+  if (src.length > INDEX_MAX_CHARS) throw new Error(tr("too long ({n} characters; at most {max})", { n: src.length, max: INDEX_MAX_CHARS }));
   const toks = [];
   const re = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)|(<=|>=|==|!=|&&|\|\||[-+*/%()<>?:!]))/y;
   let at = 0;
@@ -21,10 +21,10 @@ function parseIndex(text, names) {
     if (/^\s*$/.test(src.slice(at))) break;
     re.lastIndex = at;
     const m = re.exec(src);
-    if (!m) throw new Error(`cannot read "${src.slice(at).trim().slice(0, 12)}" at character ${at + 1}`);
+    if (!m) throw new Error(tr("cannot read \"{text}\" at character {at}", { text: src.slice(at).trim().slice(0, 12), at: at + 1 }));
     if (m[1] !== undefined) toks.push({ k: "num", v: Number(m[1]), at });
     else if (m[2] !== undefined) {
-      if (!names.includes(m[2])) throw new Error(`unknown name "${m[2]}": use ${names.join(", ")}`);
+      if (!names.includes(m[2])) throw new Error(tr("unknown name \"{name}\": use {names}", { name: m[2], names: names.join(", ") }));
       toks.push({ k: "name", v: m[2], at });
     } else toks.push({ k: "op", v: m[3], at });
     at = re.lastIndex;
@@ -33,7 +33,9 @@ function parseIndex(text, names) {
   const peek = () => toks[i];
   const take = (v) => {
     const t = toks[i];
-    if (!t || t.k !== "op" || t.v !== v) throw new Error(t ? `expected "${v}" at character ${t.at + 1}` : `expected "${v}" at the end`);
+    if (!t || t.k !== "op" || t.v !== v) {
+      throw new Error(t ? tr("expected \"{v}\" at character {at}", { v, at: t.at + 1 }) : tr("expected \"{v}\" at the end", { v }));
+    }
     i++;
   };
   const LEVELS = [["||"], ["&&"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]];
@@ -60,15 +62,15 @@ function parseIndex(text, names) {
   }
   function unary() {
     const t = peek();
-    if (!t) throw new Error("the expression ends too early");
+    if (!t) throw new Error(tr("the expression ends too early"));
     if (t.k === "op" && (t.v === "-" || t.v === "+" || t.v === "!")) { i++; return { op: `u${t.v}`, a: unary() }; }
     if (t.k === "op" && t.v === "(") { i++; const e = ternary(); take(")"); return e; }
     if (t.k === "num") { i++; return { num: t.v }; }
     if (t.k === "name") { i++; return { name: t.v }; }
-    throw new Error(`unexpected "${t.v}" at character ${t.at + 1}`);
+    throw new Error(tr("unexpected \"{v}\" at character {at}", { v: t.v, at: t.at + 1 }));
   }
   const tree = ternary();
-  if (i < toks.length) throw new Error(`unexpected "${toks[i].v}" at character ${toks[i].at + 1}`);
+  if (i < toks.length) throw new Error(tr("unexpected \"{v}\" at character {at}", { v: toks[i].v, at: toks[i].at + 1 }));
   return tree;
 }
 
@@ -87,7 +89,7 @@ function evalIndex(e, env) {
     case "*": return a() * b();
     case "/": case "%": {
       const x = a(), y = b();
-      if (y === 0) throw new Error("division by zero");
+      if (y === 0) throw new Error(tr("division by zero"));
       const q = Math.trunc(x / y);
       return e.op === "/" ? q : x - y * q;
     }
@@ -124,11 +126,11 @@ function indexExercise(parent, spec, { compare, onResult, answers = () => spec.a
     }
   }
   const buttons = el("div", { class: "ex-row" }, box);
-  const bCheck = el("button", { type: "button", class: "explainer-yourturn-check" }, buttons, "Check");
-  const bShow = el("button", { type: "button", class: "explainer-yourturn-answer", title: "fill in the kernel's own expressions" }, buttons, "Show the kernel's");
-  const mineLab = el("label", { class: "ex-field", title: "label As and Bs with the elements your indices copy" }, buttons);
+  const bCheck = el("button", { type: "button", class: "explainer-yourturn-check" }, buttons, tr("Check"));
+  const bShow = el("button", { type: "button", class: "explainer-yourturn-answer", title: tr("fill in the kernel's own expressions") }, buttons, tr("Show the kernel's"));
+  const mineLab = el("label", { class: "ex-field", title: tr("label As and Bs with the elements your indices copy") }, buttons);
   const mineBox = el("input", { type: "checkbox", class: "explainer-yourturn-mine" }, mineLab);
-  el("span", {}, mineLab, "draw my copies");
+  el("span", {}, mineLab, tr("draw my copies"));
   const out = el("div", { class: "explainer-yourturn-result", role: "status", style: "font-size:13px;line-height:1.6" }, box);
   let last = null;
 
