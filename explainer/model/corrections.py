@@ -173,18 +173,9 @@ LATENCY_SCHEMA = "latency/2"
 def latency_records() -> list[dict]:
     """Every recorded latency measurement (``explainer/data/recorded/latency_*.json``), newest
     first, each with its ``source`` file name."""
-    import json
-    from pathlib import Path
+    from .roofline import recorded_json
 
-    out = []
-    for f in sorted((Path(__file__).resolve().parent.parent / "data" / "recorded").glob("latency_*.json")):
-        try:
-            d = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        if d.get("schema") == LATENCY_SCHEMA:
-            out.append({**d, "source": f.name})
-    return sorted(out, key=lambda d: d.get("date", ""), reverse=True)
+    return recorded_json("latency_*.json", LATENCY_SCHEMA)
 
 
 def which_claim(claims: list[dict], cycles: dict) -> str:

@@ -26,15 +26,13 @@ the largest square tile that fits a device (:func:`largest_tile`: ``sharedMemPer
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from math import isqrt
-from pathlib import Path
 
 from . import hardware
 from .launch import FLOAT_BYTES, WARP_SIZE, tile_bytes
+from .roofline import recorded_json
 
-RECORDED_DIR = Path(__file__).resolve().parent.parent / "data" / "recorded"
 
 # ---------------------------------------------------------------------------------------------
 # The spaces
@@ -336,15 +334,7 @@ DYNAMIC_SCHEMA = "dynamic_shared/1"
 def dynamic_records() -> list[dict]:
     """Every ``dynamic_shared_*.json`` record (``benchmarks/bench_dynamic_shared.py --save``),
     newest first, each with its ``source`` file name."""
-    out = []
-    for f in sorted(RECORDED_DIR.glob("dynamic_shared_*.json")):
-        try:
-            d = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        if d.get("schema") == DYNAMIC_SCHEMA:
-            out.append({**d, "source": f.name})
-    return sorted(out, key=lambda d: d.get("date", ""), reverse=True)
+    return recorded_json("dynamic_shared_*.json", DYNAMIC_SCHEMA)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,6 +28,22 @@ from .launch import FLOAT_BYTES, Launch
 
 DEVICE_SCHEMA = "tiled-explainer/recorded-device/1"
 RECORDED_DIR = Path(__file__).resolve().parent.parent / "data" / "recorded"
+
+
+def recorded_json(pattern: str, schema: str) -> list[dict]:
+    """The records in ``explainer/data/recorded/`` named ``pattern`` whose ``schema`` is ``schema``,
+    newest first (by their ``date``), each with its ``source`` file name; unreadable files skipped."""
+    out = []
+    for f in sorted(RECORDED_DIR.glob(pattern)):
+        try:
+            d = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if d.get("schema") == schema:
+            out.append({**d, "source": f.name})
+    return sorted(out, key=lambda d: d.get("date", ""), reverse=True)
+
+
 FP32_LANES_PER_SM = 128  # sm_80 (GA100 has 64), sm_86+, sm_89, sm_90: 4 partitions x 32 FP32 lanes
 FP32_LANES_BY_CC = {"2.0": 32, "7.0": 64, "7.5": 64, "8.0": 64, "8.6": 128, "8.9": 128, "9.0": 128}
 

@@ -83,15 +83,8 @@ class Trace:
         def cc(ch, col):
             return np.full(len(ch["block"]), ch["line"]) if col == "line" else ch[col]
 
-        def rd(ch, col):
-            n = len(ch["block"])
-            if col == "array":
-                return np.full(n, names.index(ch["memory"]))
-            if col == "line":
-                return np.full(n, ch["line"])
-            if col == "nth":
-                return np.zeros(n)
-            return ch[col]
+        def rd(ch, col):  # a read's columns are a store's, less the source, plus nth (filled below)
+            return np.zeros(len(ch["block"])) if col == "nth" else sh(ch, col)
 
         shared = _concat(rec.shared_chunks, SHARED_COLUMNS, sh)
         c = _concat(rec.c_chunks, C_COLUMNS, cc)
