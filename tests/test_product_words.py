@@ -58,7 +58,7 @@ def _run_it(path: Path) -> list[str]:
 
 
 def test_every_rung_has_a_run_it_line():
-    assert [p.name[:2] for p in RUNGS] == [f"{i:02d}" for i in range(1, 18)]
+    assert [p.name[:2] for p in RUNGS if p.name[2] == "_"] == [f"{i:02d}" for i in range(1, 18)]  # and variants (02b)
     for p in RUNGS:
         assert _run_it(p)
 

@@ -37,6 +37,15 @@ counts DRAM traffic only (caches make the naive kernel faster than this bound pr
         ("md", """**The sliding-window write-up's saving.** The write-up's kernel is this one, its tile window sliding
 along K, and it says the window saves about K times the global loads. Counted on its own small example:"""),
         ("code", 'pages.correction("sliding_window")'),
+        ("md", """## Why a sliding window: V1 against V2
+
+The sliding-window write-up starts from a simpler kernel, its V1 (`kernels/02b_strip.cu`): each block
+copies its *whole* T×K strip of A and K×T strip of B into shared memory, waits at one barrier, and
+computes. It reads each element from global memory once per block, exactly as the window does. What
+it cannot do is grow: its shared memory is 2·T·K floats per block, so past some K the launch fails.
+V2, the window of this page's kernel, keeps 2·T·T floats at any K for the same global reads.
+The tables are computed by the model for T = 16."""),
+        ("code", "pages.strip_vs_window()"),
         ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
          "gets the model's reason, and *Another one* draws new numbers."),
         ("code", 'pages.quiz("02_tiled")'),

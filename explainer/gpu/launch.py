@@ -16,6 +16,8 @@ from ..model import ladder
 from ..model.launch import padded_shape
 from ..model import hopper
 from ..model import mma
+from ..model import strip as strip_model
+from ..model import rect as rect_model
 from .. import model
 from .. import resources
 
@@ -57,6 +59,7 @@ class KernelSpec:
     math: str = "fp32"  # "tf32": tensor cores (kernel 15), inputs rounded to 10 mantissa bits
     arch: str | None = None  # a target other than the device's own ("sm_90a": kernel 17's wgmma)
     config: "ladder.Rung | None" = None  # the rung (or the tuning engine's configuration) it runs
+    rect: "rect_model.RectTile | None" = None  # kernel 03b: the TILE_X x TILE_Y instantiation it runs
 
     @property
     def ladder(self) -> "ladder.Rung | None":
@@ -64,19 +67,23 @@ class KernelSpec:
 
     def expression(self, tile: int) -> str:
         """The name ``RawModule.get_function`` takes (``tiled_gemm<16>`` for a template). A ladder
-        kernel's names come from its rung (``Rung.expression``)."""
+        kernel's names come from its rung (``Rung.expression``); kernel 03b's from its block shape."""
+        if self.rect is not None:
+            return self.rect.expression
         return f"{self.symbol}<{int(tile)}>" if self.tiles else self.symbol
 
     @property
     def name_expressions(self) -> list[str] | None:
         if self.rung:
             return self.ladder.expressions
+        if self.rect is not None:
+            return [self.rect.expression]
         return [self.expression(t) for t in self.tiles] if self.tiles else None
 
     @property
     def takes_tile(self) -> bool:
         """Launched at a tile T (01-09); the ladder and tensor-core kernels have one geometry."""
-        return not (self.rung or self.model in ("mma", "hopper"))
+        return not (self.rung or self.rect or self.model in ("mma", "hopper"))
 
     @property
     def traces_tiles(self) -> bool:
@@ -122,7 +129,20 @@ _TENSOR_SPECS = tuple(
     KernelSpec(k.name, k.file, k.symbol, None, "dynamic", "hopper", k.title, math="tf32", arch=k.arch)
     for k in hopper.KERNELS.values()
 )
-KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _BROKEN_SPECS + _TENSOR_SPECS}
+#: The sliding-window write-up's V1 (page 02): the block's whole strips in shared memory, 2*T*K
+#: floats (explainer.model.strip), so not in KERNEL_NAMES: it cannot launch at every K.
+_STRIP_SPECS = (
+    KernelSpec("strip", "02b_strip.cu", "strip_gemm", TEMPLATE_TILES, "dynamic", "strip",
+               "the block's whole T x K and K x T strips in shared memory (the sliding-window write-up's V1)"),
+)
+#: Kernel 03b: the tiled kernel with a TILE_X x TILE_Y block, one name per instantiation
+#: (explainer.model.rect: tiled_rect_32x8 ...); its geometry is fixed, like a ladder kernel's.
+_RECT_SPECS = tuple(
+    KernelSpec(r.name, "03b_tiled_rect.cu", "tiled_rect_gemm", None, "static", "rect",
+               f"tiled with a {r.TX}x{r.TY} block, K in phases of {r.BK} (the lab report's tile_x x tile_y)", rect=r)
+    for r in rect_model.TILES
+)
+KERNELS: dict[str, KernelSpec] = {s.name: s for s in _SPECS + _STRIP_SPECS + _RECT_SPECS + _BROKEN_SPECS + _TENSOR_SPECS}
 #: The copies of a padded launch (``+pad``, the tuning engine's): compiled like a kernel, but not one to run by name.
 PAD_SPEC = KernelSpec("pad_rows", "tuned/pad_rows.cu", "pad_rows", None, "none", "none",
                       "A and / or B copied into rows padded to 4 floats")
@@ -372,6 +392,12 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
         raise ValueError(f"{kernel} has no split-K; only the tuning engine's configurations of kernel 14 split K")
     if spec.model in ("mma", "hopper"):
         return _mma_config(spec, *(_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K))))
+    if spec.rect is not None:  # kernel 03b: the block shape is the kernel's own (the tile argument is not used)
+        M, N, K = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K)))
+        r = spec.rect
+        return LaunchConfig(kernel=kernel, M=M, N=N, K=K, tile=None, grid=(*r.grid(M, N), 1), block=(r.TX, r.TY, 1),
+                            shared_bytes=r.shared_bytes, dynamic_shared_bytes=0, phases=r.phases(K),
+                            file=spec.file, expression=r.expression)
     M, N, K, T = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("tile", tile)))
     if spec.tiles and T not in spec.tiles:
         raise ValueError(
@@ -379,12 +405,13 @@ def launch_config(kernel: str, M: int, N: int, K: int, tile: int = 16, splits: i
             f"(template<int TILE>); tiled_dynamic takes any tile at run time, got {T}"
         )
     # Geometry from the model (the kernel it mirrors), so the pictures and the launch agree.
-    shared = model.tile_bytes(spec.model, T)
+    strip = spec.model == "strip"  # kernels/02b_strip.cu: 2 * T * K floats, one copy loop of ceil(K/T) steps
+    shared = strip_model.v1_shared_bytes(K, T) if strip else model.tile_bytes(spec.model, T)
     return LaunchConfig(
         kernel=kernel, M=M, N=N, K=K, tile=T, grid=(*model.grid_dims(M, N, T), 1), block=(T, T, 1),
         shared_bytes=shared,
         dynamic_shared_bytes=shared if spec.shared == "dynamic" else 0,
-        phases=model.phase_count(spec.model, K, T),
+        phases=-(-K // T) if strip else model.phase_count(spec.model, K, T),
         file=spec.file, expression=spec.expression(T),
     )
 
@@ -432,7 +459,8 @@ def refusal(cfg: LaunchConfig, limits: dict) -> str | None:
     reasons = []
     T = cfg.tile
     smem_limit = limits.get("shared_per_block")
-    if T is None:  # a ladder or tensor-core kernel
+    strip = cfg.kernel in KERNELS and KERNELS[cfg.kernel].model == "strip"  # kernel 02b: 2*T*K floats
+    if T is None or strip:  # a ladder or tensor-core kernel, or kernel 02b's whole strips
         if cfg.dynamic_shared_bytes and limits.get("shared_per_block_optin"):
             smem_limit = limits["shared_per_block_optin"]  # dynamic shared memory, opted in at launch
         if smem_limit and cfg.shared_bytes > smem_limit:
@@ -445,7 +473,7 @@ def refusal(cfg: LaunchConfig, limits: dict) -> str | None:
         )
     max_threads = limits.get("max_threads_per_block")
     if max_threads and cfg.threads_per_block > max_threads:
-        shape = f"{T}x{T}" if T is not None else f"{cfg.block[0]}-thread"
+        shape = f"{T}x{T}" if T is not None else f"{cfg.block[0]}x{cfg.block[1]}" if cfg.block[1] > 1 else f"{cfg.block[0]}-thread"
         reasons.append(
             f"a {shape} block has {cfg.threads_per_block} threads; the device allows at most "
             f"{max_threads} threads per block (maxThreadsPerBlock)"

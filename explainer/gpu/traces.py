@@ -93,6 +93,9 @@ def trace(rt: _Runtime, kernel: str, M: int, N: int, K: int, tile: int = 16, *,
     elif spec.model == "mma":  # by fragment register (explainer.model.mma.predict_trace's layout)
         shapes = mma.KERNELS[kernel].trace_shapes(cfg.M, cfg.N, cfg.K)
         shape_a, shape_b, shape_c = shapes["a"], shapes["b"], shapes["c"]
+    elif spec.rect is not None:  # kernel 03b: by shared cell and by thread (explainer.model.rect.RectTile.predict_trace)
+        r = spec.rect
+        shape_a, shape_b, shape_c = (gy, gx, P, r.cells_a), (gy, gx, P, r.cells_b), (gy, gx, r.TY, r.TX)
     else:
         shape_a = shape_b = (gy, gx, P, T, T) if spec.traces_tiles else None
         shape_c = (gy, gx, T, T)

@@ -8,6 +8,9 @@ Conventions (CUDA's, spelled out because the course material mixes them):
 * ``blockIdx = (x, y)``, ``threadIdx = (x, y)``; x is the column direction.
 * A is M x K, B is K x N, C is M x N, all row-major.
 * A block is T x T threads (``blockDim = (T, T)``); the grid is ``(ceil(N/T), ceil(M/T))``.
+  The naive kernels also take a non-square block ``blockDim = (BX, BY)`` (``Launch.block_dim``,
+  the lab report's tile_x x tile_y): ``naive`` then covers a BY x BX tile of C per block,
+  ``naive_col`` (row from threadIdx.x) a BX x BY one, and the grid follows that tile.
 * Linear thread id ``= tx + ty * blockDim.x``; warp ``= id // 32``, lane ``= id % 32``.
 * ``As[ty][tx]``, ``Bs[ty][tx]``; phase index ``t`` (PMPP's ``ph``).
 
@@ -49,6 +52,9 @@ TILED_BARRIERS = {
     "tiled_no_barriers": (False, False),
 }
 MAX_TILE = 32  # T*T <= 1024 threads per block on every CUDA GPU
+MAX_THREADS_PER_BLOCK = 1024  # blockDim.x * blockDim.y on every CUDA GPU (and each of x, y at most 1024)
+#: The kernels that take a non-square block (``Launch.block_dim``): no shared tile ties them to T x T.
+NAIVE_KERNELS = ("naive", "naive_col")
 WARP_SIZE = 32
 FLOAT_BYTES = 4
 #: The kernels index with 32-bit ``int``: every linear index must stay below 2^31.
@@ -109,15 +115,37 @@ def as_int(name: str, value) -> int:
     return int(value)
 
 
+def block_dims(value) -> tuple[int, int]:
+    """``(blockDim.x, blockDim.y)`` of a 2D block, checked: whole numbers >= 1, at most
+    :data:`MAX_THREADS_PER_BLOCK` threads together; or a one-line :class:`LaunchError`."""
+    try:
+        bx, by = value
+    except (TypeError, ValueError):
+        raise LaunchError(f"a block shape is (blockDim.x, blockDim.y), got {value!r}") from None
+    bx, by = as_int("blockDim.x", bx), as_int("blockDim.y", by)
+    if bx < 1 or by < 1:
+        raise LaunchError(f"blockDim.x and blockDim.y must be at least 1, got ({bx}, {by})")
+    if bx * by > MAX_THREADS_PER_BLOCK:
+        raise LaunchError(f"a {bx}x{by} block would have {bx * by} threads; CUDA allows at most "
+                          f"{MAX_THREADS_PER_BLOCK} per block")
+    return bx, by
+
+
 @dataclass(frozen=True)
 class Launch:
-    """One kernel launch: which kernel, the problem size and the tile (= block edge) T."""
+    """One kernel launch: which kernel, the problem size and the tile (= block edge) T.
+
+    ``block_dim = (BX, BY)``: a non-square block for the naive kernels (the lab report's
+    tile_x x tile_y). A square one is stored as ``tile`` (``block_dim`` None), so both spellings
+    of a T x T launch are one launch; a non-square one keeps ``tile = 0`` and has no single edge
+    (:attr:`T` raises; read :attr:`BX`, :attr:`BY`)."""
 
     kernel: str
     M: int
     N: int
     K: int
     tile: int = 16
+    block_dim: tuple[int, int] | None = None
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
@@ -128,8 +156,21 @@ class Launch:
             v = as_int(name, getattr(self, name))
             if v < 1:
                 raise LaunchError(_("{name} must be at least 1, got {v}", name=name, v=v))
+        if self.block_dim is not None:
+            bx, by = block_dims(self.block_dim)
+            if bx == by:  # square: the T x T launch itself
+                object.__setattr__(self, "tile", bx)
+                object.__setattr__(self, "block_dim", None)
+            elif self.kernel not in NAIVE_KERNELS:
+                raise LaunchError(f"{self.kernel} uses a T x T block (its shared tiles are T x T); only "
+                                  f"{' and '.join(NAIVE_KERNELS)} take a non-square {bx}x{by} block")
+            else:
+                object.__setattr__(self, "tile", 0)
+                object.__setattr__(self, "block_dim", (bx, by))
         T = as_int("tile", self.tile)
-        if not 1 <= T <= MAX_TILE:
+        if self.block_dim is not None:
+            pass  # non-square: checked above
+        elif not 1 <= T <= MAX_TILE:
             raise LaunchError(_(
                 "tile must be between 1 and {max} (a {T}x{T} block would have "
                 "{threads} threads; CUDA allows at most 1024 per block), got {T}", max=MAX_TILE, T=T, threads=T * T))
@@ -143,20 +184,54 @@ class Launch:
     # ---- geometry -------------------------------------------------------------------
     @property
     def T(self) -> int:
+        if self.block_dim is not None:
+            raise LaunchError(f"a {self.block_label} block has no single edge T; use BX and BY")
         return int(self.tile)
+
+    @property
+    def square(self) -> bool:
+        return self.block_dim is None
+
+    @property
+    def BX(self) -> int:
+        """``blockDim.x``."""
+        return int(self.tile) if self.block_dim is None else self.block_dim[0]
+
+    @property
+    def BY(self) -> int:
+        """``blockDim.y``."""
+        return int(self.tile) if self.block_dim is None else self.block_dim[1]
+
+    @property
+    def block_label(self) -> str:
+        """``"16"`` for a 16 x 16 block, ``"16x4"`` for blockDim (16, 4): how keys and labels name the block."""
+        return str(self.tile) if self.block_dim is None else f"{self.BX}x{self.BY}"
+
+    @property
+    def tile_rows(self) -> int:
+        """Rows of C one block covers: blockDim.y (``naive``: row from threadIdx.y), blockDim.x
+        (``naive_col``: row from threadIdx.x), T for the tiled kernels."""
+        return self.BX if self.kernel == "naive_col" else self.BY
+
+    @property
+    def tile_cols(self) -> int:
+        """Columns of C one block covers (blockDim.x; blockDim.y for ``naive_col``)."""
+        return self.BY if self.kernel == "naive_col" else self.BX
 
     @property
     def grid(self) -> tuple[int, int]:
         """``gridDim = (x, y)``: x covers the N columns of C, y its M rows."""
-        return grid_dims(self.M, self.N, self.T)
+        if self.block_dim is None:
+            return grid_dims(self.M, self.N, self.T)
+        return ceil_div(self.N, self.tile_cols), ceil_div(self.M, self.tile_rows)
 
     @property
     def block(self) -> tuple[int, int]:
-        return self.T, self.T
+        return self.BX, self.BY
 
     @property
     def threads_per_block(self) -> int:
-        return self.T * self.T
+        return self.BX * self.BY
 
     @property
     def num_blocks(self) -> int:
@@ -181,7 +256,7 @@ class Launch:
     def phases(self) -> int:
         """Phases of the tiled kernel's K loop, ``ceil(K / T)``; 0 for the naive kernels.
         The unguarded kernel runs ``K / T`` phases (integer division, PMPP fig. 5.9)."""
-        return phase_count(self.kernel, self.K, self.T)
+        return phase_count(self.kernel, self.K, self.T) if self.is_tiled else 0
 
     @property
     def barriers_per_block(self) -> int:
@@ -190,7 +265,7 @@ class Launch:
 
     @property
     def shared_bytes_per_block(self) -> int:
-        return tile_bytes(self.kernel, self.T)
+        return tile_bytes(self.kernel, self.T) if self.is_tiled else 0
 
     # ---- validation of coordinates ------------------------------------------------
     def check_block(self, bx: int, by: int) -> None:
@@ -202,8 +277,14 @@ class Launch:
                 bx=bx, by=by, xlast=gx - 1, ylast=gy - 1))
 
     def check_thread(self, tx: int, ty: int) -> None:
-        T = self.T
         tx, ty = as_int("threadIdx.x", tx), as_int("threadIdx.y", ty)
+        if self.block_dim is not None:
+            if not (0 <= tx < self.BX and 0 <= ty < self.BY):
+                raise LaunchError(
+                    f"thread (x={tx}, y={ty}) is outside the {self.block_label} block: threadIdx.x must be "
+                    f"0..{self.BX - 1} and threadIdx.y 0..{self.BY - 1}")
+            return
+        T = self.T
         if not (0 <= tx < T and 0 <= ty < T):
             raise LaunchError(_(
                 "thread (x={tx}, y={ty}) is outside the {T}x{T} block: threadIdx.x and threadIdx.y must be 0..{last}",
@@ -217,8 +298,7 @@ class Launch:
         gx, gy = self.grid
         on_x, on_y = bx in (0, gx - 1), by in (0, gy - 1)
         place = "corner" if on_x and on_y else "edge" if on_x or on_y else "interior"
-        T = self.T
-        ty, tx = np.divmod(np.arange(T * T), T)
+        ty, tx = np.divmod(np.arange(self.BX * self.BY), self.BX)
         ghosts = int(np.count_nonzero(~self.writes_c(bx, by, tx, ty)))
         if ghosts:
             place += f", {ghosts} ghost thread" + ("s" if ghosts != 1 else "")
@@ -230,13 +310,13 @@ class Launch:
 
         It may lie outside C (a "ghost" thread of an edge block); see :meth:`writes_c`.
         """
-        T = self.T
+        BX, BY = self.BX, self.BY  # blockDim.x, blockDim.y (T, T for a square block)
         if self.kernel == "naive_col":
             # the lab report's column partition: threadIdx.x walks rows, so the 32 lanes of a warp
             # read 32 different rows of A: the uncoalesced mapping.
-            return by * T + tx, bx * T + ty
+            return by * BX + tx, bx * BY + ty  # row = blockIdx.y*blockDim.x + tx, col = blockIdx.x*blockDim.y + ty
         # threadIdx.x walks columns: neighbouring lanes touch neighbouring addresses.
-        return by * T + ty, bx * T + tx
+        return by * BY + ty, bx * BX + tx
 
     def c_owner(self, row: int, col: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """The inverse of :meth:`c_index`: ``((bx, by), (tx, ty))`` of the thread that computes
@@ -244,18 +324,19 @@ class Launch:
         row, col = as_int("row", row), as_int("col", col)
         if not (0 <= row < self.M and 0 <= col < self.N):
             raise LaunchError(f"C[{row}][{col}] is outside the {self.M}x{self.N} matrix C")
-        T = self.T
-        block = (col // T, row // T)  # every mapping gives block (bx, by) the T x T tile at (by*T, bx*T)
+        # every mapping gives block (bx, by) the tile_rows x tile_cols tile of C at (by*rows, bx*cols)
+        R, Cw = self.tile_rows, self.tile_cols
+        block = (col // Cw, row // R)
         if self.kernel == "naive_col":
-            return block, (row % T, col % T)
-        return block, (col % T, row % T)
+            return block, (row % R, col % Cw)
+        return block, (col % Cw, row % R)
 
     def writes_c(self, bx, by, tx, ty):
         row, col = self.c_index(bx, by, tx, ty)
         return (row < self.M) & (col < self.N)
 
     def linear_thread(self, tx, ty):
-        return tx + ty * self.T  # tx + ty * blockDim.x
+        return tx + ty * self.BX  # tx + ty * blockDim.x
 
     def warp_lane(self, tx, ty):
         lin = self.linear_thread(tx, ty)
@@ -289,10 +370,11 @@ class Launch:
     def stats(self) -> dict:
         """Per-launch totals. Loads count elements actually read from global memory
         (padding zeros excluded); ``flop_per_byte`` counts DRAM traffic only (no caches)."""
-        M, N, K, T = self.M, self.N, self.K, self.T
+        M, N, K = self.M, self.N, self.K
+        T = self.T if self.square else None  # (a non-square block: the naive kernels, no T)
         gx, gy = self.grid
         flops = 2 * M * N * K
-        launched = gx * gy * T * T
+        launched = gx * gy * self.threads_per_block
         if self.is_tiled:
             # Each block column loads all of A once and each block row all of B once:
             # sum over (by, ty) of [row < M] is M, over (t, tx) of [t*T+tx < K] is K.
@@ -308,7 +390,7 @@ class Launch:
             a_pad = b_pad = 0
             fmas = M * N * K
         loads = a_loads + b_loads
-        useful = M * N * K if self.guarded else M * N * min(K, self.phases * T)
+        useful = M * N * K if self.guarded else M * N * min(K, self.phases * self.T)
         return {
             "kernel": self.kernel,
             "M": M,
@@ -316,8 +398,8 @@ class Launch:
             "K": K,
             "tile": T,
             "grid": [gx, gy],
-            "block": [T, T],
-            "threads_per_block": T * T,
+            "block": [self.BX, self.BY],
+            "threads_per_block": self.threads_per_block,
             "blocks": gx * gy,
             "threads": launched,
             "ghost_threads": launched - M * N,
@@ -423,7 +505,7 @@ class ThreadView:
             "M": L.M,
             "N": L.N,
             "K": L.K,
-            "tile": L.T,
+            "tile": L.T if L.square else None,
             "grid": list(L.grid),
             "block": [self.bx, self.by],
             "thread": [self.tx, self.ty],
@@ -436,6 +518,8 @@ class ThreadView:
             "barriers": L.barriers_per_block,
             "phases": self.phases(),
         }
+        if not L.square:
+            out["block_dim"] = [L.BX, L.BY]
         if not L.is_tiled:
             # The naive kernels read straight from global memory: a K-long dot product,
             # or nothing at all for a thread outside C (the guard skips the whole body).
@@ -505,7 +589,7 @@ class Schedule:
 
     Load arrays are indexed ``[by, bx, t, ty, tx]`` and hold the global ``(row, col)`` each
     thread stores into ``As[ty][tx]`` / ``Bs[ty][tx]`` in phase t (``-1`` = padding zero).
-    C arrays are indexed ``[by, bx, ty, tx]``.
+    C arrays are indexed ``[by, bx, ty, tx]`` (``ty < blockDim.y``, ``tx < blockDim.x``).
     """
 
     launch: Launch
@@ -549,21 +633,22 @@ class Schedule:
 def schedule(launch: Launch) -> Schedule:
     """Materialise every load and store of ``launch`` (see :class:`Schedule`)."""
     L = launch
-    T, P = L.T, L.phases
+    P = L.phases
     gx, gy = L.grid
     # Broadcastable index grids; only the final arrays are full size.
     by = np.arange(gy, dtype=np.int32).reshape(gy, 1, 1, 1)
     bx = np.arange(gx, dtype=np.int32).reshape(1, gx, 1, 1)
-    ty = np.arange(T, dtype=np.int32).reshape(1, 1, T, 1)
-    tx = np.arange(T, dtype=np.int32).reshape(1, 1, 1, T)
+    ty = np.arange(L.BY, dtype=np.int32).reshape(1, 1, L.BY, 1)
+    tx = np.arange(L.BX, dtype=np.int32).reshape(1, 1, 1, L.BX)
     c_row, c_col = L.c_index(bx, by, tx, ty)
-    shape = (gy, gx, T, T)
+    shape = (gy, gx, L.BY, L.BX)
     c_row = np.broadcast_to(c_row, shape).astype(np.int32)
     c_col = np.broadcast_to(c_col, shape).astype(np.int32)
     writes = (c_row < L.M) & (c_col < L.N)
     if not L.is_tiled:
         return Schedule(L, None, None, None, None, c_row, c_col, writes)
 
+    T = L.T
     full = (gy, gx, P, T, T)
     t = np.arange(P, dtype=np.int32).reshape(1, 1, P, 1, 1)
     by5, bx5 = by.reshape(gy, 1, 1, 1, 1), bx.reshape(1, gx, 1, 1, 1)
@@ -592,13 +677,13 @@ def replay(sched: Schedule, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     L = sched.launch
     if not L.guarded:
         return unguarded_values(L, A, B)["C"]
-    T = L.T
     gx, gy = L.grid
     # float64 holds small-integer products exactly, and NaN marks an unwritten element.
     A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
     C = np.full((L.M, L.N), np.nan)
-    acc = np.zeros((gy, gx, T, T))
+    acc = np.zeros((gy, gx, L.BY, L.BX))
     if L.is_tiled:
+        T = L.T
         as_y, as_x, bs_y, bs_x = sched.compute_cells()
         for t in range(L.phases):
             # Loads: thread (ty, tx) stores into As[ty][tx] and Bs[ty][tx] (then barrier 1).

@@ -52,23 +52,36 @@ def warp_map(T: int) -> np.ndarray:
     return L.warp_lane(tx, ty)[0]
 
 
-def warp_lanes(T: int, warp: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(tx, ty, valid)`` of lanes 0..31 of ``warp`` in a T x T block (``valid`` False for lanes
-    past the block's last thread: a block of 64 threads fills 2 warps, one of 16 half a warp)."""
-    n_warps = ceil_div(T * T, WARP_SIZE)
+def _dims(block) -> tuple[int, int]:
+    """``(blockDim.x, blockDim.y)`` of ``block``: an edge T (a T x T block) or a pair (BX, BY)."""
+    if isinstance(block, (tuple, list)):
+        return int(block[0]), int(block[1])
+    return int(block), int(block)
+
+
+def warp_lanes(T, warp: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(tx, ty, valid)`` of lanes 0..31 of ``warp`` in a T x T block, or a BX x BY block when
+    ``T`` is the pair ``(blockDim.x, blockDim.y)`` (``valid`` False for lanes past the block's
+    last thread: a block of 64 threads fills 2 warps, one of 16 half a warp)."""
+    BX, BY = _dims(T)
+    n_warps = ceil_div(BX * BY, WARP_SIZE)
     if not 0 <= warp < n_warps:
-        raise LaunchError(f"warp must be 0..{n_warps - 1} for a {T}x{T} block, got {warp}")
+        raise LaunchError(f"warp must be 0..{n_warps - 1} for a {BX}x{BY} block, got {warp}")
     lin = warp * WARP_SIZE + np.arange(WARP_SIZE)
-    return lin % T, lin // T, lin < T * T  # inverse of id = tx + ty * blockDim.x
+    return lin % BX, lin // BX, lin < BX * BY  # inverse of id = tx + ty * blockDim.x
 
 
-def warps_per_block(T: int) -> int:
-    return ceil_div(T * T, WARP_SIZE)
+def warps_per_block(T) -> int:
+    """Warps of a T x T block (or of a ``(BX, BY)`` block)."""
+    BX, BY = _dims(T)
+    return ceil_div(BX * BY, WARP_SIZE)
 
 
-def warp_rows(T: int) -> int:
-    """How many rows of the block one (full) warp spans: 2 for 16x16, 1 for 32x32, 4 for 8x8."""
-    return max(1, WARP_SIZE // T) if T <= WARP_SIZE else 1
+def warp_rows(T) -> int:
+    """How many rows of the block one (full) warp spans: 2 for 16x16, 1 for 32x32, 4 for 8x8;
+    ``T`` may be ``(BX, BY)``: ``32 / BX`` rows (at most BY) when BX < 32, else 1."""
+    BX, BY = _dims(T)
+    return min(BY, max(1, WARP_SIZE // BX)) if BX <= WARP_SIZE else 1
 
 
 # --------------------------------------------------------------------------------------
@@ -158,7 +171,7 @@ def warp_request(L: Launch, access: str, block=(0, 0), warp: int = 0, t: int = 0
     if not L.is_tiled and not 0 <= k < L.K:
         raise LaunchError(f"k must be 0..{L.K - 1}, got {k}")
     bx, by = block
-    tx, ty, valid = warp_lanes(L.T, warp)
+    tx, ty, valid = warp_lanes(L.block, warp)
     r, c, active = _elements(L, matrix, bx, by, tx, ty, t, k)
     active = np.asarray(active) & valid
     addr = (np.asarray(r, dtype=np.int64) * _row_len(L, matrix) + np.asarray(c)) * FLOAT_BYTES
@@ -189,8 +202,8 @@ def sectors_per_request(L: Launch, access: str, block=(0, 0)) -> dict:
     matrix = table[access]
     L.check_block(*block)
     bx, by = block
-    W = warps_per_block(L.T)
-    tx, ty, valid = (np.stack(a) for a in zip(*(warp_lanes(L.T, w) for w in range(W))))
+    W = warps_per_block(L.block)
+    tx, ty, valid = (np.stack(a) for a in zip(*(warp_lanes(L.block, w) for w in range(W))))
     if matrix == "C":
         steps = np.zeros(1, dtype=np.int64)
     else:

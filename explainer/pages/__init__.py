@@ -136,6 +136,15 @@ def correction(name: str):
     return _correction(name)
 
 
+def strip_vs_window(T: int = 16):
+    """Page 02: the sliding-window write-up's V1 (whole strips in shared memory, kernels/02b_strip.cu)
+    against V2 (the window, kernels/03_tiled.cu): memory per block and the largest K per
+    architecture (:mod:`explainer.pages.strip`)."""
+    from .strip import strip_vs_window as _strip_vs_window
+
+    return _strip_vs_window(T)
+
+
 def memory_spaces():
     """Page 05: the CUDA memory spaces (declaration, scope, lifetime, size per architecture, recorded
     latency) and where each variable of kernels/03_tiled.cu lives (:mod:`explainer.pages.memspaces`)."""
