@@ -27,6 +27,8 @@
 //             or padded); padding slots nobody writes stay -2. trace_b likewise with Bs.
 //   trace_c[(block * blockDim.x + threadIdx.x) * OUTS + j] = row * N + col: the j-th output
 //             this thread stores, in the order of its store loop (-2 when outside C).
+// Kernel 03b (TILE_X x TILE_Y blocks) records As / Bs by cell with TRACE_SLOT_A / _B (slot = the
+// cell's row-major index, explainer/model/rect.py) and C by thread with TRACE_C.
 //
 // Step markers. A comment "// @step:NAME" ends each line that a stepper step highlights; the
 // widgets find code lines by these markers (a marker may end several lines: all are highlighted).

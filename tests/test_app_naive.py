@@ -73,13 +73,13 @@ def expect_pinned(page, L, block, thread, meta) -> None:
     assert set(az[row - m0]) == {ACTIVE} and sum(r.count(ACTIVE) for r in az) == len(az[0])
     assert all(r[col - n0] == ACTIVE for r in bz)
     # The warp's other lanes are the model's: the same block, the same warp.
-    T = L.T
-    lanes = [(x, y) for y in range(T) for x in range(T) if L.warp_lane(x, y)[0] == v.warp and (x, y) != tuple(thread)]
+    BX, BY = L.block
+    lanes = [(x, y) for y in range(BY) for x in range(BX) if L.warp_lane(x, y)[0] == v.warp and (x, y) != tuple(thread)]
     for x, y in lanes[:5]:
         r2, c2 = L.c_index(block[0], block[1], x, y)
         assert cz[r2 - m0][c2 - n0] == TILE
     bx, by = block
-    assert cz[by * T - m0][bx * T - n0] in (PANEL, TILE, PINNED)
+    assert cz[by * L.tile_rows - m0][bx * L.tile_cols - n0] in (PANEL, TILE, PINNED)
 
 
 @pytest.mark.browser
@@ -113,11 +113,36 @@ def test_naive_page_pins_in_the_browser_and_asks_python_for_the_other_mapping(vo
     assert "uncoalesced" in text(page)
     assert any('"cmd":"kernel"' in f.replace(" ", "") for f in frames), [f[:200] for f in frames[:3]]
 
-    # Bad input: one line, the last good state stays.
+    # Bad input: one line, the last good state stays (a 64x32 block has 2048 threads).
     before = text(page)
-    field(page, "block T×T").fill("64")
-    field(page, "block T×T").press("Enter")
+    field(page, "blockDim.x").fill("64")
+    field(page, "blockDim.y").fill("32")
+    field(page, "blockDim.y").press("Enter")
     page.locator(f"{VIEW_SEL} .explainer-error").filter(has_text="⚠").wait_for(timeout=UPDATE_TIMEOUT_MS)
     assert "\n" not in page.locator(f"{VIEW_SEL} .explainer-error").inner_text().strip()
-    assert text(page) == before and field(page, "block T×T").input_value() == "16"
+    assert "2048 threads" in page.locator(f"{VIEW_SEL} .explainer-error").inner_text()
+    assert text(page) == before
+    assert (field(page, "blockDim.x").input_value(), field(page, "blockDim.y").input_value()) == ("16", "16")
+
+    # A non-square block, blockDim.x and blockDim.y committed together: naive_col with 16x4, the
+    # pinned thread kept where it exists (threadIdx.y 9 -> 3), computing what the model says.
+    field(page, "blockDim.x").fill("16")
+    field(page, "blockDim.y").fill("4")
+    field(page, "blockDim.y").press("Enter")
+    rect = Launch("naive_col", 1024, 1024, 1024, block_dim=(16, 4))
+    expect_pinned(page, rect, ob, (ot[0], 3), nv.naive_data(rect, ob)[0])
+    expect_warp_line(page, rect, ob, (ot[0], 3))
+    assert page.locator(f"{VIEW_SEL} .explainer-error").inner_text().strip() == ""
     assert page_errors == []
+
+
+def expect_warp_line(page, L, block, thread) -> None:
+    """The pinned thread's warp line is the model's (explainer.model.blockshape.warp_footprint)."""
+    from explainer.model import blockshape
+
+    w = L.thread(block, thread).warp
+    f = blockshape.warp_footprint(L, block, w, 0)
+    want = (f"warp {w} spans {len(f['block_rows'])} row(s) of the block; at k = 0 its load of A touches "
+            f"{f['A']['sectors']} sector(s) of 32 bytes (ideal {f['A']['ideal']}), its load of B {f['B']['sectors']} "
+            f"(ideal {f['B']['ideal']}), its store of C {f['C']['sectors']} (ideal {f['C']['ideal']})")
+    assert want in text(page), (want, text(page))

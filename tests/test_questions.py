@@ -205,6 +205,30 @@ def independent(q: Q.Question):
                f"{{\n    {body}\n}}\n")
         got = {d.name: d.placement for d in declarations(src)}[ex[0]]
         return got.space if q.key == "space" else got.lifetime
+    if q.key == "block_owner":  # the materialised schedule of the non-square launch
+        L = Launch(p["kernel"], p["M"], p["N"], p["K"], block_dim=tuple(p["block_dim"]))
+        sch = schedule(L)
+        (bx, by), (tx, ty) = p["block"], p["thread"]
+        r, c = int(sch.c_row[by, bx, ty, tx]), int(sch.c_col[by, bx, ty, tx])
+        return [[r, c]] if sch.writes_c[by, bx, ty, tx] else [None]
+    if q.key == "warp_rows":  # each lane's thread view: its row of A, its sector
+        BX, BY = p["block_dim"]
+        L = Launch("naive", p["M"], p["N"], p["K"], block_dim=(BX, BY))
+        rows, sectors = set(), set()
+        for lane in range(32):
+            lin = p["warp"] * 32 + lane
+            tx, ty = lin % BX, lin // BX
+            if ty >= BY:
+                continue
+            v = L.thread(tuple(p["block"]), (tx, ty))
+            if v.writes_c:
+                rows.add(v.c[0])
+                sectors.add((v.c[0] * L.K + p["k"]) * 4 // 32)
+        return [len(rows), len(sectors)]
+    if q.key == "shape_blocks":  # the SM's warps and block slots, divided out
+        a = hardware.arch(p["arch"])
+        warps = -(-p["block_dim"][0] * p["block_dim"][1] // 32)
+        return min(a["max_warps_per_sm"] // warps, a["max_blocks_per_sm"])
     if q.key == "largest_tile":  # every T tried
         return max(T for T in range(1, 512) if 2 * T * T * 4 <= p["shared_per_block"]
                    and T * T <= p["max_threads_per_block"])

@@ -26,6 +26,19 @@ The model's sector counts against the counters Nsight Compute read on the H100:"
         ("md", """**Do smaller blocks make a warp more contiguous?** The lab report says they do. For warp 0 of each
 block shape, the model counts the rows of the block it spans and the pieces its requests break into:"""),
         ("code", 'pages.correction("warp_spread")'),
+        ("md", """## Non-square blocks
+
+Nothing in a naive kernel ties the block to a square: the lab report launches its kernels with blocks of
+tile_x × tile_y threads, and `blockDim = (BX, BY)` may be 32×8 or 64×4 as well as 16×16. Three things follow
+from the shape. **The mapping**: thread (x, y) of block (bx, by) owns `C[by·BY + y][bx·BX + x]` in `naive`
+(`C[by·BX + x][bx·BY + y]` in `naive_col`), and the grid is `(ceil(N / BX), ceil(M / BY))` (`naive_col`: BX and BY
+swapped). **The coalescing**:
+a warp is 32 consecutive ids `x + y·BX`, so it is the block's *width* that decides how many rows a warp spans
+(4 rows when BX = 8, one when BX ≥ 32) and how many sectors its requests touch. **The occupancy**: an SM holds
+blocks by their BX·BY threads (a naive block uses no shared memory). The tables are computed by the model;
+on page 1 the explorer takes blockDim.x and blockDim.y apart, and kernel `03b_tiled_rect.cu` carries a
+non-square block into the tiled kernel."""),
+        ("code", "pages.block_shapes()"),
         ("md", """## What it costs: row- vs column-mapped naive kernels
 
 Same arithmetic, same occupancy, a different thread → element mapping. The bigger the block, the

@@ -4,6 +4,9 @@
   which thread owns which C element, what it loads in each phase), the program's steps, the
   schedule and its replay, the unguarded kernel's reach. Its names are re-exported here:
   ``from explainer.model import Launch``.
+* :mod:`.blockshape` — non-square blocks (blockDim = (BX, BY)) for the naive kernels: who owns which
+  element of C, each warp's rows and sectors, the occupancy, the lab report's three partitions.
+* :mod:`.rect` — kernel 03b, the tiled kernel with a TILE_X x TILE_Y block: who copies what.
 * :mod:`.ladder` — the kernels beyond tiling (10-14): block tiles, float4 copies, warp tiles.
 * :mod:`.mma` — tensor cores (15): the mma.sync m16n8k8 TF32 fragments, kernel 15's geometry and
   predicted register trace, TF32 rounding.

@@ -124,10 +124,10 @@ def block_dims(value) -> tuple[int, int]:
         raise LaunchError(f"a block shape is (blockDim.x, blockDim.y), got {value!r}") from None
     bx, by = as_int("blockDim.x", bx), as_int("blockDim.y", by)
     if bx < 1 or by < 1:
-        raise LaunchError(f"blockDim.x and blockDim.y must be at least 1, got ({bx}, {by})")
+        raise LaunchError(_("blockDim.x and blockDim.y must be at least 1, got ({bx}, {by})", bx=bx, by=by))
     if bx * by > MAX_THREADS_PER_BLOCK:
-        raise LaunchError(f"a {bx}x{by} block would have {bx * by} threads; CUDA allows at most "
-                          f"{MAX_THREADS_PER_BLOCK} per block")
+        raise LaunchError(_("a {bx}x{by} block would have {threads} threads; CUDA allows at most {max} per block",
+                            bx=bx, by=by, threads=bx * by, max=MAX_THREADS_PER_BLOCK))
     return bx, by
 
 
@@ -280,9 +280,9 @@ class Launch:
         tx, ty = as_int("threadIdx.x", tx), as_int("threadIdx.y", ty)
         if self.block_dim is not None:
             if not (0 <= tx < self.BX and 0 <= ty < self.BY):
-                raise LaunchError(
-                    f"thread (x={tx}, y={ty}) is outside the {self.block_label} block: threadIdx.x must be "
-                    f"0..{self.BX - 1} and threadIdx.y 0..{self.BY - 1}")
+                raise LaunchError(_(
+                    "thread (x={tx}, y={ty}) is outside the {shape} block: threadIdx.x must be 0..{xlast} and "
+                    "threadIdx.y 0..{ylast}", tx=tx, ty=ty, shape=self.block_label, xlast=self.BX - 1, ylast=self.BY - 1))
             return
         T = self.T
         if not (0 <= tx < T and 0 <= ty < T):

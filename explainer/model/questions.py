@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from . import hardware, hazards, ladder, memory, memspaces, mma, roofline
+from . import blockshape, hardware, hazards, ladder, memory, memspaces, mma, roofline
 from .launch import PAD, Launch, Step, count_label, phase_label, steps
 from ..i18n import N_, _
 
@@ -791,6 +791,87 @@ def bank_degree(seed: int, pool=None) -> Question:
                      {"expr": expr, "T": T, "pad": pad, "warp": warp, "k": k})
 
 
+#: Block shapes the non-square questions draw (blockDim.x, blockDim.y): the lab report's tile_x x tile_y.
+NON_SQUARE = [(16, 4), (4, 16), (32, 8), (8, 32), (64, 4), (8, 4), (32, 2), (16, 8), (2, 32), (128, 2)]
+SQUARE = [(8, 8), (16, 16), (32, 32)]
+
+
+def block_owner(seed: int, pool=None) -> Question:
+    """Which element of C thread (x, y) of block (x, y) computes with a non-square block
+    (:meth:`Launch.c_index` with ``block_dim``)."""
+    rng = _rng(seed, "05.block_owner")
+    kernel = "naive_col" if rng.random() < 0.35 else "naive"
+    BX, BY = _choice(rng, NON_SQUARE)
+    M, N, K = (int(v) for v in rng.integers(5, 130, size=3))
+    L = Launch(kernel, M, N, K, block_dim=(BX, BY))
+    gx, gy = L.grid
+    edge = rng.random() < 0.3
+    bx = gx - 1 if edge else int(rng.integers(0, gx))
+    by = gy - 1 if edge else int(rng.integers(0, gy))
+    tx, ty = int(rng.integers(0, BX)), int(rng.integers(0, BY))
+    r, c = (int(v) for v in L.c_index(bx, by, tx, ty))
+    if kernel == "naive":
+        parts = (f"row = blockIdx.y*blockDim.y + threadIdx.y = {by}*{BY} + {ty} = {r}",
+                 f"col = blockIdx.x*blockDim.x + threadIdx.x = {bx}*{BX} + {tx} = {c}")
+    else:
+        parts = (f"row = blockIdx.y*blockDim.x + threadIdx.x = {by}*{BX} + {tx} = {r}",
+                 f"col = blockIdx.x*blockDim.y + threadIdx.y = {bx}*{BY} + {ty} = {c}")
+    if L.writes_c(bx, by, tx, ty):
+        why = f"{parts[0]} and {parts[1]}: C[{r}][{c}]"
+        answer, text = [[r, c]], f"C[{r}][{c}]"
+    else:
+        why = (f"{parts[0]} and {parts[1]}: C[{r}][{c}] lies outside the {M}×{N} matrix C, so the guard "
+               "if (row < M && col < N) skips the thread: none")
+        answer, text = [None], f"none (C[{r}][{c}] is outside C)"
+    prompt = (f"Kernel {kernel}, M×N×K = {M}×{N}×{K}, blockDim = ({BX}, {BY}) (a {BX}×{BY} block; grid {gx}×{gy}). "
+              f"Which element of C does thread (x={tx}, y={ty}) of block (x={bx}, y={by}) compute? Type C[row][col], "
+              "or none if it computes nothing.")
+    return _question("05_warps_and_coalescing", "block_owner", prompt, {"kind": "cells", "names": ["C"], "empty": "none"},
+                     answer, text, [why], {"kernel": kernel, "M": M, "N": N, "K": K, "block_dim": [BX, BY],
+                                           "block": [bx, by], "thread": [tx, ty]})
+
+
+def warp_rows(seed: int, pool=None) -> Question:
+    """How many rows of A, and how many 32-byte sectors, one warp's load A[row][k] touches in the
+    naive kernel with a BX x BY block (:func:`.blockshape.warp_footprint`)."""
+    rng = _rng(seed, "05.warp_rows")
+    BX, BY = _choice(rng, SQUARE + NON_SQUARE)
+    L = Launch("naive", 256, 256, 256, block_dim=(BX, BY))
+    gx, gy = L.grid
+    bx, by = int(rng.integers(0, gx)), int(rng.integers(0, gy))
+    warp = int(rng.integers(0, memory.warps_per_block((BX, BY))))
+    k = int(rng.integers(0, L.K))
+    f = blockshape.warp_footprint(L, (bx, by), warp, k)["A"]
+    lo, hi = warp * 32, min(warp * 32 + 31, BX * BY - 1)
+    rows = f["rows"]
+    shown = ", ".join(map(str, rows[:6])) + (" …" if len(rows) > 6 else "")
+    why = [f"lanes are ids {lo}..{hi} = threadIdx.x + threadIdx.y*{BX}, so threadIdx.y runs {lo // BX}..{hi // BX} and "
+           f"row = blockIdx.y*{BY} + threadIdx.y takes the values {shown}: rows of A = {len(rows)}",
+           f"the lanes of one row read the same A[row][{k}] (a broadcast); rows are {L.K} floats = {4 * L.K} bytes "
+           f"apart, one sector each: sectors = {f['sectors']} (the ideal for {len(rows)} distinct floats: {f['ideal']})"]
+    prompt = (f"Kernel naive, M×N×K = 256×256×256, blockDim = ({BX}, {BY}). Warp {warp} of block (x={bx}, y={by}) "
+              f"loads A[row * K + k] at k = {k}. How many different rows of A does that request read, and how many "
+              "32-byte sectors does it touch? Type rows, sectors.")
+    return _question("05_warps_and_coalescing", "warp_rows", prompt, {"kind": "ints", "names": ["rows", "sectors"]},
+                     [len(rows), f["sectors"]], f"{len(rows)} row(s), {f['sectors']} sector(s)", why,
+                     {"kernel": "naive", "M": 256, "N": 256, "K": 256, "block_dim": [BX, BY], "block": [bx, by],
+                      "warp": warp, "k": k})
+
+
+def shape_blocks(seed: int, pool=None) -> Question:
+    """Blocks per SM for a naive block of BX x BY threads (no shared memory; :func:`.hardware.occupancy`)."""
+    rng = _rng(seed, "05.shape_blocks")
+    arch = _choice(rng, list(hardware.arches()))
+    BX, BY = _choice(rng, SQUARE + NON_SQUARE)
+    o = hardware.occupancy(arch, BX * BY)
+    why = f"{BX}×{BY} = {BX * BY} threads = {o.warps_per_block} warp(s); {_limits_text(arch, o)}; the SM holds the smallest: {o.blocks_per_sm}"
+    prompt = (f"{hardware.arch(arch)['label']}: the naive kernel (no shared memory; leave registers aside) launched "
+              f"with blockDim = ({BX}, {BY}). How many blocks can one SM hold at once?")
+    return _question("05_warps_and_coalescing", "shape_blocks", prompt, {"kind": "int"}, o.blocks_per_sm,
+                     f"{o.blocks_per_sm} block(s) per SM ({o.occupancy:.0%} occupancy)", [why],
+                     {"arch": arch, "block_dim": [BX, BY]})
+
+
 # ---------------------------------------------------------------------------------------------
 # 06 · occupancy
 # ---------------------------------------------------------------------------------------------
@@ -1337,7 +1418,8 @@ PAGES: dict[str, tuple[Callable[..., Question], ...]] = {
     "03_boundaries": (ghost_count, lambda seed, pool=None: tiled_loads(seed, pool, "03_boundaries", padding=True),
                       padding_count),
     "04_barriers": (race_writer, race_warps, overwrites, variant_barriers),
-    "05_warps_and_coalescing": (warp_lane, sectors, bank_degree, memory_space, lifetime),
+    "05_warps_and_coalescing": (warp_lane, sectors, bank_degree, memory_space, lifetime, block_owner, warp_rows,
+                                shape_blocks),
     "06_tile_size_and_occupancy": (blocks_per_sm, limiter, occupancy_percent, largest_square_tile, dynamic_bytes,
                                    scheduler_idle, scheduler_warps),
     "07_arithmetic_intensity_and_roofline": (intensity, bound, bound_kind),

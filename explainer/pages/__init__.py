@@ -145,6 +145,15 @@ def strip_vs_window(T: int = 16):
     return _strip_vs_window(T)
 
 
+def block_shapes():
+    """Page 05: non-square blocks, blockDim = (BX, BY): rows and sectors of a warp's requests and the
+    occupancy per block shape, and the lab report's row / column / block partitions, computed
+    (:mod:`explainer.pages.blockshape`)."""
+    from .blockshape import block_shapes as _block_shapes
+
+    return _block_shapes()
+
+
 def memory_spaces():
     """Page 05: the CUDA memory spaces (declaration, scope, lifetime, size per architecture, recorded
     latency) and where each variable of kernels/03_tiled.cu lives (:mod:`explainer.pages.memspaces`)."""

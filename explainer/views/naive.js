@@ -24,9 +24,10 @@ function createNaiveView({ model, el: host }) {
   const fM = numberField(sizeRow, "M", 0, () => {});  // committed together by Apply or Enter
   const fN = numberField(sizeRow, "N", 0, () => {});
   const fK = numberField(sizeRow, "K", 0, () => {});
-  const fT = numberField(sizeRow, tr("block T×T"), 0, () => {});
-  const applier = applyControl(sizeRow, [fM, fN, fK, fT], {
-    changed: () => !!meta && [[fM, meta.M], [fN, meta.N], [fK, meta.K], [fT, meta.T]].some(([f, v]) => f.value.trim() !== String(v)),
+  const fBX = numberField(sizeRow, "blockDim.x", 0, () => {});  // the block's shape, x and y apart (8×8, 32×8, 64×4 ...)
+  const fBY = numberField(sizeRow, "blockDim.y", 0, () => {});
+  const applier = applyControl(sizeRow, [fM, fN, fK, fBX, fBY], {
+    changed: () => !!meta && [[fM, meta.M], [fN, meta.N], [fK, meta.K], [fBX, meta.BX], [fBY, meta.BY]].some(([f, v]) => f.value.trim() !== String(v)),
     apply: () => { if (applier.changed()) sendLaunch(); },
   });
   const idRow = el("div", { class: "ex-row" }, root);
@@ -74,7 +75,7 @@ function createNaiveView({ model, el: host }) {
   }
 
   function build() {
-    const geom = JSON.stringify([meta.kernel, meta.M, meta.N, meta.K, meta.T, meta.mwin, meta.nwin, meta.kwin]);
+    const geom = JSON.stringify([meta.kernel, meta.M, meta.N, meta.K, meta.BX, meta.BY, meta.mwin, meta.nwin, meta.kwin]);
     if (built && built.geom === geom) return;
     figBox.textContent = "";
     const pal = meta.palette;
@@ -153,12 +154,12 @@ function createNaiveView({ model, el: host }) {
   // "Your turn": the student's expressions for every thread of every block drawn, against the
   // model's row / col of each (thr_rc), and their loads for every k drawn (A[row][k], B[k][col]).
   function compareTyped(e) {
-    const T = meta.T, nb = A.blocks.shape[0], nk = A.ks.shape[0], nw = A.cols.shape[0];
+    const nt = A.thread_xy.shape[0], nb = A.blocks.shape[0], nk = A.ks.shape[0], nw = A.cols.shape[0];
     const who = (bi, q) => tr("block (x={bx}, y={by}), thread (x={tx}, y={ty})",
       { bx: at(A.blocks, bi, 0), by: at(A.blocks, bi, 1), tx: at(A.thread_xy, q, 0), ty: at(A.thread_xy, q, 1) });
     const env = (bi, q, k) => {
       const v = { "blockIdx.x": at(A.blocks, bi, 0), "blockIdx.y": at(A.blocks, bi, 1), "threadIdx.x": at(A.thread_xy, q, 0),
-                  "threadIdx.y": at(A.thread_xy, q, 1), "blockDim.x": T, "blockDim.y": T, "gridDim.x": meta.grid[0],
+                  "threadIdx.y": at(A.thread_xy, q, 1), "blockDim.x": meta.BX, "blockDim.y": meta.BY, "gridDim.x": meta.grid[0],
                   "gridDim.y": meta.grid[1], M: meta.M, N: meta.N, K: meta.K, k };
       v.row = evalIndex(e.row, v);
       v.col = evalIndex(e.col, v);
@@ -171,7 +172,7 @@ function createNaiveView({ model, el: host }) {
     for (const [id, axis] of [["row", 0], ["col", 1]]) {
       let wrong = 0, first = null;
       for (let bi = 0; bi < nb; bi++) {
-        for (let q = 0; q < T * T; q++) {
+        for (let q = 0; q < nt; q++) {
           const got = env(bi, q, 0)[id], want = at(A.thr_rc, bi, q, axis);
           if (got === want) continue;
           wrong++;
@@ -180,14 +181,14 @@ function createNaiveView({ model, el: host }) {
           if (cell >= 0) wrongCell[cell] = 1;
         }
       }
-      const all = (nb * T * T).toLocaleString("en-US");
+      const all = (nb * nt).toLocaleString("en-US");
       lines.push({ id, ok: !wrong, text: wrong ? tr("{id}: {wrong} of {all} wrong; {first}", { id, wrong: count(wrong, "thread"), all, first })
         : tr("{id}: right for all {all} threads of the {blocks} drawn", { id, all, blocks: count(nb, "block") }) });
     }
     for (const [which, ids, want] of [["A", ["a_r", "a_c"], (r, c, k) => [r, k]], ["B", ["b_r", "b_c"], (r, c, k) => [k, c]]]) {
       let wrong = 0, all = 0, first = null;
       for (let bi = 0; bi < nb; bi++) {
-        for (let q = 0; q < T * T; q++) {
+        for (let q = 0; q < nt; q++) {
           if (!at(A.thr_writes, bi, q)) continue;  // outside C: the guard skips the loop
           for (let j = 0; j < nk; j++) {
             const k = at(A.ks, j), v = env(bi, q, k);
@@ -225,8 +226,17 @@ function createNaiveView({ model, el: host }) {
           { c: `C[${row}][${col}]`, guard: "<code>if (row &lt; M &amp;&amp; col &lt; N)</code>" }),
       meta.launch_html,
       meta.warps_html,
+      warpLine(),
     ];
     return lines.join("<br>");
+  }
+
+  // The pinned thread's warp at k = 0, from the model's counts (warp_rows, warp_sec, warp_ideal).
+  function warpLine() {
+    if (!A.warp_sec) return "";
+    const w = at(A.thr_warp, b, p), s = (m) => at(A.warp_sec, b, w, m), i = (m) => at(A.warp_ideal, b, w, m);
+    return tr("warp {warp} spans {rows} row(s) of the block; at k = 0 its load of A touches {sa} sector(s) of 32 bytes (ideal {ia}), its load of B {sb} (ideal {ib}), its store of C {sc} (ideal {ic})",
+      { warp: w, rows: at(A.warp_rows, b, w), sa: s(0), ia: i(0), sb: s(1), ib: i(1), sc: s(2), ic: i(2) });
   }
 
   function hoverText(name, r, c) {
@@ -253,7 +263,7 @@ function createNaiveView({ model, el: host }) {
       if (String(at(A.thread_xy, j, 0)) === ftx.value.trim() && String(at(A.thread_xy, j, 1)) === fty.value.trim()) q = j;
     }
     if (q < 0) {
-      setError(tr("thread (x={tx}, y={ty}) is outside the {T}x{T} block: {range}", { tx: ftx.value, ty: fty.value, T: meta.T, range: meta.thread_range }));
+      setError(tr("thread (x={tx}, y={ty}) is outside the {shape} block: {range}", { tx: ftx.value, ty: fty.value, shape: `${meta.BX}x${meta.BY}`, range: meta.thread_range }));
       return syncIds();
     }
     if (blk >= 0) return pin(blk, q);
@@ -261,7 +271,10 @@ function createNaiveView({ model, el: host }) {
   }
 
   function sendLaunch() {
-    ask({ cmd: "launch", M: fM.value, N: fN.value, K: fK.value, T: fT.value, thread: p, pinned: blockOf(b) });
+    // T: how a static page names the block in its store (an edge, or "BXxBY"); Python reads BX and BY.
+    const bx = fBX.value.trim(), by = fBY.value.trim();
+    ask({ cmd: "launch", M: fM.value, N: fN.value, K: fK.value, BX: bx, BY: by, T: bx === by ? bx : `${bx}x${by}`,
+          thread: p, pinned: blockOf(b) });
   }
 
   // A request only Python can answer; a static page looks it up in its store.
@@ -284,7 +297,8 @@ function createNaiveView({ model, el: host }) {
   }
 
   function syncControls() {
-    fM.value = String(meta.M); fN.value = String(meta.N); fK.value = String(meta.K); fT.value = String(meta.T);
+    fM.value = String(meta.M); fN.value = String(meta.N); fK.value = String(meta.K);
+    fBX.value = String(meta.BX); fBY.value = String(meta.BY);
     applier.refresh();
     syncIds();
   }

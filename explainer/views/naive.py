@@ -9,7 +9,12 @@ C cell of the window, the thread that owns it. Pinning a thread (a click on C, o
 ``threadIdx`` or a ``blockIdx`` inside the window) happens in the browser; Python is asked only
 for another launch, kernel, or a block outside the window.
 
-Arrays (``b`` = a block of ``blocks``, ``p`` = a thread of a block, ``tx + ty*T``):
+The block may be non-square, ``blockDim = (BX, BY)`` (the lab report's tile_x x tile_y): a block
+then covers a ``tile_rows x tile_cols`` tile of C (BY x BX for ``naive``, BX x BY for
+``naive_col``), and ``meta["T"]`` is the block's label (``16`` or ``"16x4"``: the key a static page
+stores it under).
+
+Arrays (``b`` = a block of ``blocks``, ``p`` = a thread of a block, ``tx + ty*BX``):
 
 * ``blocks[b] = (bx, by)``; ``thread_xy[p] = (tx, ty)``;
 * per (b, p): ``thr_rc`` its C element (row, col; it may lie outside C), ``thr_writes``,
@@ -18,7 +23,11 @@ Arrays (``b`` = a block of ``blocks``, ``p`` = a thread of a block, ``tx + ty*T`
   column of B it reads, -1 if not drawn);
 * per C cell of the window: ``c_blk`` and ``c_p``, the thread that computes it;
 * ``rows`` / ``cols`` / ``ks``: the global indices the window shows; ``a_text`` / ``b_text``:
-  the demo values when the window is small enough to label.
+  the demo values when the window is small enough to label;
+* per (b, warp ``w``) at loop step k = 0 (:func:`explainer.model.blockshape.block_footprints`):
+  ``warp_rows[b, w]`` the rows of the block its lanes span, ``warp_sec[b, w, m]`` /
+  ``warp_ideal[b, w, m]`` the 32-byte sectors (and the ideal) of its load of A (m = 0), of B (1)
+  and its store of C (2); zeros for a warp with no active lane.
 """
 
 from __future__ import annotations
@@ -27,7 +36,9 @@ import numpy as np
 
 from .. import resources
 from ..i18n import N_, _
-from ..model import WARP_SIZE, Launch, LaunchError, ceil_div
+import dataclasses
+
+from ..model import WARP_SIZE, Launch, LaunchError, blockshape, ceil_div
 from .common import ACTIVE, HAZARD, KERNEL_NAMES, PALETTE, PANEL, PINNED, TEXT_MAX, TILE, demo_matrices, whole, window
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView
@@ -95,20 +106,21 @@ def naive_data(L: Launch, block, window_cells: int = WINDOW_CELLS) -> tuple[dict
     if L.kernel not in FORMULAS:
         raise LaunchError(f"the naive explorer draws {' and '.join(FORMULAS)}, not {L.kernel!r}")
     L.check_block(*block)
-    T = L.T
+    R, Cw = L.tile_rows, L.tile_cols  # the tile of C one block covers (T x T for a square block)
+    BX, BY = L.block
     bx, by = (int(v) for v in block)
-    cells = max(window_cells, T)
-    (m0, m1), (n0, n1) = window(L.M, by * T, T, cells), window(L.N, bx * T, T, cells)
-    k0, k1 = window(L.K, 0, T, cells)
+    cells = max(window_cells, R, Cw)
+    (m0, m1), (n0, n1) = window(L.M, by * R, R, cells), window(L.N, bx * Cw, Cw, cells)
+    k0, k1 = window(L.K, 0, max(R, Cw), cells)
     mw, nw = m1 - m0, n1 - n0
-    # Every block whose T x T tile of C meets the window (both mappings give block (x, y) the
-    # tile at rows y*T.., columns x*T..).
-    gys = np.arange(m0 // T, ceil_div(m1, T))
-    gxs = np.arange(n0 // T, ceil_div(n1, T))
+    # Every block whose tile of C meets the window (both mappings give block (x, y) the tile at
+    # rows y*R.., columns x*Cw..).
+    gys = np.arange(m0 // R, ceil_div(m1, R))
+    gxs = np.arange(n0 // Cw, ceil_div(n1, Cw))
     bxs, bys = np.meshgrid(gxs, gys)
     blocks = np.stack([bxs.ravel(), bys.ravel()], axis=1)
-    p = np.arange(T * T)
-    tx, ty = p % T, p // T  # thread p of a block is (tx, ty) = the model's linear id p
+    p = np.arange(BX * BY)
+    tx, ty = p % BX, p // BX  # thread p of a block is (tx, ty) = the model's linear id p
     assert np.array_equal(L.linear_thread(tx, ty), p)
     B_, P_ = np.meshgrid(np.arange(len(blocks)), p, indexing="ij")
     args = (blocks[B_, 0], blocks[B_, 1], tx[P_], ty[P_])
@@ -125,6 +137,18 @@ def naive_data(L: Launch, block, window_cells: int = WINDOW_CELLS) -> tuple[dict
     c_p[cell[drawn]] = P_[drawn]
     if (c_blk < 0).any():
         raise AssertionError("a C cell of the window has no owner")
+    # Each warp of each block drawn at k = 0: the rows of the block it spans, the sectors of its
+    # requests (explainer.model.blockshape, from explainer.model.memory).
+    W = ceil_div(BX * BY, WARP_SIZE)
+    warp_rows = np.zeros((len(blocks), W), np.int16)
+    warp_sec = np.zeros((len(blocks), W, 3), np.int16)
+    warp_ideal = np.zeros((len(blocks), W, 3), np.int16)
+    for i, (gx_, gy_) in enumerate(blocks):
+        for f in blockshape.block_footprints(L, (int(gx_), int(gy_)), 0):
+            w = f["warp"]
+            warp_rows[i, w] = len(f["block_rows"])
+            for j, m in enumerate("ABC"):
+                warp_sec[i, w, j], warp_ideal[i, w, j] = f[m]["sectors"], f[m]["ideal"]
     arrays = {
         "blocks": blocks.astype(np.int32),
         "thread_xy": np.stack([tx, ty], axis=1).astype(np.int16),
@@ -141,6 +165,9 @@ def naive_data(L: Launch, block, window_cells: int = WINDOW_CELLS) -> tuple[dict
         "rows": np.arange(m0, m1, dtype=np.int32),
         "cols": np.arange(n0, n1, dtype=np.int32),
         "ks": np.arange(k0, k1, dtype=np.int32),
+        "warp_rows": warp_rows,
+        "warp_sec": warp_sec,
+        "warp_ideal": warp_ideal,
     }
     small = max(mw, nw, k1 - k0) <= TEXT_MAX
     if small:
@@ -155,18 +182,19 @@ def naive_data(L: Launch, block, window_cells: int = WINDOW_CELLS) -> tuple[dict
 
     fr, fc = FORMULAS[L.kernel]
     meta = {
-        "view": "naive", "kernel": L.kernel, "M": L.M, "N": L.N, "K": L.K, "T": T, "grid": [gx, gy],
+        "view": "naive", "kernel": L.kernel, "M": L.M, "N": L.N, "K": L.K,
+        "T": L.T if L.square else L.block_label, "BX": BX, "BY": BY, "grid": [gx, gy],
         "block": [bx, by], "mwin": [m0, m1], "nwin": [n0, n1], "kwin": [k0, k1],
         "formula_row": fr, "formula_col": fc, "loads_per_output": 2 * L.K,
         "exercise": naive_exercise(L.kernel),
         "palette": PALETTE, "legend": [(c, _(t)) for c, t in LEGEND],
         "colours": {"IDLE": 0, "PANEL": PANEL, "TILE": TILE, "ACTIVE": ACTIVE, "PINNED": PINNED, "HAZARD": HAZARD},
-        "title": _("{kernel}: grid {gx}×{gy} blocks of {T}×{T} threads", kernel=L.kernel, gx=gx, gy=gy, T=T),
+        "title": _("{kernel}: grid {gx}×{gy} blocks of {bx}×{by} threads", kernel=L.kernel, gx=gx, gy=gy, bx=BX, by=BY),
         "title_k": _("A: column k") + clip(k0, k1, L.K),
         "title_m": _("A / C: row") + clip(m0, m1, L.M),
         "title_n": _("B / C: column") + clip(n0, n1, L.N),
         "warp_size": WARP_SIZE,
-        "thread_range": _("threadIdx.x and threadIdx.y must be 0..{last}", last=T - 1),
+        "thread_range": _("threadIdx.x must be 0..{xlast} and threadIdx.y 0..{ylast}", xlast=BX - 1, ylast=BY - 1),
         "launch_html": _("whole launch: {threads} threads, {loads} global loads (2·M·N·K), {flops} flops → {fpb} FLOP "
                          "per byte of DRAM traffic (a bound that ignores caches)", threads=f"{st['threads']:,}",
                          loads=f"{st['global_loads']:,}", flops=f"{st['flops']:,}", fpb=f"{st['flop_per_byte']:.2f}"),
@@ -207,10 +235,14 @@ class NaiveExplorer:
     object answers a new launch, kernel or a block outside the window. ``block`` / ``thread``
     are the last ones set from Python (the browser does not report its pins back)."""
 
+    #: Non-square blocks an exported page stores for its own M, N, K and block (in both mappings,
+    #: bytes kept aside from the rings of nearby blocks): typed into blockDim.x / blockDim.y.
+    STATIC_BLOCKS = ((16, 4), (32, 8))
+
     def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), kernel="naive",
-                 window_cells=WINDOW_CELLS):
+                 window_cells=WINDOW_CELLS, block_dim=None):
         self.window_cells = window_cells
-        L = Launch(kernel, M, N, K, tile)
+        L = Launch(kernel, M, N, K, tile, block_dim)
         L.check_block(*block)
         L.check_thread(*thread)
         self.view = NaiveView(kernels=list(FORMULAS))
@@ -233,12 +265,15 @@ class NaiveExplorer:
         self.view.show(meta, buf)
 
     # ---- what Python callers (notebooks, tests) do --------------------------------------
-    def set_launch(self, M, N, K, tile, kernel=None):
-        """A new launch; the block and thread are kept where they still exist."""
-        L = Launch(kernel or self.L.kernel, M, N, K, tile)
+    def set_launch(self, M, N, K, tile=None, kernel=None, block_dim=None):
+        """A new launch (T x T blocks, or ``block_dim = (BX, BY)``); the block and thread are kept
+        where they still exist."""
+        if tile is None and block_dim is None:
+            raise LaunchError("give the block: tile T, or block_dim (blockDim.x, blockDim.y)")
+        L = Launch(kernel or self.L.kernel, M, N, K, tile if tile is not None else 0, block_dim)
         gx, gy = L.grid
         block = (min(self.block[0], gx - 1), min(self.block[1], gy - 1))
-        thread = (min(self.thread[0], L.T - 1), min(self.thread[1], L.T - 1))
+        thread = (min(self.thread[0], L.BX - 1), min(self.thread[1], L.BY - 1))
         self._set(L, block, thread)
 
     def set_kernel(self, kernel: str, block=None, thread=None):
@@ -246,7 +281,7 @@ class NaiveExplorer:
         computing another element of C (the page's point)."""
         if kernel not in FORMULAS:
             raise LaunchError(f"unknown kernel {kernel!r}: this view offers {', '.join(FORMULAS)}")
-        L = Launch(kernel, self.L.M, self.L.N, self.L.K, self.L.T)
+        L = dataclasses.replace(self.L, kernel=kernel)  # the same launch and block shape
         block = tuple(block) if block is not None else self.block
         thread = tuple(thread) if thread is not None else self.thread
         L.check_block(*block)
@@ -279,14 +314,22 @@ class NaiveExplorer:
             p = whole("thread", content.get("thread", 0))
             _, arrays = self.data()
             if not 0 <= p < len(arrays["thread_xy"]):
-                raise LaunchError(f"thread {p} is not a thread of a {self.L.T}x{self.L.T} block")
+                raise LaunchError(f"thread {p} is not a thread of a {self.L.BX}x{self.L.BY} block")
             thread = tuple(int(v) for v in arrays["thread_xy"][p])
             pinned = content.get("pinned") or self.block
             pinned = tuple(whole(f"blockIdx.{a}", v) for a, v in zip("xy", pinned))
             if cmd == "launch":
-                M, N, K, T = (whole(n, content.get(n)) for n in ("M", "N", "K", "T"))
-                self.block, self.thread = pinned, thread
-                self.set_launch(M, N, K, T)
+                M, N, K = (whole(n, content.get(n)) for n in ("M", "N", "K"))
+                if "BX" in content or "BY" in content:  # blockDim.x and blockDim.y, typed apart
+                    dims = tuple(whole(f"blockDim.{a}", content.get(f"B{a.upper()}")) for a in "xy")
+                    Launch(self.L.kernel, M, N, K, block_dim=dims)  # (checked before anything moves)
+                    self.block, self.thread = pinned, thread
+                    self.set_launch(M, N, K, block_dim=dims)
+                else:
+                    T = whole("T", content.get("T"))
+                    Launch(self.L.kernel, M, N, K, T)
+                    self.block, self.thread = pinned, thread
+                    self.set_launch(M, N, K, T)
             elif cmd == "kernel":
                 self.set_kernel(content.get("name"), pinned, thread)
             elif cmd == "block":
@@ -302,8 +345,16 @@ class NaiveExplorer:
         def payload(kernel, L, block, thread):
             return naive_payload(L, block, thread, block, self.window_cells)
 
+        extras = []
+        for dims in self.STATIC_BLOCKS:  # the page's M, N, K with the lab report's block shapes
+            L = Launch(self.L.kernel, self.L.M, self.L.N, self.L.K, block_dim=dims)
+            if L == self.L:
+                continue
+            gx, gy = L.grid
+            block = (min(self.block[0], gx - 1), min(self.block[1], gy - 1))
+            extras.append((L.block_label, L, block, (min(self.thread[0], L.BX - 1), min(self.thread[1], L.BY - 1))))
         return _static_store(payload, tuple(FORMULAS), [(None, self.L, self.block, self.thread)],
-                             (self.L.kernel, self.L, self.block, self.thread), min(budget, STATIC_CAP))
+                             (self.L.kernel, self.L, self.block, self.thread), min(budget, STATIC_CAP), extras=extras)
 
 
 def naive_explorer(**kw):

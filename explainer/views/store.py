@@ -12,6 +12,7 @@ gets the view's one-line note that it needs the live app.
 from __future__ import annotations
 
 import base64
+import dataclasses
 from typing import Callable
 
 import anywidget
@@ -34,17 +35,33 @@ Payload = Callable[[str, Launch, tuple, tuple], "tuple[dict, bytes] | None"]
 
 
 def state_key(kernel: str, L: Launch, block) -> str:
-    """The key of one payload in a static page's store (``static.js`` joins the same fields)."""
-    return "|".join(str(f) for f in (kernel, L.M, L.N, L.K, L.T, block[0], block[1]))
+    """The key of one payload in a static page's store (``static.js`` joins the same fields; the
+    block is its edge T, or ``BXxBY`` for a non-square one: the payload's ``meta["T"]``)."""
+    return "|".join(str(f) for f in (kernel, L.M, L.N, L.K, L.block_label, block[0], block[1]))
 
 
-def static_store(payload: Payload, kernels, launches, initial, budget: int = STATIC_BUDGET) -> dict:
+def _launch_of(kernel: str, M: str, N: str, K: str, T: str) -> Launch:
+    """The launch a key's fields name (``T`` an edge, or ``BXxBY``)."""
+    if "x" in T:
+        bx, by = T.split("x")
+        return Launch(kernel, int(M), int(N), int(K), block_dim=(int(bx), int(by)))
+    return Launch(kernel, int(M), int(N), int(K), int(T))
+
+
+def static_store(payload: Payload, kernels, launches, initial, budget: int = STATIC_BUDGET, extras=()) -> dict:
     """Payloads for every kernel in ``kernels`` on every launch in ``launches`` (``(preset name
     or None, Launch, block, thread)``, the page's own launch first), at the launch's block,
     then the blocks nearest to it, as long as the payloads' bytes stay within ``budget``.
     ``initial`` is ``(kernel, launch, block, thread)`` of what the page shows first; it is
-    always stored (whole or not)."""
+    always stored (whole or not). ``extras`` (entries like ``launches``'): their own block only,
+    in every kernel, with their bytes kept aside from the start so that the rings around the
+    page's own launch are not given to them (the naive page's non-square blocks)."""
     payloads, states, sizes, used, computed = [], {}, {}, 0, {}
+    extra = [(name, dataclasses.replace(L, kernel=kernel), block, thread)
+             for name, L, block, thread in extras for kernel in kernels]
+    extra_got = {state_key(L.kernel, L, block): payload(L.kernel, L, block, thread) for _, L, block, thread in extra}
+    kept = sum(len(got[1]) for got in extra_got.values() if got)
+    full_budget, budget = budget, (budget - kept if kept < budget else budget)
 
     def compute(kernel, L, block, thread):
         key = state_key(kernel, L, block)
@@ -79,7 +96,7 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
     # Each launch's own block, in every kernel: the page's own launch first, then the smaller
     # payloads before the larger (a 1024^3 preset in four kernels would otherwise take the budget
     # that holds every small preset whole: the several-warp launches page 04's races need).
-    wanted = [(name, Launch(kernel, L.M, L.N, L.K, L.T), block, thread)
+    wanted = [(name, dataclasses.replace(L, kernel=kernel), block, thread)
               for name, L, block, thread in launches for kernel in order]
     def size(i):
         if i < len(order):
@@ -95,7 +112,7 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
         entry = {"key": key, "thread": int(L.linear_thread(*thread)), "preset": name}
         if name is not None:
             presets[f"{L.kernel}|{name}"] = entry
-        launch_keys.setdefault("|".join(map(str, (L.kernel, L.M, L.N, L.K, L.T))), entry)
+        launch_keys.setdefault("|".join(map(str, (L.kernel, L.M, L.N, L.K, L.block_label))), entry)
         tried.append((sizes[key], L.kernel, L, block, thread))
     computed.clear()
     # Then where C's edges are, which is where the guards and ghost threads show: each small
@@ -138,12 +155,21 @@ def static_store(payload: Payload, kernels, launches, initial, budget: int = STA
         for block in dict.fromkeys(((0, 0), (gx - 1, by))):
             add(kernel, L, block, thread)
     rings(budget)
+    for name, L, block, thread in extra:  # the bytes kept aside for them
+        key = state_key(L.kernel, L, block)
+        computed[key] = extra_got[key]
+        if add(L.kernel, L, block, thread, cap=full_budget) is None:
+            continue
+        entry = {"key": key, "thread": int(L.linear_thread(*thread)), "preset": name}
+        if name is not None:
+            presets.setdefault(f"{L.kernel}|{name}", entry)
+        launch_keys.setdefault("|".join(map(str, (L.kernel, L.M, L.N, L.K, L.block_label))), entry)
     # The blocks stored for each launch, in words (the static page's block menu), and whether the
     # grid has more blocks than the page holds.
     blocks: dict[str, dict] = {}
     for key in states:
         kernel, M, N, K, T, bx, by = key.split("|")
-        L = Launch(kernel, int(M), int(N), int(K), int(T))
+        L = _launch_of(kernel, M, N, K, T)
         entry = blocks.setdefault("|".join((kernel, M, N, K, T)), {"blocks": [], "all": L.num_blocks})
         entry["blocks"].append([int(bx), int(by), L.block_place(int(bx), int(by))])
     for entry in blocks.values():
