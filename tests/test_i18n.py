@@ -17,8 +17,8 @@ from explainer.i18n import glossary, prose
 
 PACKAGE = Path(i18n.__file__).resolve().parent.parent
 ZH = "zh-CN"
-#: The front-end modules of the translated pages (page 01's views, the index, the glossary).
-FRONT_END = ("common.js", "present.js", "yourturn.js", "naive.js", "quiz.js", "static.js")
+#: Every front-end module of the pages (views/*.js): each string it passes to tr() has its Chinese.
+FRONT_END = tuple(sorted(p.name for p in (PACKAGE / "views").glob("*.js")))
 MARKERS = {"_", "gettext", "N_"}
 
 
@@ -74,10 +74,27 @@ def all_msgids() -> dict[str, str]:
 
 
 def _po():
+    """Every entry of every catalogue file of 简体中文."""
     from babel.messages.pofile import read_po
 
-    with open(i18n.po_path(ZH), "rb") as f:
-        return read_po(f)
+    out = []
+    for path in i18n.po_paths(ZH):
+        with open(path, "rb") as f:
+            out += [m for m in read_po(f) if m.id]
+    return out
+
+
+def test_each_msgid_is_in_one_catalogue_file():
+    from babel.messages.pofile import read_po
+
+    where: dict[str, list[str]] = {}
+    for path in i18n.po_paths(ZH):
+        with open(path, "rb") as f:
+            for m in read_po(f):
+                if m.id:
+                    where.setdefault(m.id, []).append(path.name)
+    twice = {m: files for m, files in where.items() if len(files) > 1}
+    assert not twice, f"in more than one .po file: {twice}"
 
 
 # ---- the catalogue --------------------------------------------------------------------------
@@ -202,7 +219,7 @@ def test_the_required_terms_are_all_there():
 def _chinese_texts() -> dict[str, str]:
     """Every Chinese text the pages show: the catalogue's translations and the prose (the glossary
     page's own prose, which names the avoided words on purpose, left out)."""
-    out = {f"explainer.po: {m.id!r}": m.string for m in _po() if m.id and m.string and m.id not in
+    out = {f"catalogue: {m.id!r}": m.string for m in _po() if m.id and m.string and m.id not in
            {t.note for t in glossary.GLOSSARY}}
     for page in prose.pages(ZH):
         if page != "glossary":

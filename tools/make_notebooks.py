@@ -55,13 +55,36 @@ The tables are computed by the model for T = 16."""),
 }
 
 
+def tool_modules() -> list:
+    """Every ``tools/nb_*.py``, loaded (each may define ``PAGES``, written here as they are, and
+    ``FIELDS``, computed values its pages' prose files name)."""
+    import importlib.util
+
+    mods = []
+    for path in sorted(Path(__file__).resolve().parent.glob("nb_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mods.append(mod)
+    return mods
+
+
 def prose_fields() -> dict:
-    """The computed values the prose files name (``{naive_fpb}``): from the model, never typed."""
+    """The computed values the prose files name (``{naive_fpb}``): from the model, never typed;
+    those of later pages from the ``FIELDS`` of their ``tools/nb_*.py`` (a name defined twice is an
+    error)."""
     from explainer.model import Launch
     from explainer.model.launch import FLOAT_BYTES
 
     naive = Launch("naive", 1024, 1024, 1024, 16).stats()
-    return {"fma_bytes": 2 * FLOAT_BYTES, "naive_fpb": f"{naive['flop_per_byte']:g}"}
+    out = {"fma_bytes": 2 * FLOAT_BYTES, "naive_fpb": f"{naive['flop_per_byte']:g}"}
+    for mod in tool_modules():
+        extra = getattr(mod, "FIELDS", {})
+        twice = set(extra) & set(out)
+        if twice:
+            raise ValueError(f"{mod.__name__}: fields defined twice: {sorted(twice)}")
+        out.update(extra)
+    return out
 
 
 def prose_pages(lang: str = "en") -> dict:
@@ -78,14 +101,9 @@ def prose_pages(lang: str = "en") -> dict:
 def all_pages() -> dict:
     """This file's pages plus those of every ``tools/nb_*.py`` (each defines ``PAGES``), plus the
     prose pages (English; their translations: :func:`prose_pages`)."""
-    import importlib.util
-
     pages = {**PAGES, **prose_pages("en")}
-    for path in sorted(Path(__file__).resolve().parent.glob("nb_*.py")):
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        pages.update(mod.PAGES)
+    for mod in tool_modules():
+        pages.update(getattr(mod, "PAGES", {}))
     return pages
 
 

@@ -13,10 +13,13 @@ the views and the pages may all import it; it imports nothing of the package).
   the browser with a view (``BrowserView.i18n``): one catalogue for Python and JavaScript, no
   Chinese written in a ``.js`` file.
 
-The catalogue is ``locale/zh_CN/LC_MESSAGES/explainer.po``, read at run time with Babel's
-``read_po`` (a few milliseconds, once per process), not compiled to ``.mo``: the ``.po`` is the
-one file a translator edits and the one the wheel ships (hatch packs every file under
-``explainer/``), with no build step that could leave a stale ``.mo`` beside it.
+The catalogue is every ``.po`` file of ``locale/zh_CN/LC_MESSAGES/``: ``explainer.po`` (what
+every page shares: the bar, the steppers' controls, the launch's messages, page 01) and one file
+per part of the explainer (``tiled.po`` for the tiled stepper, ``questions.po`` for the quizzes,
+...), so that translators can split the work; a msgid is in one file only (a test checks). They are
+read at run time with Babel's ``read_po`` (milliseconds, once per process), not compiled to ``.mo``:
+the ``.po`` files are what a translator edits and what the wheel ships (hatch packs every file
+under ``explainer/``), with no build step that could leave a stale ``.mo`` beside them.
 """
 
 from __future__ import annotations
@@ -89,7 +92,14 @@ def using(lang: str):
 
 
 def po_path(lang: str) -> Path:
+    """The shared catalogue of ``lang`` (``explainer.po``)."""
     return LOCALE_DIR / _locale(lang) / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def po_paths(lang: str) -> list[Path]:
+    """Every catalogue file of ``lang``: ``explainer.po`` first, then the others by name."""
+    others = sorted(p for p in po_path(lang).parent.glob("*.po") if p.name != po_path(lang).name)
+    return [po_path(lang), *others]
 
 
 @lru_cache(maxsize=None)
@@ -99,9 +109,12 @@ def catalogue(lang: str) -> dict[str, str]:
         return {}
     from babel.messages.pofile import read_po
 
-    with open(po_path(lang), "rb") as f:
-        cat = read_po(f)
-    return {m.id: m.string for m in cat if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
+    out = {}
+    for path in po_paths(lang):
+        with open(path, "rb") as f:
+            cat = read_po(f)
+        out.update({m.id: m.string for m in cat if m.id and isinstance(m.id, str) and m.string and not m.fuzzy})
+    return out
 
 
 def fill(text: str, fields: dict) -> str:
