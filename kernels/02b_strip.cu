@@ -18,9 +18,9 @@
 // Launch: block (T, T), grid (ceil(N/T), ceil(M/T)), dynamic shared memory 2 * T * K * 4 bytes
 // (the third <<< >>> parameter; above 48 KB only after cudaFuncSetAttribute(...,
 // cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)). Correct for any M, N, K >= 1 that fit.
-// Run it:  tiled-explainer check-kernel kernels/02b_strip.cu --tile 4 --M 5 --N 7 --K 4
-//   (the simulator sizes extern __shared__ as 2 * T * T floats, so it runs V1 only for K <= T;
-//   tests/test_gpu_strip.py runs it on a GPU at any shape)
+// Run it:  tiled-explainer check-kernel kernels/02b_strip.cu --tile 4 --M 5 --N 7 --K 19 --dynamic-shared 2*T*K
+//   (the simulator gives extern __shared__ the floats the launch would; pytest -m gpu tests/test_gpu_strip.py
+//   runs it on a GPU)
 #include "common.cuh"
 
 template <int TILE>

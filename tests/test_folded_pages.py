@@ -134,8 +134,8 @@ def _module(name: str, path: Path):
 
 
 def test_page_09_is_generated_from_the_model_and_up_to_date():
-    page = _module("nb_tensor", REPO / "tools" / "nb_tensor.py").PAGES["09_tensor_cores.ipynb"]
     make = _module("make_notebooks", REPO / "tools" / "make_notebooks.py")
+    page = make.prose_pages("en")["09_tensor_cores.ipynb"]
     assert cells("09_tensor_cores.ipynb") == make.with_nav("09_tensor_cores.ipynb", page), \
         "run python tools/make_notebooks.py"
     src = "\n".join(s for _, s in page)

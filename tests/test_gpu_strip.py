@@ -74,3 +74,25 @@ def test_through_explainer_gpu_up_to_the_wall(T):
         assert isinstance(res, gpu.CheckResult), res
         assert res.all_written and res.rel_error < 1e-5, (M, N, k, T, res)
     assert not isinstance(gpu.check("strip", 37, 21, K + 1, T), gpu.CheckResult)
+
+
+@pytest.mark.parametrize("M, N, K, T", [(5, 7, 19, 4), (35, 79, 19, 16), (17, 5, 33, 4), (8, 8, 16, 4)])
+def test_the_kernels_own_trace_is_the_side_by_side_model(M, N, K, T):
+    """The trace build of kernel 02b records, per block, loop iteration t and thread, the element it
+    copied: laid out as V1's strips, it is explainer.model.strip_steps.strip_sources (what page 02's
+    stepper draws), every block; and iteration t's copies are V2's window of phase t (the schedule
+    of the tiled kernel), so both kernels copy the same elements in the same order."""
+    from explainer.model import Launch, schedule
+    from explainer.model import strip_steps as ss
+
+    tr = gpu.trace("strip", M, N, K, T)
+    gy, gx, P = tr.a.shape[:3]
+    S = schedule(Launch("tiled", M, N, K, T))
+    for by in range(gy):
+        for bx in range(gx):
+            want = ss.strip_sources(M, N, K, T, (bx, by))
+            got_a = tr.a[by, bx].transpose(1, 0, 2).reshape(T, P * T)[:, :K]  # [t, ty, tx] -> [ty, t*T + tx]
+            got_b = tr.b[by, bx].reshape(P * T, T)[:K]  # [t, ty, tx] -> [t*T + ty, tx]
+            assert np.array_equal(got_a, want["a"]) and np.array_equal(got_b, want["b"]), (bx, by)
+            v2_a = np.where(S.a_row[by, bx] >= 0, S.a_row[by, bx] * K + S.a_col[by, bx], -1)
+            assert np.array_equal(tr.a[by, bx], v2_a), (bx, by)

@@ -50,12 +50,15 @@ def python_msgids(path: Path) -> set[str]:
 
 def data_msgids() -> set[str]:
     """The tables shown with ``_(text)``: the pages' titles and lines, the course's documents and
-    sections, the glossary's notes."""
+    sections, the glossary's notes, the architecture presets' labels."""
     from explainer.pages import PAGES, sources
 
     out = {t for _, title, what in PAGES for t in (title, what)} | set(sources.DOCUMENTS)
     out |= {t for secs in sources.SECTIONS.values() for pair in secs for t in pair}
     out |= {t.note for t in glossary.GLOSSARY if t.note}
+    from explainer.model import hardware  # the architecture presets' labels (data/arches.json)
+
+    out |= {a["label"] for a in hardware.arches().values()}
     return out
 
 
@@ -298,7 +301,21 @@ def test_the_bar_links_the_other_language_and_the_glossary():
         zh = nav.nav_html("01_naive.ipynb")
         assert 'href="../01_naive.ipynb" class="explainer-nav-lang"' in zh
         assert 'href="00_index.ipynb"' in zh and 'href="glossary.ipynb"' in zh
-        assert 'href="../02_tiled.ipynb"' in zh  # not translated yet: its English twin, and the bar says so
-        assert i18n.catalogue(ZH)["Contents"] in zh
-    # a page with no translation has the language named, not linked
-    assert 'class="explainer-nav-lang"' not in nav.nav_html("02_tiled.ipynb") and "简体中文" in nav.nav_html("02_tiled.ipynb")
+        assert 'href="02_tiled.ipynb"' in zh and i18n.catalogue(ZH)["Contents"] in zh
+
+
+def test_a_page_not_translated_yet_links_its_english_twin(tmp_path, monkeypatch):
+    """In a course folder where page 02 has no Chinese copy (a page added in English first): the
+    Chinese bar of page 01 links the English page 02, and page 02's bar names 简体中文 without a link."""
+    from explainer.pages import navigation as nav
+
+    (tmp_path / ZH).mkdir()
+    for name in ("00_index.ipynb", "01_naive.ipynb", "02_tiled.ipynb"):
+        (tmp_path / name).write_text("{}")
+    for name in ("00_index.ipynb", "01_naive.ipynb"):
+        (tmp_path / ZH / name).write_text("{}")
+    monkeypatch.setattr(nav, "NOTEBOOKS_DIR", tmp_path)
+    with i18n.using(ZH):
+        assert 'href="../02_tiled.ipynb"' in nav.nav_html("01_naive.ipynb")
+    en = nav.nav_html("02_tiled.ipynb")
+    assert 'class="explainer-nav-lang"' not in en and "简体中文" in en

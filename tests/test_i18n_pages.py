@@ -175,3 +175,31 @@ def test_the_index_follows_the_browsers_language(site, browser):
         assert page.url.endswith("/" + lands) and (lands.startswith("zh") or "/zh-CN/" not in page.url), (locale, page.url)
         assert outside == []
         context.close()
+
+
+def test_the_tiled_stepper_and_the_tables_of_pages_02_to_04_speak_chinese():
+    """What Python sends pages 02-04's stepper and the tables it writes there, in 简体中文: Chinese in
+    each, and no common English word outside the model's own sentences (hazards' reports and the
+    unguarded kernel's addresses, written by explainer.model, are only checked for Chinese around them).
+    No browser: the stepper's own controls are tr() strings, checked by tests/test_i18n.py."""
+    from explainer.model import Launch
+    from explainer.pages import edges, reuse_table, strip
+    from explainer.views import tiled
+    from explainer.views.common import LEGEND, STEP_WORDS
+
+    # the stepper's words defined in views/common.py (marked there with N_()) are all in the catalogue
+    cat = i18n.catalogue(ZH)
+    assert all(cat.get(t) for t in set(STEP_WORDS.values()) | {t for _, t in LEGEND})
+    with i18n.using(ZH):
+        meta, _ = tiled.tiled_data(Launch("tiled", 3, 3, 3, 2), (1, 0), mark_ghosts=True, exercise=True)
+        clean = [*meta["words"].values(), *(t for _, t in meta["legend"]), meta["where"], meta["title_global"],
+                 meta["title_shared"], *meta["title_k"], meta["title_m"], meta["summary"], meta["loop_text"],
+                 meta["store_text"], meta["thread_range"], meta["block_range"], meta["exercise"]["title"],
+                 meta["exercise"]["intro"], reuse_table().value, strip.strip_vs_window_html(), edges.counts_table().value]
+        model_said = [edges.hazard_table().value, edges.unguarded_panel().value]
+    for text in clean + model_said:
+        assert re.search(r"[\u4e00-\u9fff]", text), text
+    for text in clean:
+        words = re.findall(r"[A-Za-z][A-Za-z0-9_/-]*(?:\.[A-Za-z_]+)*(?:\(\))?", re.sub(r"<[^>]+>", " ", text))
+        prose = [w for w in words if not re.search(r"[._/()]", w)]  # (names such as explainer.model.Launch.stats() are code)
+        assert not [w for w in prose if w.lower() in ENGLISH_WORDS], text

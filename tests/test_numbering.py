@@ -148,5 +148,7 @@ def test_front_ends_write_no_one_based_counter():
         for no, line in enumerate(js.read_text(encoding="utf-8").splitlines(), 1):
             assert not bad.search(line), f"{js.name}:{no}: {line.strip()}"
     common = (VIEWS / "common.js").read_text(encoding="utf-8")
-    assert "function countText(name, i, n) {\n  return `${name} = ${i} of 0..${n - 1}`;" in common
+    count_text = common[common.index("function countText(name, i, n) {"):]
+    count_text = count_text[:count_text.index("\n}\n")]
+    assert 'tr("{name} = {i} of 0..{last}", { name: names[name] || name, i, last: n - 1 });' in count_text
     assert hopper.KERNEL.stages > 1 and mma.STAGED.stages > 1  # the stage / buffer boxes they label

@@ -13,45 +13,6 @@ PROSE_LANGS = ("zh-CN",)
 
 PAGES = {
     # 00_index, 01_naive and the glossary: from their prose files, explainer/text/<lang>/*.md (prose_pages)
-    "02_tiled.ipynb": [
-        ("md", """# 2 · Shared-memory tiling
-
-The tiled kernel (PMPP fig. 5.9, with the boundary checks of §5.5) lets a T×T block of threads
-cooperate: in each **phase** t every thread copies *one* element of A into `As[ty][tx]` and *one*
-element of B into `Bs[ty][tx]`, all threads wait at a barrier, then each thread does T multiply-adds
-from shared memory. A second barrier stops a fast thread from overwriting the tiles while others
-still read them. Elements outside A or B are replaced by **padding zeros**.
-
-The stepper opens on a small launch, M = N = K = 8 with T = 4, where every cell of A, B, As and Bs
-is readable. The gemm_tiled walk-through's running example (M = N = K = 1024, T = 16, block (x=2, y=1),
-thread (x=4, y=3)) is the first entry of the *Preset* menu. To try your own launch, type M, N, K, T
-(and a block) and press *Apply* or Enter."""),
-        ("code", "from explainer import pages\npages.tiled()"),
-        ("md", """## Data reuse, counted
-
-Each element copied into `As` is read by the T threads of its row, and each element of `Bs` by the
-T threads of its column, so global loads drop by a factor of T and the DRAM-bound arithmetic
-intensity rises from 0.25 to T/4 FLOP per byte. The table is computed by the execution model; it
-counts DRAM traffic only (caches make the naive kernel faster than this bound predicts)."""),
-        ("code", "pages.reuse_table(1024, 1024, 1024)"),
-        ("md", """**The sliding-window write-up's saving.** The write-up's kernel is this one, its tile window sliding
-along K, and it says the window saves about K times the global loads. Counted on its own small example:"""),
-        ("code", 'pages.correction("sliding_window")'),
-        ("md", """## Why a sliding window: V1 against V2
-
-The sliding-window write-up starts from a simpler kernel, its V1 (`kernels/02b_strip.cu`): each block
-copies its *whole* T×K strip of A and K×T strip of B into shared memory, waits at one barrier, and
-computes. It reads each element from global memory once per block, exactly as the window does. What
-it cannot do is grow: its shared memory is 2·T·K floats per block, so past some K the launch fails.
-V2, the window of this page's kernel, keeps 2·T·T floats at any K for the same global reads.
-The tables are computed by the model for T = 16."""),
-        ("code", "pages.strip_vs_window()"),
-        ("md", "**Your turn: predict, then check.** Work each answer out before you press *Check*: a wrong answer "
-         "gets the model's reason, and *Another one* draws new numbers."),
-        ("code", 'pages.quiz("02_tiled")'),
-        ("md", "**Your turn: write the tiled kernel.** Fill in the lines marked `TODO` (the indices and the two barriers) and press *Check with the simulator*: it runs your kernel on the CPU with CUDA's rules on several launches and names each wrong result, race, out-of-bounds access or divergent barrier with its line, threads and phase. Hints open one at a time."),
-        ("code", 'pages.kernel_exercise("02_tiled")'),
-    ],
 }
 
 

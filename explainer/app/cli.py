@@ -139,7 +139,7 @@ def cmd_check_kernel(args) -> int:
         parsed = parse_source(source, args.file)
         tile = args.tile if args.tile is not None else kernel_tile(parsed)
         launches = [(args.M, args.N, args.K, tile)] if args.M is not None else None
-        report = check_kernel(source, launches, tile=tile, parsed=parsed)
+        report = check_kernel(source, launches, tile=tile, parsed=parsed, dynamic_shared=args.dynamic_shared)
     except SimError as e:
         raise UsageError(f"{args.file}: {e}") from None
     except (RecursionError, MemoryError) as e:  # a pathological input the checks did not foresee
@@ -333,6 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--tile", type=_size, help=f"block edge T (default: the kernel's own, else 16), 1..{MAX_TILE}")
     for n in ("M", "N", "K"):
         ck.add_argument(f"--{n}", type=_size, help="one launch of this shape (all three), instead of the default set")
+    ck.add_argument("--dynamic-shared", metavar="FLOATS", help="floats the launch gives extern __shared__, "
+                    "in M, N, K, T (default 2*T*T, two T x T windows; 2*T*K for a block's whole strips)")
     ck.add_argument("--json", action="store_true")
     ck.set_defaults(func=cmd_check_kernel)
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
+from ..i18n import N_, _
 from ..resources import kernels_dir
 
 RECORDED_DIR = Path(__file__).resolve().parent.parent / "data" / "recorded"
@@ -30,13 +31,41 @@ FEEDING_SCHEMA = "tiled-explainer/recorded-feeding/1"
 #: Below this cuBLAS time a launch's fixed cost (a few microseconds) is a large share of it, so a
 #: "% of cuBLAS" compares overheads more than kernels: every place that prints one says so.
 LAUNCH_BOUND_MS = 0.010
-OVERHEAD_NOTE = "cuBLAS under 10 µs: launch overhead dominates"
+OVERHEAD_NOTE = N_("cuBLAS under 10 µs: launch overhead dominates")  # a page shows _(OVERHEAD_NOTE)
+#: What the rows of a feeding file (``benchmarks/mma_feed.py --save``) say they measured (their
+#: ``what``), marked for the catalogue: a page shows ``_(row["what"])``, the file stays English.
+FEEDING_WHAT = (
+    N_("kernel 16 itself (copies from global memory, C stored)"),
+    N_("kernel 16's loop from shared memory (64 x 64 warps, B lane by lane, cvt.rn, barrier)"),
+    N_("without the barrier"),
+    N_("one fragment set instead of two"),
+    N_("without the cvt (truncation: not cuBLAS TF32's rounding)"),
+    N_("B by ldmatrix (needs B stored K-major: a transposed copy)"),
+    N_("B by ldmatrix, without the cvt"),
+    N_("96 x 64 warps (48 mma.sync a k-step), B lane by lane, cvt.rn"),
+    N_("96 x 64 warps, B by ldmatrix, cvt.rn"),
+    N_("no fragment loads: the tensor cores alone, on registers"),
+)
+#: How ``save_report`` (and ``tiled-explainer device --save``) word a recording's ``label``.
+_LABEL = re.compile(r"(?P<verb>recorded|measured) on (?P<device>.+) on (?P<date>\d{4}-\d{2}-\d{2})")
 
 
 def read_json(path: str | Path):
     """A JSON file, parsed; gunzipped first where its name ends in ``.gz``."""
     raw = Path(path).read_bytes()
     return json.loads(gzip.decompress(raw) if str(path).endswith(".gz") else raw)
+
+
+def label_text(data: dict) -> str:
+    """A recording's ``label`` ("recorded on NVIDIA H100 on 2026-11-22") in the reader's language
+    (the file keeps the English); a label worded otherwise is shown as it is."""
+    label = str(data.get("label", ""))
+    m = _LABEL.fullmatch(label)
+    if not m:
+        return label
+    if m["verb"] == "measured":
+        return _("measured on {device} on {date}", device=m["device"], date=m["date"])
+    return _("recorded on {device} on {date}", device=m["device"], date=m["date"])
 
 
 def launch_bound(cublas_ms: float | None) -> bool:
@@ -242,10 +271,10 @@ def kernels_text(data: dict) -> str:
     (:func:`changed_kernels`)."""
     changed = changed_kernels(data)
     if changed is None:
-        return "kernel sources not fingerprinted (recorded before recordings kept them): compare its date"
+        return _("kernel sources not fingerprinted (recorded before recordings kept them): compare its date")
     if not changed:
-        return "measured with the kernel sources shipped now"
-    return "measured before a change to " + ", ".join(changed) + ": those kernels' rows may differ now"
+        return _("measured with the kernel sources shipped now")
+    return _("measured before a change to {files}: those kernels' rows may differ now", files=", ".join(changed))
 
 
 def save_report(report_dict: dict, path: str | Path | None = None, command: str = "",

@@ -11,11 +11,13 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import re
 import subprocess
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..i18n import N_, _, fill
 from .launch import COMPILE_OPTIONS, KERNELS, KERNELS_DIR, HOLD_SPEC, PAD_SPEC, REDUCE_SPEC, KernelSpec, LaunchConfig, NO_GPU_ENV, TRACE_DEFINE, _SPECS, _spec, launch_config, refusal
 
 #: :meth:`_Runtime.module`'s default: every instantiation the spec lists.
@@ -24,6 +26,32 @@ ALL = object()
 # --------------------------------------------------------------------------------------
 # Values returned instead of exceptions
 # --------------------------------------------------------------------------------------
+NO_GPU = "no GPU: "
+#: Why there is no GPU (a reason is NO_GPU + one of these, filled): English in the reason (the CLI
+#: prints it), in the reader's language in :attr:`GpuStatus.why` (what a page shows).
+DISABLED = N_("disabled by {setting}")
+NO_CUPY = N_("cupy is not installed (pip install cupy-cuda13x, or cupy-cuda12x on a CUDA 12 driver)")
+CUPY_BROKEN = N_("cupy failed to import ({error})")
+NO_DEVICE = N_("CUDA reports no device")
+NOT_USABLE = N_("the CUDA driver or device is not usable ({error})")
+NO_GPU_WHY = (DISABLED, NO_CUPY, CUPY_BROKEN, NO_DEVICE, NOT_USABLE)
+
+
+def _no_gpu(msgid: str, **fields) -> "GpuStatus":
+    return GpuStatus(False, NO_GPU + fill(msgid, fields))
+
+
+def _why_words(why: str) -> str:
+    """``why`` (English, one of :data:`NO_GPU_WHY` filled) in the reader's language; else as it is."""
+    for msgid in NO_GPU_WHY:
+        parts = re.split(r"\{(\w+)\}", msgid)  # text, field, text, ...
+        pattern = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.*)" for i, p in enumerate(parts))
+        m = re.fullmatch(pattern, why, re.DOTALL)
+        if m:
+            return _(msgid, **m.groupdict())
+    return why
+
+
 @dataclass(frozen=True)
 class GpuStatus:
     """Whether a GPU is usable, or why a request could not run.
@@ -43,8 +71,9 @@ class GpuStatus:
 
     @property
     def why(self) -> str:
-        """The reason without its leading "no GPU: ", for a sentence that says "No GPU here" itself."""
-        return self.reason.removeprefix("no GPU: ")
+        """The reason without its leading "no GPU: ", for a sentence that says "No GPU here" itself
+        (in the reader's language: a page shows it)."""
+        return _why_words(self.reason.removeprefix(NO_GPU)) if self.reason.startswith(NO_GPU) else self.reason
 
     def __str__(self) -> str:
         return self.reason
@@ -308,28 +337,26 @@ def _reset() -> None:
 def _runtime() -> _Runtime | GpuStatus:
     global _RUNTIME
     if os.environ.get(NO_GPU_ENV, "") not in ("", "0"):
-        return GpuStatus(False, f"no GPU: disabled by {NO_GPU_ENV}={os.environ[NO_GPU_ENV]}")
+        return _no_gpu(DISABLED, setting=f"{NO_GPU_ENV}={os.environ[NO_GPU_ENV]}")
     if _RUNTIME is not None:
         return _RUNTIME
     try:
         import cupy as cp
     except ImportError:
-        _RUNTIME = GpuStatus(False, "no GPU: cupy is not installed "
-                                    "(pip install cupy-cuda13x, or cupy-cuda12x on a CUDA 12 driver)")
+        _RUNTIME = _no_gpu(NO_CUPY)
         return _RUNTIME
     except Exception as e:
-        _RUNTIME = GpuStatus(False, f"no GPU: cupy failed to import ({type(e).__name__}: {e})")
+        _RUNTIME = _no_gpu(CUPY_BROKEN, error=f"{type(e).__name__}: {e}")
         return _RUNTIME
     try:
         n = cp.cuda.runtime.getDeviceCount()
         if n < 1:
-            _RUNTIME = GpuStatus(False, "no GPU: CUDA reports no device")
+            _RUNTIME = _no_gpu(NO_DEVICE)
             return _RUNTIME
         dev = cp.cuda.Device().id
         _RUNTIME = _Runtime(cp, dev)
     except Exception as e:
-        _RUNTIME = GpuStatus(False, f"no GPU: the CUDA driver or device is not usable "
-                                    f"({type(e).__name__}: {e})")
+        _RUNTIME = _no_gpu(NOT_USABLE, error=f"{type(e).__name__}: {e}")
     return _RUNTIME
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..i18n import _
 from ..sim import check_kernel, default_launches, inputs, kernel_tile, parse_source
 from ..sim.check import MAX_SIDE, MAX_WORK, LaunchSpec
 from ..sim.interp import compile_kernel
@@ -38,7 +39,7 @@ class StudentKernelRefused(ValueError):
 
     def __init__(self, name: str, lines: list[str]):
         self.lines = lines
-        head = f"kernel {name} was not run on the GPU: the simulator reported {len(lines)} problem(s)"
+        head = _("kernel {name} was not run on the GPU: the simulator reported {n} problem(s)", name=name, n=len(lines))
         super().__init__(head + ("\n" + "\n".join(lines) if lines else ""))
 
 
@@ -122,7 +123,7 @@ def run_student_kernel(source: str, M: int, N: int, K: int, tile: int | None = N
         from .timing import _time_loop, time_kernel
 
         args = (dA, dB, dC, np.int32(L.M), np.int32(L.N), np.int32(L.K))
-        times, _ = _time_loop(rt, lambda: fn((gx, gy), (T, T), args, shared_mem=dynamic),
+        times, _spread = _time_loop(rt, lambda: fn((gx, gy), (T, T), args, shared_mem=dynamic),
                               repeats=20, warmup=2, budget_s=1.0, flush_l2=True)
         rung = "tiled" if prog.shared else "naive"  # kernel 03 or kernel 01: the same work
         ref_t = time_kernel(rung, L.M, L.N, L.K, T, repeats=20, budget_s=1.0)  # (public: the runtime is its own)

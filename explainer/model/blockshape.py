@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
 from . import hardware, memory
 from .launch import NAIVE_KERNELS, Launch, LaunchError
 
@@ -45,7 +46,8 @@ ACCESS_NAMES = ("A load", "B load", "C store")
 def launch(kernel: str, BX: int, BY: int, M: int = 256, N: int = 256, K: int = 256) -> Launch:
     """The naive launch with ``blockDim = (BX, BY)`` (square or not)."""
     if kernel not in NAIVE_KERNELS:
-        raise LaunchError(f"non-square blocks are for {' and '.join(NAIVE_KERNELS)}, not {kernel!r}")
+        raise LaunchError(_("non-square blocks are for {kernels}, not {kernel}", kernels=" and ".join(NAIVE_KERNELS),
+                            kernel=repr(kernel)))
     return Launch(kernel, M, N, K, block_dim=(BX, BY))
 
 
@@ -138,7 +140,8 @@ def partition_owners(partition: str, BX: int, BY: int, M: int, N: int) -> tuple[
     report's ``partition`` with ``blockDim = (BX, BY)`` (tile_x = BX, tile_y = BY for the block
     partition), on the grid its kernel is launched with (the row partition's for the block one)."""
     if partition not in PARTITIONS:
-        raise LaunchError(f"unknown partition {partition!r}; choose one of {', '.join(PARTITIONS)}")
+        raise LaunchError(_("unknown partition {partition}; choose one of {names}", partition=repr(partition),
+                            names=", ".join(PARTITIONS)))
     L = launch(PARTITIONS[partition][1] or "naive", BX, BY, M, N, 1)
     gx, gy = L.grid
     by, bx, ty, tx = np.meshgrid(np.arange(gy), np.arange(gx), np.arange(BY), np.arange(BX), indexing="ij")

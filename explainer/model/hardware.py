@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ..i18n import _
 from .launch import WARP_SIZE, ceil_div
 
 
@@ -31,7 +32,8 @@ def arches() -> dict[str, dict]:
 def arch(name: str) -> dict:
     table = arches()
     if name not in table:
-        raise OccupancyError(f"unknown architecture {name!r}; choose one of {', '.join(table)}")
+        raise OccupancyError(_("unknown architecture {name}; choose one of {names}", name=repr(name),
+                               names=", ".join(table)))
     return table[name]
 
 
@@ -97,19 +99,15 @@ def occupancy_of(a: dict, arch_name: str, threads: int, smem: int = 0, regs: int
     """:func:`occupancy` for limits ``a`` given as a dict with the keys of ``data/arches.json``
     (a preset, or a real device's limits: :func:`explainer.model.memspaces.device_arch`)."""
     if threads < 1:
-        raise OccupancyError(f"threads per block must be at least 1, got {threads}")
+        raise OccupancyError(_("threads per block must be at least 1, got {threads}", threads=threads))
     if threads > a["max_threads_per_block"]:
-        raise OccupancyError(
-            f"{threads} threads per block exceed {arch_name}'s limit of "
-            f"{a['max_threads_per_block']}"
-        )
+        raise OccupancyError(_("{threads} threads per block exceed {arch}'s limit of {limit}", threads=threads,
+                               arch=arch_name, limit=a["max_threads_per_block"]))
     if smem < 0:
-        raise OccupancyError(f"shared memory must be >= 0 bytes, got {smem}")
+        raise OccupancyError(_("shared memory must be >= 0 bytes, got {smem}", smem=smem))
     if smem > a["max_shared_per_block"]:
-        raise OccupancyError(
-            f"{smem} bytes of shared memory per block exceed {arch_name}'s limit of "
-            f"{a['max_shared_per_block']}"
-        )
+        raise OccupancyError(_("{smem} bytes of shared memory per block exceed {arch}'s limit of {limit}",
+                               smem=smem, arch=arch_name, limit=a["max_shared_per_block"]))
     warps = ceil_div(threads, WARP_SIZE)
     limits = {
         "threads": a["max_warps_per_sm"] // warps,
@@ -120,10 +118,8 @@ def occupancy_of(a: dict, arch_name: str, threads: int, smem: int = 0, regs: int
         limits["shared"] = a["shared_per_sm"] // per_block
     if regs is not None:
         if not 1 <= regs <= a["max_regs_per_thread"]:
-            raise OccupancyError(
-                f"registers per thread must be 1..{a['max_regs_per_thread']} on {arch_name}, "
-                f"got {regs}"
-            )
+            raise OccupancyError(_("registers per thread must be 1..{last} on {arch}, got {regs}",
+                                   last=a["max_regs_per_thread"], arch=arch_name, regs=regs))
         per_warp = _round_up(regs * WARP_SIZE, a["reg_alloc_unit"])
         limits["registers"] = (a["regs_per_sm"] // per_warp) // warps
     blocks = min(limits.values())

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..i18n import _
 from .launch import WARP_SIZE, Launch, LaunchError, phase_label
 
 READ_BEFORE_WRITE = "read-before-write"
@@ -47,16 +48,14 @@ class Hazard:
         """One sentence; phases counted from 0 (``phase t = t of 0..phases-1`` when ``phases`` is
         given), as in the kernel's loop and the steppers."""
         (i, j), (wx, wy) = self.cell, self.writer
-        t = self.phase
+        t, n, cell = self.phase, len(self.readers), f"{self.tile}[{i}][{j}]"
         if self.kind == READ_BEFORE_WRITE:
-            ph = phase_label(t, phases) if phases else f"phase t = {t}"
-            what = (f"may read {self.tile}[{i}][{j}] in {ph} before thread "
-                    f"(x={wx}, y={wy}) stores it (barrier 1 is missing)")
-        else:
-            nxt = phase_label(t + 1, phases) if phases else f"phase t = {t + 1}"
-            what = (f"may still read {self.tile}[{i}][{j}] of phase t = {t} when thread "
-                    f"(x={wx}, y={wy}) overwrites it with that of {nxt} (barrier 2 is missing)")
-        return f"{len(self.readers)} thread(s) {what}"
+            ph = phase_label(t, phases) if phases else _("phase t = {t}", t=t)
+            return _("{n} thread(s) may read {cell} in {phase} before thread (x={wx}, y={wy}) stores it "
+                     "(barrier 1 is missing)", n=n, cell=cell, phase=ph, wx=wx, wy=wy)
+        nxt = phase_label(t + 1, phases) if phases else _("phase t = {t}", t=t + 1)
+        return _("{n} thread(s) may still read {cell} of phase t = {t} when thread (x={wx}, y={wy}) overwrites it "
+                 "with that of {next} (barrier 2 is missing)", n=n, cell=cell, t=t, wx=wx, wy=wy, next=nxt)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -84,7 +83,7 @@ def accesses(launch: Launch, phase: int | None = None) -> list[Access]:
     barriers."""
     L = launch
     if not L.is_tiled:
-        raise LaunchError(f"{L.kernel} has no shared tiles")
+        raise LaunchError(_("{kernel} has no shared tiles", kernel=L.kernel))
     T, P = L.T, L.phases
     b1, b2 = L.barriers
     out = []

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..i18n import N_, _
+
 WARPGROUP = 128  # threads of one warpgroup: 4 consecutive warps
 SWIZZLE = 128  # bytes: the TMA's 128-byte swizzle, the width of one box row
 ALIGN = 1024  # the swizzle pattern repeats every 8 rows of 128 bytes: buffers start on it
@@ -68,12 +70,12 @@ class HopperKernel:
         """One line saying why this kernel cannot run the shape (or on a device of this compute
         capability, "9.0" etc.), or None."""
         if capability is not None and capability != "9.0":
-            return (f"kernel 17 ({self.name}) needs a Hopper GPU (compute capability 9.0: wgmma, "
-                    f"TMA); this one is {capability}. Kernel 16 runs on 8.0 and newer")
+            return _("kernel 17 ({name}) needs a Hopper GPU (compute capability 9.0: wgmma, TMA); this one is "
+                     "{capability}. Kernel 16 runs on 8.0 and newer", name=self.name, capability=capability)
         bad = [f"{n} = {v}" for n, v in (("K", K), ("N", N)) if v % 4]
         if bad:
-            return (f"kernel 17 ({self.name}) needs K and N multiples of 4 (the TMA reads rows that "
-                    f"start 16 bytes apart); {', '.join(bad)}. Kernel 16 runs any shape")
+            return _("kernel 17 ({name}) needs K and N multiples of 4 (the TMA reads rows that start 16 bytes "
+                     "apart); {bad}. Kernel 16 runs any shape", name=self.name, bad=", ".join(bad))
         return None
 
 
@@ -142,8 +144,9 @@ KERNEL = HopperKernel()
 
 # ---- the hand-over: who arrives, who waits, which stage is full (page 09's stepper) ---------------
 STAGE_FREE, STAGE_FILLING, STAGE_FULL, STAGE_READ = range(4)
-STAGE_STATES = ("free", "TMA copy in flight", "full", "read by wgmma")
-ACTORS = ("producer", "TMA", "consumer 1", "consumer 2")
+#: Shown with _() (marked for the catalogue here).
+STAGE_STATES = (N_("free"), N_("TMA copy in flight"), N_("full"), N_("read by wgmma"))
+ACTORS = (N_("producer"), N_("TMA"), N_("consumer 1"), N_("consumer 2"))
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,9 @@ class Handover:
     ``phase`` in ``stage``; ``waits`` is True when the actor found the barrier not yet complete
     and stays there. After the step: each stage's phase and state; each mbarrier's completed
     phases (its parity bit is that mod 2), arrivals so far and, for ``full``, bytes still to
-    come; what each actor is doing (``doing``); and what the step guarantees (``text``)."""
+    come; what each actor is doing (``doing``, in the reader's language); and what the step
+    guarantees (``text``, likewise). ``waiting``: for each actor, whether it waits at a barrier
+    (what ``doing`` says in words)."""
 
     actor: int
     line: str
@@ -170,6 +175,7 @@ class Handover:
     empty_arrived: tuple[int, ...]
     doing: tuple[str, ...]
     text: str
+    waiting: tuple[bool, ...] = ()
 
 
 def schedule(K: int, kern: HopperKernel = KERNEL) -> list[Handover]:
@@ -190,22 +196,25 @@ def schedule(K: int, kern: HopperKernel = KERNEL) -> list[Handover]:
     empty_done, empty_arrived = [0] * S, [0] * S
     out: list[Handover] = []
 
+    # what each actor is doing: (English msgid, its fields), put in words when a step is added
+    WAITS_SYNC, IDLE, RUNS = (N_("waits at __syncthreads()"), {}), (N_("idle"), {}), (N_("runs"), {})
+
     def add(actor, line, ph, st, text, waits=False):
         out.append(Handover(actor, line, ph, st, waits, tuple(holds), tuple(state), tuple(full_done),
                             tuple(full_arrived), tuple(full_bytes), tuple(empty_done), tuple(empty_arrived),
-                            tuple(doing), text))
+                            tuple(_(m, **f) for m, f in doing), text, tuple(m.startswith("waits") for m, _f in doing)))
 
-    doing = ["waits at __syncthreads()"] * len(ACTORS)
-    doing[1] = "idle"
-    add(0, "init", -1, -1, f"Thread 0 initialises {S} × 2 mbarriers: full[s] expects 1 arrival (plus bytes), "
-                           f"empty[s] expects {C * warps} (one per consumer warp). One __syncthreads() publishes them; "
-                           "it is the block's only barrier.")
+    doing = [WAITS_SYNC] * len(ACTORS)
+    doing[1] = IDLE
+    add(0, "init", -1, -1, _("Thread 0 initialises {stages} × 2 mbarriers: full[s] expects 1 arrival (plus bytes), "
+                             "empty[s] expects {arrivals} (one per consumer warp). One __syncthreads() publishes "
+                             "them; it is the block's only barrier.", stages=S, arrivals=C * warps))
     prod_ph, in_flight = 0, []  # phases whose TMA copies travel, oldest first
     cons_ph = [0] * C
     cons_wait = [False] * C  # waiting on full
     prod_wait = False
     stored = [False] * C
-    doing = ["runs", "idle"] + ["runs"] * C
+    doing = [RUNS, IDLE] + [RUNS] * C
     while not all(stored):
         progressed = False
         # -- the producer: one thread drives the copy engine, as far ahead as the stages allow
@@ -214,27 +223,32 @@ def schedule(K: int, kern: HopperKernel = KERNEL) -> list[Handover]:
             need = ph // S  # completions of empty[s] it needs: the consumers of phase ph - S released it
             if ph >= S and empty_done[s] < need:
                 if not prod_wait:
-                    prod_wait, doing[0] = True, f"waits on empty[{s}]"
-                    add(0, "wait_empty", ph, s, f"The producer wants stage {s} for phase {ph}, but phase {ph - S} may still "
-                                                f"be read there: it waits on empty[{s}] for parity {(need - 1) % 2} "
-                                                f"({empty_arrived[s]} of {C * warps} consumer warps have arrived).", True)
+                    prod_wait, doing[0] = True, (N_("waits on empty[{s}]"), {"s": s})
+                    add(0, "wait_empty", ph, s, _("The producer wants stage {s} for phase {phase}, but phase {before} may "
+                                                  "still be read there: it waits on empty[{s}] for parity {parity} "
+                                                  "({arrived} of {arrivals} consumer warps have arrived).", s=s,
+                                                  phase=ph, before=ph - S, parity=(need - 1) % 2,
+                                                  arrived=empty_arrived[s], arrivals=C * warps), True)
                 break
             if ph >= S:
-                prod_wait, doing[0] = False, "runs"
-                add(0, "wait_empty", ph, s, f"empty[{s}] has completed phase {need - 1} (parity {(need - 1) % 2}): every "
-                                            f"consumer warp has finished reading phase {ph - S}. Stage {s} is free.")
+                prod_wait, doing[0] = False, RUNS
+                add(0, "wait_empty", ph, s, _("empty[{s}] has completed phase {done} (parity {parity}): every consumer "
+                                              "warp has finished reading phase {before}. Stage {s} is free.", s=s,
+                                              done=need - 1, parity=(need - 1) % 2, before=ph - S))
             full_arrived[s], full_bytes[s] = 1, B
             holds[s], state[s] = ph, STAGE_FILLING
-            doing[0] = f"issues phase {ph}"
-            add(0, "expect_tx", ph, s, f"mbarrier.arrive.expect_tx on full[{s}]: the producer's 1 arrival, and {B:,} bytes "
-                                       f"still to come. The phase of full[{s}] cannot complete before they land.")
+            doing[0] = (N_("issues phase {phase}"), {"phase": ph})
+            add(0, "expect_tx", ph, s, _("mbarrier.arrive.expect_tx on full[{s}]: the producer's 1 arrival, and {bytes} "
+                                         "bytes still to come. The phase of full[{s}] cannot complete before they land.",
+                                         s=s, bytes=f"{B:,}"))
             in_flight.append(ph)
-            doing[1] = f"copies phase {in_flight[0]}"
+            doing[1] = (N_("copies phase {phase}"), {"phase": in_flight[0]})
             prod_ph += 1
-            doing[0] = "done: returns" if prod_ph == P else "runs"
-            add(0, "load", ph, s, f"cp.async.bulk.tensor: one box of A ({kern.BK} × {kern.BM}) and {kern.BN // kern.box_b} "
-                                  f"boxes of B ({kern.box_b} × {kern.BK}) for phase {ph} into stage {s}. One thread, "
-                                  "no waiting: the copy engine does the work and counts the bytes into full[" f"{s}].")
+            doing[0] = (N_("done: returns"), {}) if prod_ph == P else RUNS
+            add(0, "load", ph, s, _("cp.async.bulk.tensor: one box of A ({BK} × {BM}) and {boxes} boxes of B ({box} × "
+                                    "{BK}) for phase {phase} into stage {s}. One thread, no waiting: the copy engine "
+                                    "does the work and counts the bytes into full[{s}].", BK=kern.BK, BM=kern.BM,
+                                    boxes=kern.BN // kern.box_b, box=kern.box_b, phase=ph, s=s))
             progressed = True
         # -- the consumers
         for c in range(C):
@@ -242,37 +256,42 @@ def schedule(K: int, kern: HopperKernel = KERNEL) -> list[Handover]:
             ph = cons_ph[c]
             if ph == P:
                 if not stored[c]:
-                    stored[c], doing[a] = True, "stored its C"
-                    add(a, "store", P - 1, -1, f"Consumer {c + 1}: every phase done; its 128 threads store their "
-                                               f"{kern.BM // 2} accumulators each to C (columns "
-                                               f"{c * kern.BN // C}..{(c + 1) * kern.BN // C - 1} of the tile).")
+                    stored[c], doing[a] = True, (N_("stored its C"), {})
+                    add(a, "store", P - 1, -1, _("Consumer {c}: every phase done; its 128 threads store their {acc} "
+                                                 "accumulators each to C (columns {first}..{last} of the tile).",
+                                                 c=c + 1, acc=kern.BM // 2, first=c * kern.BN // C,
+                                                 last=(c + 1) * kern.BN // C - 1))
                     progressed = True
                 continue
             s = ph % S
             need = ph // S + 1  # completions of full[s] that phase ph is
             if full_done[s] < need:
                 if not cons_wait[c]:
-                    cons_wait[c], doing[a] = True, f"waits on full[{s}]"
-                    add(a, "wait_full", ph, s, f"Consumer {c + 1} needs phase {ph} (stage {s}): it waits on full[{s}] for "
-                                               f"parity {(need - 1) % 2}; {full_bytes[s]:,} bytes have not landed yet.", True)
+                    cons_wait[c], doing[a] = True, (N_("waits on full[{s}]"), {"s": s})
+                    add(a, "wait_full", ph, s, _("Consumer {c} needs phase {phase} (stage {s}): it waits on full[{s}] "
+                                                 "for parity {parity}; {bytes} bytes have not landed yet.", c=c + 1,
+                                                 phase=ph, s=s, parity=(need - 1) % 2, bytes=f"{full_bytes[s]:,}"), True)
                 continue
-            cons_wait[c], doing[a] = False, "runs"
-            add(a, "wait_full", ph, s, f"full[{s}] has completed phase {need - 1} (parity {(need - 1) % 2}): all "
-                                       f"{B:,} bytes of phase {ph} are in stage {s}, visible to consumer {c + 1}.")
-            state[s], doing[a] = STAGE_READ, f"multiplies phase {ph}"
-            add(a, "compute", ph, s, f"Consumer {c + 1} loads its B fragments from stage {s} and issues {kern.BK // 8} "
-                                     f"wgmma (64 × {kern.BM} × 8 each), then wgmma.wait_group 0: the tensor cores "
-                                     "have finished reading the stage.")
+            cons_wait[c], doing[a] = False, RUNS
+            add(a, "wait_full", ph, s, _("full[{s}] has completed phase {done} (parity {parity}): all {bytes} bytes of "
+                                         "phase {phase} are in stage {s}, visible to consumer {c}.", s=s, done=need - 1,
+                                         parity=(need - 1) % 2, bytes=f"{B:,}", phase=ph, c=c + 1))
+            state[s], doing[a] = STAGE_READ, (N_("multiplies phase {phase}"), {"phase": ph})
+            add(a, "compute", ph, s, _("Consumer {c} loads its B fragments from stage {s} and issues {n} wgmma "
+                                       "(64 × {BM} × 8 each), then wgmma.wait_group 0: the tensor cores have finished "
+                                       "reading the stage.", c=c + 1, s=s, n=kern.BK // 8, BM=kern.BM))
             empty_arrived[s] += warps
-            text = (f"Its {warps} warps arrive on empty[{s}]: {empty_arrived[s]} of {C * warps}.")
+            text = _("Its {warps} warps arrive on empty[{s}]: {arrived} of {arrivals}.", warps=warps, s=s,
+                     arrived=empty_arrived[s], arrivals=C * warps)
             if empty_arrived[s] == C * warps:
                 empty_done[s] += 1
                 empty_arrived[s] = 0
                 state[s] = STAGE_FREE
-                text += f" That completes empty[{s}] (phase {empty_done[s] - 1}): stage {s} may be refilled."
+                text += " " + _("That completes empty[{s}] (phase {done}): stage {s} may be refilled.", s=s,
+                                done=empty_done[s] - 1)
             cons_ph[c] += 1
-            doing[a] = "runs"
-            add(a, "arrive_empty", ph, s, f"Consumer {c + 1} is done with phase {ph}. " + text)
+            doing[a] = RUNS
+            add(a, "arrive_empty", ph, s, _("Consumer {c} is done with phase {phase}.", c=c + 1, phase=ph) + " " + text)
             progressed = True
         # -- the copy engine lands the oldest copy
         if in_flight:
@@ -281,10 +300,11 @@ def schedule(K: int, kern: HopperKernel = KERNEL) -> list[Handover]:
             full_bytes[s], full_arrived[s] = 0, 0
             full_done[s] += 1
             state[s] = STAGE_FULL
-            doing[1] = f"copies phase {in_flight[0]}" if in_flight else "idle"
-            add(1, "land", ph, s, f"The TMA has delivered all {B:,} bytes of phase {ph}: with the producer's arrival that "
-                                  f"completes full[{s}] (phase {full_done[s] - 1}, parity bit now {full_done[s] % 2}). "
-                                  "Waiters on that parity go on.")
+            doing[1] = (N_("copies phase {phase}"), {"phase": in_flight[0]}) if in_flight else IDLE
+            add(1, "land", ph, s, _("The TMA has delivered all {bytes} bytes of phase {phase}: with the producer's "
+                                    "arrival that completes full[{s}] (phase {done}, parity bit now {parity}). Waiters "
+                                    "on that parity go on.", bytes=f"{B:,}", phase=ph, s=s, done=full_done[s] - 1,
+                                    parity=full_done[s] % 2))
             progressed = True
         if not progressed:  # cannot happen: the tests run every K
             raise RuntimeError("the hand-over deadlocked")

@@ -33,6 +33,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..i18n import N_
 from .launch import FLOAT_BYTES, PAD, ceil_div
 from .launch import WARP_SIZE as WARP
 
@@ -231,31 +232,31 @@ def _r(name, file, symbol, params, title, idea) -> Rung:
 RUNGS: tuple[Rung, ...] = (
     _r("blocktile_1d", "10_blocktile_1d.cu", "blocktile_1d_gemm",
        [("BM", 64), ("BN", 64), ("BK", 8), ("TM", 8)],
-       "1D block tiling",
-       "each thread computes 8 outputs of a column, so one value read from Bs serves 8 "
-       "multiply-adds instead of 1: fewer shared-memory loads per FMA"),
+       N_("1D block tiling"),
+       N_("each thread computes 8 outputs of a column, so one value read from Bs serves 8 "
+          "multiply-adds instead of 1: fewer shared-memory loads per FMA")),
     _r("blocktile_2d", "11_blocktile_2d.cu", "blocktile_2d_gemm",
        [("BM", 128), ("BN", 128), ("BK", 8), ("TM", 8), ("TN", 8)],
-       "2D block tiling",
-       "each thread computes an 8 x 8 tile as outer products of 8 As and 8 Bs values held in "
-       "registers: 64 FMAs per 16 shared loads, and a 128 x 128 block tile halves DRAM traffic"),
+       N_("2D block tiling"),
+       N_("each thread computes an 8 x 8 tile as outer products of 8 As and 8 Bs values held in "
+          "registers: 64 FMAs per 16 shared loads, and a 128 x 128 block tile halves DRAM traffic")),
     _r("vectorized", "12_vectorized.cu", "vectorized_gemm",
        [("BM", 128), ("BN", 128), ("BK", 8), ("TM", 8), ("TN", 8)],
-       "float4 loads, As transposed",
-       "16-byte loads and stores move 4 floats per instruction (global and shared), and the "
-       "transposed As makes a thread's 8 A values adjacent: a quarter of the memory instructions"),
+       N_("float4 loads, As transposed"),
+       N_("16-byte loads and stores move 4 floats per instruction (global and shared), and the "
+          "transposed As makes a thread's 8 A values adjacent: a quarter of the memory instructions")),
     _r("double_buffered", "13_double_buffered.cu", "double_buffered_gemm",
        [("BM", 128), ("BN", 128), ("BK", 8), ("TM", 8), ("TN", 8)],
-       "double buffering",
-       "two shared buffers: the global loads of tile t+1 travel while tile t is multiplied, and "
-       "one barrier per phase instead of two"),
+       N_("double buffering"),
+       N_("two shared buffers: the global loads of tile t+1 travel while tile t is multiplied, and "
+          "one barrier per phase instead of two")),
     _r("warptile", "14_warptile.cu", "warptile_gemm",
        [("BM", 256), ("BN", 128), ("BK", 8), ("WM", 64), ("WN", 64), ("WNITER", 2),
         ("TM", 8), ("TN", 4), ("THREADS", 256), ("PAD", 4), ("MINB", 1)],
-       "warp tiling",
-       "a warp owns a compact 64 x 64 region and its lanes read adjacent float4s of As and Bs "
-       "(no bank conflicts); a 256 x 128 block tile with 16 x 8 outputs per thread reads each "
-       "loaded value more often"),
+       N_("warp tiling"),
+       N_("a warp owns a compact 64 x 64 region and its lanes read adjacent float4s of As and Bs "
+          "(no bank conflicts); a 256 x 128 block tile with 16 x 8 outputs per thread reads each "
+          "loaded value more often")),
 )
 BY_NAME: dict[str, Rung] = {r.name: r for r in RUNGS}
 NAMES = tuple(r.name for r in RUNGS)

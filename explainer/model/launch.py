@@ -95,12 +95,12 @@ def count_label(name: str, i: int, n: int) -> str:
     """``name = i of 0..n-1``: how every label shows a loop counter (phase t, k, k-step, stage) to
     a student. Counted from 0 as in the kernel's loop, ``tiled-explainer trace`` and PMPP's ``ph``,
     so that the label's number can go straight into ``a_col = t*TILE + tx``."""
-    return f"{name} = {i} of 0..{n - 1}"
+    return _("{name} = {i} of 0..{last}", name=name, i=i, last=n - 1)
 
 
 def phase_label(t: int, phases: int) -> str:
     """``phase t = t of 0..phases-1`` (:func:`count_label` of the tile loop)."""
-    return count_label("phase t", t, phases)
+    return count_label(_("phase t"), t, phases)
 
 
 def tile_bytes(kernel: str, T: int) -> int:
@@ -297,11 +297,13 @@ class Launch:
         self.check_block(bx, by)
         gx, gy = self.grid
         on_x, on_y = bx in (0, gx - 1), by in (0, gy - 1)
-        place = "corner" if on_x and on_y else "edge" if on_x or on_y else "interior"
+        place = _("corner") if on_x and on_y else _("edge") if on_x or on_y else _("interior")
         ty, tx = np.divmod(np.arange(self.BX * self.BY), self.BX)
         ghosts = int(np.count_nonzero(~self.writes_c(bx, by, tx, ty)))
-        if ghosts:
-            place += f", {ghosts} ghost thread" + ("s" if ghosts != 1 else "")
+        if ghosts == 1:
+            place = _("{place}, {n} ghost thread", place=place, n=ghosts)
+        elif ghosts:
+            place = _("{place}, {n} ghost threads", place=place, n=ghosts)
         return place
 
     # ---- per-thread mapping (vectorised: arguments may be numpy arrays) ------------
@@ -720,7 +722,8 @@ def unguarded_extents(launch: Launch) -> dict:
 
 def _where(name: str, lin: int, rows: int, cols: int) -> str:
     if lin >= rows * cols:
-        return f"past the end of {name} ({name} has {rows * cols} elements; this is element {lin})"
+        return _("past the end of {name} ({name} has {size} elements; this is element {index})",
+                 name=name, size=rows * cols, index=lin)
     return f"{name}[{lin // cols}][{lin % cols}]"
 
 

@@ -26,9 +26,10 @@ the largest square tile that fits a device (:func:`largest_tile`: ``sharedMemPer
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import isqrt
 
+from ..i18n import N_, _, language
 from . import hardware
 from .launch import FLOAT_BYTES, WARP_SIZE, tile_bytes
 from .roofline import recorded_json
@@ -38,39 +39,41 @@ from .roofline import recorded_json
 # The spaces
 # ---------------------------------------------------------------------------------------------
 SPACES = ("registers", "shared", "global", "local", "constant")
-LABELS = {"registers": "registers", "shared": "shared memory", "global": "global memory",
-          "local": "local memory", "constant": "constant memory"}
+#: (English; every label, scope, lifetime and rule below is shown with _(), in the page's language.)
+LABELS = {"registers": N_("registers"), "shared": N_("shared memory"), "global": N_("global memory"),
+          "local": N_("local memory"), "constant": N_("constant memory")}
 #: Who sees a variable.
-SCOPES = {"thread": "one thread", "block": "the threads of one block",
-          "grid": "every thread of the launch (and the host, through the runtime API)"}
-SCOPE_LABELS = {"thread": "thread", "block": "block", "grid": "grid"}
+SCOPES = {"thread": N_("one thread"), "block": N_("the threads of one block"),
+          "grid": N_("every thread of the launch (and the host, through the runtime API)")}
+SCOPE_LABELS = {"thread": N_("thread"), "block": N_("block"), "grid": N_("grid")}
 #: How long it lives. PMPP's table writes "grid" for the first three: they exist only inside a
 #: launch; a thread's registers live while the thread runs, a block's shared memory while the block
 #: is resident on its SM (the next block there gets the same bytes, not their contents).
-LIFETIMES = {"thread": "while its thread runs", "block": "while its block runs on an SM",
-             "launch": "one kernel launch", "application": "the whole application (until freed)"}
-LIFETIME_LABELS = {"thread": "the thread", "block": "the block", "launch": "the kernel launch (grid)",
-                   "application": "the application"}
+LIFETIMES = {"thread": N_("while its thread runs"), "block": N_("while its block runs on an SM"),
+             "launch": N_("one kernel launch"), "application": N_("the whole application (until freed)")}
+LIFETIME_LABELS = {"thread": N_("the thread"), "block": N_("the block"), "launch": N_("the kernel launch (grid)"),
+                   "application": N_("the application")}
 
 #: Per space: how it is declared, its scope and lifetime, where its bytes are.
 SPACE_INFO = {
-    "registers": {"declared": "a scalar declared in the kernel: int row = …; float sum = 0.0f; (or a small "
-                              "array indexed only by constants)",
-                  "scope": "thread", "lifetime": "thread", "where": "the SM's register file (on chip)"},
-    "shared": {"declared": "__shared__ float As[T][T]; (size fixed at compile time) or extern __shared__ float smem[]; "
-                           "(size passed at launch)",
-               "scope": "block", "lifetime": "block", "where": "on the SM, beside the L1 cache (on chip)"},
-    "global": {"declared": "cudaMalloc on the host (the kernel gets a pointer, e.g. const float* A), or "
-                           "__device__ float x; at file scope",
-               "scope": "grid", "lifetime": "application", "where": "device memory (DRAM), cached in L2 (and L1)"},
-    "local": {"declared": "a local array indexed at run time (float v[8]; v[i] = …), or registers the compiler "
-                          "spills when a thread needs more than it may have",
-              "scope": "thread", "lifetime": "thread", "where": "device memory (DRAM), cached in L1 and L2: "
-                                                                  "'local' is who sees it, not where it is"},
-    "constant": {"declared": "__constant__ float c[64]; at file scope, written by the host "
-                             "(cudaMemcpyToSymbol); kernel parameters live in a constant bank too",
+    "registers": {"declared": N_("a scalar declared in the kernel: int row = …; float sum = 0.0f; (or a small "
+                                 "array indexed only by constants)"),
+                  "scope": "thread", "lifetime": "thread", "where": N_("the SM's register file (on chip)")},
+    "shared": {"declared": N_("__shared__ float As[T][T]; (size fixed at compile time) or extern __shared__ float "
+                              "smem[]; (size passed at launch)"),
+               "scope": "block", "lifetime": "block", "where": N_("on the SM, beside the L1 cache (on chip)")},
+    "global": {"declared": N_("cudaMalloc on the host (the kernel gets a pointer, e.g. const float* A), or "
+                              "__device__ float x; at file scope"),
+               "scope": "grid", "lifetime": "application", "where": N_("device memory (DRAM), cached in L2 (and L1)")},
+    "local": {"declared": N_("a local array indexed at run time (float v[8]; v[i] = …), or registers the compiler "
+                             "spills when a thread needs more than it may have"),
+              "scope": "thread", "lifetime": "thread", "where": N_("device memory (DRAM), cached in L1 and L2: "
+                                                                     "'local' is who sees it, not where it is")},
+    "constant": {"declared": N_("__constant__ float c[64]; at file scope, written by the host "
+                                "(cudaMemcpyToSymbol); kernel parameters live in a constant bank too"),
                  "scope": "grid", "lifetime": "application",
-                 "where": "device memory, read through a constant cache on each SM (fast when a warp reads one address)"},
+                 "where": N_("device memory, read through a constant cache on each SM (fast when a warp reads one "
+                             "address)")},
 }
 
 #: Limits that are the same for every compute capability of the presets (CUDA C++ Programming
@@ -81,9 +84,9 @@ SPACE_INFO = {
 CONSTANT_BYTES = 64 * 1024
 LOCAL_PER_THREAD_BYTES = 512 * 1024
 SHARED_WITHOUT_OPT_IN = 48 * 1024
-LIMITS_SOURCE = ("CUDA C++ Programming Guide, Technical Specifications per Compute Capability "
-                 "(constant memory 64 KB, local memory 512 KB per thread, 48 KB of shared memory per block "
-                 "without opting in)")
+LIMITS_SOURCE = N_("CUDA C++ Programming Guide, Technical Specifications per Compute Capability "
+                    "(constant memory 64 KB, local memory 512 KB per thread, 48 KB of shared memory per block "
+                    "without opting in)")
 
 
 @dataclass(frozen=True)
@@ -97,10 +100,27 @@ class Placement:
     lifetime: str | None
     rule: str
     points_to: str | None = None
+    #: The rule's pieces ``(msgid, ((field, LABELS value), ...))``: ``rule`` is their English joined
+    #: by "; "; :meth:`rule_text` says it in the page's language.
+    pieces: tuple = field(default=(), compare=False, repr=False)
+
+    def rule_text(self) -> str:
+        """:attr:`rule` in the current language."""
+        if not self.pieces:
+            return _(self.rule)
+        sep = "; " if language() == "en" else "；"
+        return sep.join(_(m, **{k: _(v) for k, v in f}) for m, f in self.pieces)
 
     def to_dict(self) -> dict:
         return {"space": self.space, "scope": self.scope, "lifetime": self.lifetime, "rule": self.rule,
                 "points_to": self.points_to}
+
+
+def _placed(space, scope, lifetime, *pieces, points_to=None) -> Placement:
+    """A :class:`Placement` whose rule is ``pieces`` (msgids, or ``(msgid, {field: LABELS value})``)."""
+    pieces = tuple((p, ()) if isinstance(p, str) else (p[0], tuple(p[1].items())) for p in pieces)
+    rule = "; ".join(m.format(**dict(f)) if f else m for m, f in pieces)
+    return Placement(space, scope, lifetime, rule, points_to, pieces)
 
 
 def classify(qualifiers=(), *, parameter: bool = False, file_scope: bool = False, pointer: bool = False,
@@ -111,38 +131,39 @@ def classify(qualifiers=(), *, parameter: bool = False, file_scope: bool = False
     with a value computed at run time; ``points_to``: a pointer's target, where known."""
     q = set(qualifiers)
     if parameter:
-        return Placement("constant", "grid", "launch",
-                         "a kernel parameter: the launch copies its value into a constant bank every thread reads"
-                         + ("; the floats it points to are in global memory (cudaMalloc)" if pointer else ""),
-                         "global" if pointer else None)
+        return _placed("constant", "grid", "launch",
+                       N_("a kernel parameter: the launch copies its value into a constant bank every thread reads"),
+                       *([N_("the floats it points to are in global memory (cudaMalloc)")] if pointer else []),
+                       points_to="global" if pointer else None)
     if "__shared__" in q:
-        how = ("extern __shared__: one array whose size the launch passes (the third <<< >>> parameter, bytes)"
-               if "extern" in q else "__shared__: one copy per block, sized at compile time")
-        return Placement("shared", "block", "block", how)
+        how = (N_("extern __shared__: one array whose size the launch passes (the third <<< >>> parameter, bytes)")
+               if "extern" in q else N_("__shared__: one copy per block, sized at compile time"))
+        return _placed("shared", "block", "block", how)
     if "__constant__" in q:
-        return Placement("constant", "grid", "application",
-                         "__constant__ at file scope: read-only in kernels, written by the host (cudaMemcpyToSymbol)")
+        return _placed("constant", "grid", "application",
+                       N_("__constant__ at file scope: read-only in kernels, written by the host (cudaMemcpyToSymbol)"))
     if "__device__" in q or file_scope:
-        return Placement("global", "grid", "application", "__device__ at file scope: a global-memory variable")
+        return _placed("global", "grid", "application", N_("__device__ at file scope: a global-memory variable"))
     if array:
         if runtime_index:
-            return Placement("local", "thread", "thread",
-                             "a local array indexed with a value known only at run time: registers cannot be "
-                             "indexed, so the compiler puts it in local memory")
-        return Placement("registers", "thread", "thread",
-                         "a local array indexed only by compile-time constants: the compiler can keep each "
-                         "element in a register")
+            return _placed("local", "thread", "thread",
+                           N_("a local array indexed with a value known only at run time: registers cannot be "
+                              "indexed, so the compiler puts it in local memory"))
+        return _placed("registers", "thread", "thread",
+                       N_("a local array indexed only by compile-time constants: the compiler can keep each "
+                          "element in a register"))
     if pointer:
-        return Placement("registers", "thread", "thread",
-                         "a local pointer: the address is a scalar in a register"
-                         + (f"; it points into {LABELS[points_to]}" if points_to else ""), points_to)
-    return Placement("registers", "thread", "thread",
-                     "a scalar local variable: a register (unless the compiler runs out and spills it to local memory)")
+        return _placed("registers", "thread", "thread", N_("a local pointer: the address is a scalar in a register"),
+                       *([(N_("it points into {space}"), {"space": LABELS[points_to]})] if points_to else []),
+                       points_to=points_to)
+    return _placed("registers", "thread", "thread",
+                   N_("a scalar local variable: a register (unless the compiler runs out and spills it to local "
+                      "memory)"))
 
 
-TEMPLATE_CONSTANT = Placement(None, None, None,
-                              "a template parameter: a compile-time constant the compiler folds into the "
-                              "instructions; it takes no memory")
+TEMPLATE_CONSTANT = _placed(None, None, None,
+                            N_("a template parameter: a compile-time constant the compiler folds into the "
+                               "instructions; it takes no memory"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,15 +193,15 @@ def sizes(arch_name: str) -> dict:
 #: Per space, the recorded latency fields that measure it and what each is.
 LATENCY_FIELDS = {
     "registers": (),
-    "shared": (("shared", "a load from shared memory"),),
-    "global": (("global_dram", "a load from DRAM"), ("global_l2_hit", "an L2 hit")),
+    "shared": (("shared", N_("a load from shared memory")),),
+    "global": (("global_dram", N_("a load from DRAM")), ("global_l2_hit", N_("an L2 hit"))),
     "local": (),
-    "constant": (("constant_small", "a 1 KB working set (the constant cache nearest the SM)"),
-                 ("constant", "a 16 KB working set")),
+    "constant": (("constant_small", N_("a 1 KB working set (the constant cache nearest the SM)")),
+                 ("constant", N_("a 16 KB working set"))),
 }
 NOT_MEASURED = {
-    "registers": "not measured (an operand of the instruction itself: no load to wait for)",
-    "local": "not measured (local memory is device memory: a load takes the same path as a global one)",
+    "registers": N_("not measured (an operand of the instruction itself: no load to wait for)"),
+    "local": N_("not measured (local memory is device memory: a load takes the same path as a global one)"),
 }
 
 
@@ -207,7 +228,7 @@ def memory_table(record: dict | None = None) -> list[dict]:
     lat = latencies(record)
     return [{"space": s, "label": LABELS[s], **SPACE_INFO[s], "scope_text": SCOPES[SPACE_INFO[s]["scope"]],
              "lifetime_text": LIFETIMES[SPACE_INFO[s]["lifetime"]], "latency": lat["spaces"][s],
-             "not_measured": NOT_MEASURED.get(s, "not measured")}
+             "not_measured": NOT_MEASURED.get(s, N_("not measured"))}
             for s in SPACES]
 
 
@@ -223,7 +244,8 @@ def largest_tile(shared_per_block: int, max_threads_per_block: int) -> dict:
     """The largest square tile T whose block fits: ``2·T·T·4 <= shared_per_block`` and ``T·T <=
     max_threads_per_block``; ``limiter`` names the one that decides (``"threads"`` on a tie)."""
     if shared_per_block < launch_bytes(1) or max_threads_per_block < 1:
-        raise ValueError(f"no tile fits {shared_per_block} bytes and {max_threads_per_block} threads per block")
+        raise ValueError(_("no tile fits {bytes} bytes and {threads} threads per block", bytes=shared_per_block,
+                           threads=max_threads_per_block))
     by_shared = isqrt(shared_per_block // (2 * FLOAT_BYTES))
     by_threads = isqrt(max_threads_per_block)
     T = min(by_shared, by_threads)
@@ -286,7 +308,7 @@ def device_arch(props: dict) -> dict:
     ``sharedMemPerMultiprocessor``, ``reservedSharedMemPerBlock``, ``regsPerMultiprocessor``).
     Allocation units and registers per thread come from the nearest preset (no property holds
     them)."""
-    name = props.get("name", "this GPU")
+    name = props.get("name", _("this GPU"))
     name = name.decode() if isinstance(name, bytes) else str(name)
     cc = f"{props.get('major')}.{props.get('minor')}"
     try:
@@ -297,10 +319,10 @@ def device_arch(props: dict) -> dict:
             "sharedMemPerMultiprocessor", "regsPerMultiprocessor")
     missing = [k for k in need if not props.get(k)]
     if missing:
-        raise ValueError(f"the device properties lack {', '.join(missing)}")
+        raise ValueError(_("the device properties lack {names}", names=", ".join(missing)))
     optin = int(props.get("sharedMemPerBlockOptin") or props["sharedMemPerBlock"])
     return {
-        "label": f"{name} (compute capability {cc}, queried with cudaGetDeviceProperties)",
+        "label": _("{name} (compute capability {cc}, queried with cudaGetDeviceProperties)", name=name, cc=cc),
         "compute_capability": cc,
         "max_threads_per_sm": int(props["maxThreadsPerMultiProcessor"]),
         "max_warps_per_sm": int(props["maxThreadsPerMultiProcessor"]) // WARP_SIZE,

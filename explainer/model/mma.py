@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..i18n import N_, _
 from .memory import BANKS
 
 WARP = 32
@@ -312,7 +313,7 @@ def error_bound(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 # ---- kernel 16's pipeline: which buffer holds which phase, and what each wait guarantees ----------
 BUF_FREE, BUF_IN_FLIGHT, BUF_LANDED, BUF_READ = range(4)
-BUF_STATES = ("free", "copy in flight", "landed", "read by the mma")
+BUF_STATES = (N_("free"), N_("copy in flight"), N_("landed"), N_("read by the mma"))  # shown with _()
 
 
 @dataclass(frozen=True)
@@ -364,54 +365,62 @@ def pipeline(K: int, kern: MmaKernel = STAGED) -> list[PipelineStep]:
                 state[g % S] = BUF_LANDED
         return keep
 
-    def k_text(ks):
-        return f"k-step {ks[0]}" if len(ks) == 1 else f"k-steps {ks[0]}–{ks[-1]}"
+    def k_text(ks):  # at the start of a sentence
+        return _("K-step {k}", k=ks[0]) if len(ks) == 1 else _("K-steps {first}–{last}", first=ks[0], last=ks[-1])
 
     per = kern.miter * kern.niter
     for ph in range(S - 1):
         if ph < P:
             b = issue(ph)
-            add("issue", -1, f"Prologue: issue the cp.async copies of phase {ph} into buffer {b} and commit them as "
-                             f"one group. The thread goes on at once; nothing has landed yet.")
+            add("issue", -1, _("Prologue: issue the cp.async copies of phase {phase} into buffer {buffer} and commit "
+                               "them as one group. The thread goes on at once; nothing has landed yet.",
+                               phase=ph, buffer=b))
         else:
             groups.append(None)
-            add("issue", -1, f"Prologue: K has only {P} phase(s); commit an empty group, so that the waits below "
-                             "count groups the same way.")
+            add("issue", -1, _("Prologue: K has only {phases} phase(s); commit an empty group, so that the waits "
+                               "below count groups the same way.", phases=P))
     keep = wait()
-    add("wait", -1, f"Prologue: cp.async.wait_group {keep}: at most {keep} of this thread's groups may still be in "
-                    "flight, so its copies of phase 0 (buffer 0) have landed. Other threads' copies: not yet known.")
+    add("wait", -1, _("Prologue: cp.async.wait_group {keep}: at most {keep} of this thread's groups may still be in "
+                      "flight, so its copies of phase 0 (buffer 0) have landed. Other threads' copies: not yet known.",
+                      keep=keep))
     state[0] = BUF_READ
-    add("barrier", -1, "Prologue: __syncthreads(): every thread has passed its wait, so all of phase 0 is in buffer 0. "
-                       "Each warp loads the fragments of phase 0's k-step 0 into its first register set.")
+    add("barrier", -1, _("Prologue: __syncthreads(): every thread has passed its wait, so all of phase 0 is in "
+                         "buffer 0. Each warp loads the fragments of phase 0's k-step 0 into its first register set."))
     for ph in range(P):
         nxt = ph + S - 1
         if nxt < P:
             b = issue(nxt)
-            add("issue", ph, f"Issue phase {nxt} into buffer {b} and commit: its copies travel while the warps work "
-                             f"on phase {ph}." + (f" Buffer {b} is free: every warp loaded its last fragments of phase "
-                                                  f"{ph - 1} before the last barrier." if ph else ""))
+            add("issue", ph, _("Issue phase {next} into buffer {buffer} and commit: its copies travel while the "
+                               "warps work on phase {phase}.", next=nxt, buffer=b, phase=ph)
+                + (" " + _("Buffer {buffer} is free: every warp loaded its last fragments of phase {phase} before "
+                           "the last barrier.", buffer=b, phase=ph - 1) if ph else ""))
         else:
             groups.append(None)
-            add("issue", ph, f"No phase {nxt} (K has {P} phases): commit an empty group.")
+            add("issue", ph, _("No phase {next} (K has {phases} phases): commit an empty group.", next=nxt, phases=P))
         first = tuple(range(KS - 1))
         if first:
-            add("compute", ph, f"{k_text(first).capitalize()} of phase {ph}: each k-step loads the fragments of the "
-                               f"next one from buffer {ph % S} into the other register set, then issues its "
-                               f"{per} mma.sync per warp on the fragments already there.", first)
+            add("compute", ph, _("{ksteps} of phase {phase}: each k-step loads the fragments of the next one from "
+                                 "buffer {buffer} into the other register set, then issues its {per} mma.sync per "
+                                 "warp on the fragments already there.", ksteps=k_text(first), phase=ph,
+                                 buffer=ph % S, per=per), first)
         keep = wait()
-        add("wait", ph, f"cp.async.wait_group {keep}: this thread's copies of phase {ph + 1} (buffer {(ph + 1) % S}) "
-                        "have landed." if ph + 1 < P else
-                        f"cp.async.wait_group {keep}: phase {ph} is the last; nothing more is needed.")
+        add("wait", ph, _("cp.async.wait_group {keep}: this thread's copies of phase {phase} (buffer {buffer}) "
+                          "have landed.", keep=keep, phase=ph + 1, buffer=(ph + 1) % S) if ph + 1 < P else
+                        _("cp.async.wait_group {keep}: phase {phase} is the last; nothing more is needed.",
+                          keep=keep, phase=ph))
         state[ph % S] = BUF_FREE
         if ph + 1 < P:
             state[(ph + 1) % S] = BUF_READ
-        add("barrier", ph, "__syncthreads(): " + (f"all of phase {ph + 1} is in buffer {(ph + 1) % S}; and every warp "
-                                                  f"has loaded its last fragments of phase {ph}, so buffer {ph % S} "
-                                                  "is free for the next issue." if ph + 1 < P else
-                                                  f"every warp has loaded its last fragments of phase {ph}."))
-        add("compute", ph, f"K-step {KS - 1} of phase {ph}: {per} mma.sync per warp on the fragments in registers"
-                           + (f", while the fragments of phase {ph + 1}'s k-step 0 load from buffer {(ph + 1) % S}."
-                              if ph + 1 < P else "."), (KS - 1,))
+        add("barrier", ph, _("__syncthreads(): all of phase {next} is in buffer {next_buffer}; and every warp has "
+                             "loaded its last fragments of phase {phase}, so buffer {buffer} is free for the next "
+                             "issue.", next=ph + 1, next_buffer=(ph + 1) % S, phase=ph, buffer=ph % S)
+                           if ph + 1 < P else
+                           _("__syncthreads(): every warp has loaded its last fragments of phase {phase}.", phase=ph))
+        add("compute", ph, _("K-step {k} of phase {phase}: {per} mma.sync per warp on the fragments in registers, "
+                             "while the fragments of phase {next}'s k-step 0 load from buffer {buffer}.",
+                             k=KS - 1, phase=ph, per=per, next=ph + 1, buffer=(ph + 1) % S) if ph + 1 < P else
+                           _("K-step {k} of phase {phase}: {per} mma.sync per warp on the fragments in registers.",
+                             k=KS - 1, phase=ph, per=per), (KS - 1,))
     groups.clear()
-    add("drain", P - 1, "cp.async.wait_group 0: no copy is left in flight when the block stores C and exits.")
+    add("drain", P - 1, _("cp.async.wait_group 0: no copy is left in flight when the block stores C and exits."))
     return out

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from . import blockshape, hardware, hazards, ladder, memory, memspaces, mma, roofline
+from . import blockshape, hardware, hazards, ladder, memory, memspaces, mma, roofline, strip
 from .launch import PAD, Launch, Step, count_label, phase_label, steps
 from ..i18n import N_, _
 
@@ -330,9 +330,9 @@ def stepper_target(L: Launch, block, thread, kind: str, phase: int | None = None
     loop = steps(L, per_k=False).index(Step(kind, phase, loop_k))
     bx, by = (int(v) for v in block)
     tx, ty = (int(v) for v in thread)
-    where = f"block (x={bx}, y={by}) · thread (x={tx}, y={ty}) pinned"
+    where = _("block (x={bx}, y={by}) · thread (x={tx}, y={ty}) pinned", bx=bx, by=by, tx=tx, ty=ty)
     if kind == "store":
-        where += " · storing C"
+        where += _(" · storing C")
     else:
         where += f" · {phase_label(phase, L.phases)}"
         if k is not None:
@@ -445,12 +445,16 @@ def _load_parts(L: Launch, bx, by, tx, ty, t) -> tuple[list, list, str, str]:
     # the element the expression names, padding or not (the model without its guard)
     raw = Launch("tiled_unguarded", L.M, L.N, L.K, T)
     (ar, ac), (br, bc) = ((int(v) for v in raw.a_load(by, t, ty, tx)), (int(v) for v in raw.b_load(bx, t, ty, tx)))
-    why_a = f"As[{ty}][{tx}] gets A[blockIdx.y*T + threadIdx.y][t*T + threadIdx.x] = A[{by}*{T} + {ty}][{t}*{T} + {tx}]"
-    why_a += f" = A[{ar}][{ac}]" if a is not None else (
-        f" = A[{ar}][{ac}], outside the {L.M}×{L.K} matrix A: a padding zero")
-    why_b = f"Bs[{ty}][{tx}] gets B[t*T + threadIdx.y][blockIdx.x*T + threadIdx.x] = B[{t}*{T} + {ty}][{bx}*{T} + {tx}]"
-    why_b += f" = B[{br}][{bc}]" if b is not None else (
-        f" = B[{br}][{bc}], outside the {L.K}×{L.N} matrix B: a padding zero")
+    got_a = (f"As[{ty}][{tx}]", f"A[blockIdx.y*T + threadIdx.y][t*T + threadIdx.x] = A[{by}*{T} + {ty}][{t}*{T} + {tx}]"
+             f" = A[{ar}][{ac}]")
+    why_a = (_("{cell} gets {expr}", cell=got_a[0], expr=got_a[1]) if a is not None else
+             _("{cell} gets {expr}, outside the {R}×{C} matrix A: a padding zero", cell=got_a[0], expr=got_a[1],
+               R=L.M, C=L.K))
+    got_b = (f"Bs[{ty}][{tx}]", f"B[t*T + threadIdx.y][blockIdx.x*T + threadIdx.x] = B[{t}*{T} + {ty}][{bx}*{T} + {tx}]"
+             f" = B[{br}][{bc}]")
+    why_b = (_("{cell} gets {expr}", cell=got_b[0], expr=got_b[1]) if b is not None else
+             _("{cell} gets {expr}, outside the {R}×{C} matrix B: a padding zero", cell=got_b[0], expr=got_b[1],
+               R=L.K, C=L.N))
     if a is not None:
         assert [ar, ac] == a  # the expression and the model agree
     if b is not None:
@@ -459,7 +463,7 @@ def _load_parts(L: Launch, bx, by, tx, ty, t) -> tuple[list, list, str, str]:
 
 
 def _cell(name, rc) -> str:
-    return "a padding zero" if rc is None else f"{name}[{rc[0]}][{rc[1]}]"
+    return _("a padding zero") if rc is None else f"{name}[{rc[0]}][{rc[1]}]"
 
 
 def tiled_loads(seed: int, pool=None, page: str = "02_tiled", padding: bool = False) -> Question:
@@ -468,19 +472,20 @@ def tiled_loads(seed: int, pool=None, page: str = "02_tiled", padding: bool = Fa
     L, blocks = _launch(rng, "tiled", pool, tiles=(2, 4, 8))
     # page 02: a thread whose copies are real elements; page 03: one with a padding zero, mostly
     want_pad = padding and rng.random() < 0.75
-    for _ in range(64):
+    for _try in range(64):
         bx, by = _choice(rng, blocks)
         tx, ty = (int(v) for v in rng.integers(0, L.T, size=2))
         t = int(rng.integers(0, L.phases))
         a, b, why_a, why_b = _load_parts(L, bx, by, tx, ty, t)
         if (a is None or b is None) == want_pad:
             break
-    pad_note = " Type pad for a padding zero." if padding else ""
-    prompt = (f"Kernel tiled, {_launch_text(L)}. In {phase_label(t, L.phases)}, which elements of A and B does "
-              f"thread (x={tx}, y={ty}) of block (x={bx}, y={by}) copy into As and Bs? "
-              f"Type A[row][col] and B[row][col].{pad_note}")
+    pad_note = _(" Type pad for a padding zero.") if padding else ""
+    prompt = _("Kernel tiled, {launch}. In {phase}, which elements of A and B does thread (x={tx}, y={ty}) of block "
+               "(x={bx}, y={by}) copy into As and Bs? Type A[row][col] and B[row][col].{pad_note}",
+               launch=_launch_text(L), phase=phase_label(t, L.phases), tx=tx, ty=ty, bx=bx, by=by, pad_note=pad_note)
     return _question(page, "loads", prompt, {"kind": "cells", "names": ["A", "B"], "empty": "pad"}, [a, b],
-                     f"{_cell('A', a)} into As[{ty}][{tx}] and {_cell('B', b)} into Bs[{ty}][{tx}]", [why_a, why_b],
+                     _("{a} into {As} and {b} into {Bs}", a=_cell('A', a), As=f"As[{ty}][{tx}]", b=_cell('B', b),
+                       Bs=f"Bs[{ty}][{tx}]"), [why_a, why_b],
                      {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t},
                      stepper_target(L, (bx, by), (tx, ty), "load_a", t))
 
@@ -490,7 +495,7 @@ def tiled_reads(seed: int, pool=None) -> Question:
     (:meth:`ThreadView.compute`)."""
     rng = _rng(seed, "02.reads")
     L, blocks = _launch(rng, "tiled", pool, tiles=(2, 4, 8))
-    for _ in range(64):
+    for _try in range(64):
         bx, by = _choice(rng, blocks)
         tx, ty = (int(v) for v in rng.integers(0, L.T, size=2))
         t, k = int(rng.integers(0, L.phases)), int(rng.integers(0, L.T))
@@ -500,15 +505,17 @@ def tiled_reads(seed: int, pool=None) -> Question:
     a, b = d["a"], d["b"]
     T = L.T
     (i, j), (p, q) = d["as"], d["bs"]
-    why_a = (f"As[{i}][{j}] was stored by thread (x={j}, y={i}): "
-             f"A[{by}*{T} + {i}][{t}*{T} + {j}] = {_cell('A', a)}")
-    why_b = (f"Bs[{p}][{q}] was stored by thread (x={q}, y={p}): "
-             f"B[{t}*{T} + {p}][{bx}*{T} + {q}] = {_cell('B', b)}")
-    prompt = (f"Kernel tiled, {_launch_text(L)}. At {count_label('k', k, T)} of {phase_label(t, L.phases)}, thread "
-              f"(x={tx}, y={ty}) of block (x={bx}, y={by}) computes sum += As[ty][k] * Bs[k][tx]. Which elements of "
-              "A and B do those two cells hold? Type A[row][col] and B[row][col].")
+    why_a = _("{cell} was stored by thread (x={x}, y={y}): {expr}", cell=f"As[{i}][{j}]", x=j, y=i,
+              expr=f"A[{by}*{T} + {i}][{t}*{T} + {j}] = {_cell('A', a)}")
+    why_b = _("{cell} was stored by thread (x={x}, y={y}): {expr}", cell=f"Bs[{p}][{q}]", x=q, y=p,
+              expr=f"B[{t}*{T} + {p}][{bx}*{T} + {q}] = {_cell('B', b)}")
+    prompt = _("Kernel tiled, {launch}. At {step} of {phase}, thread (x={tx}, y={ty}) of block (x={bx}, y={by}) "
+               "computes sum += As[ty][k] * Bs[k][tx]. Which elements of A and B do those two cells hold? "
+               "Type A[row][col] and B[row][col].", launch=_launch_text(L), step=count_label('k', k, T),
+               phase=phase_label(t, L.phases), tx=tx, ty=ty, bx=bx, by=by)
     return _question("02_tiled", "reads", prompt, {"kind": "cells", "names": ["A", "B"], "empty": "pad"}, [a, b],
-                     f"As[{i}][{j}] holds {_cell('A', a)}, Bs[{p}][{q}] holds {_cell('B', b)}", [why_a, why_b],
+                     _("{As} holds {a}, {Bs} holds {b}", As=f"As[{i}][{j}]", a=_cell('A', a), Bs=f"Bs[{p}][{q}]",
+                       b=_cell('B', b)), [why_a, why_b],
                      {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t, "k": k},
                      stepper_target(L, (bx, by), (tx, ty), "compute", t, k))
 
@@ -520,32 +527,67 @@ def barrier_count(seed: int, pool=None, page: str = "02_tiled", kernels=("tiled"
     L, blocks = _launch(rng, kernel, pool, tiles=(2, 4, 8))
     bx, by = _choice(rng, blocks)
     n, per = L.barriers_per_block, sum(L.barriers)
-    kept = {2: "both barriers", 1: "barrier 1 only" if L.barriers[0] else "barrier 2 only", 0: "no barrier"}[per]
-    why = (f"{kernel} keeps {kept}: {per} per phase × {L.phases} phases (ceil(K / T) = ceil({L.K} / {L.T})) = {n}")
-    prompt = (f"Kernel {kernel}, {_launch_text(L)}. How many times does one block wait at a __syncthreads() "
-              "barrier, from its first phase to its last?")
+    kept = {2: _("both barriers"), 1: _("barrier 1 only") if L.barriers[0] else _("barrier 2 only"),
+            0: _("no barrier")}[per]
+    why = _("{kernel} keeps {kept}: {per} per phase × {phases} phases (ceil(K / T) = ceil({K} / {T})) = {n}",
+            kernel=kernel, kept=kept, per=per, phases=L.phases, K=L.K, T=L.T, n=n)
+    prompt = _("Kernel {kernel}, {launch}. How many times does one block wait at a __syncthreads() barrier, from its "
+               "first phase to its last?", kernel=kernel, launch=_launch_text(L))
     show = None
     if per:  # the last barrier of the last phase
         last = "barrier2" if L.barriers[1] else "barrier1"
         show = stepper_target(L, (bx, by), (0, 0), last, L.phases - 1)
-    return _question(page, "barriers", prompt, {"kind": "int"}, n, f"{n} barriers", [why],
+    return _question(page, "barriers", prompt, {"kind": "int"}, n, _("{n} barriers", n=n), [why],
                      {**_launch_params(L), "block": [bx, by]}, show)
 
 
 def tiled_reuse(seed: int, pool=None) -> Question:
     """How many times each element of A is loaded over the launch: once per block column."""
     rng = _rng(seed, "02.reuse")
-    L, _ = _launch(rng, "tiled", pool, tiles=(2, 4, 8, 16))
+    L, _blocks = _launch(rng, "tiled", pool, tiles=(2, 4, 8, 16))
     s = L.stats()
     times = s["global_loads_a"] // (L.M * L.K)
     assert times * L.M * L.K == s["global_loads_a"]
     gx = L.grid[0]
-    why = (f"every block column loads all of A once, tile by tile, and there are gridDim.x = ceil(N / T) = "
-           f"ceil({L.N} / {L.T}) = {gx} block columns: {s['global_loads_a']:,} loads of A for its "
-           f"{L.M * L.K:,} elements = {times}")
-    prompt = (f"Kernel tiled, {_launch_text(L)}. Over the whole launch, how many times is each element of A loaded "
-              "from global memory?")
-    return _question("02_tiled", "reuse", prompt, {"kind": "int"}, times, f"{times} times", [why], _launch_params(L))
+    why = _("every block column loads all of A once, tile by tile, and there are gridDim.x = ceil(N / T) = "
+            "ceil({N} / {T}) = {gx} block columns: {loads} loads of A for its {elements} elements = {times}",
+            N=L.N, T=L.T, gx=gx, loads=f"{s['global_loads_a']:,}", elements=f"{L.M * L.K:,}", times=times)
+    prompt = _("Kernel tiled, {launch}. Over the whole launch, how many times is each element of A loaded from "
+               "global memory?", launch=_launch_text(L))
+    return _question("02_tiled", "reuse", prompt, {"kind": "int"}, times, _("{n} times", n=times), [why],
+                     _launch_params(L))
+
+
+def strip_max_k(seed: int, pool=None) -> Question:
+    """The largest K kernel 02b (V1) launches with, for a tile and a block's shared memory
+    (:func:`.strip.max_k_v1`)."""
+    rng = _rng(seed, "02.strip_max_k")
+    T = int(_choice(rng, [4, 8, 12, 16, 20, 24, 32]))
+    S = int(_choice(rng, [16384, 32768, 49152, 65536, 101376, 166912, 232448]))
+    k = strip.max_k_v1(S, T)
+    why = _("V1 holds the T×K strip of A and the K×T strip of B: 2·T·K·4 bytes ≤ {S}, so K ≤ {S} / (8·{T}) = {exact}; "
+            "the largest whole K is {k} (2·{T}·{k}·4 = {used} bytes)", S=S, T=T, exact=f"{S / (8 * T):g}", k=k,
+            used=strip.v1_shared_bytes(k, T) if k else 0)
+    prompt = _("Kernel 02b (V1) keeps a block's whole strips in dynamic shared memory. With T = {T} and {S} bytes of "
+               "shared memory for a block, what is the largest K it can launch with?", T=T, S=S)
+    return _question("02_tiled", "strip_max_k", prompt, {"kind": "int"}, k, _("K = {k}", k=k), [why],
+                     {"T": T, "shared_per_block": S})
+
+
+def strip_bytes(seed: int, pool=None) -> Question:
+    """How many times V1's shared memory per block is V2's, for K a multiple of T
+    (:func:`.strip.v1_shared_bytes`, :func:`.strip.v2_shared_bytes`)."""
+    rng = _rng(seed, "02.strip_bytes")
+    T = int(_choice(rng, [4, 8, 16, 32]))
+    K = T * int(rng.integers(2, 65))
+    v1, v2 = strip.v1_shared_bytes(K, T), strip.v2_shared_bytes(K, T)
+    times = v1 // v2
+    why = _("V1: 2·T·K·4 = 2·{T}·{K}·4 = {v1} bytes; V2: 2·T·T·4 = {v2} bytes, whatever K is; {v1} / {v2} = K / T = "
+            "{times}", T=T, K=K, v1=f"{v1:,}", v2=f"{v2:,}", times=times)
+    prompt = _("T = {T}, K = {K}. How many times as much shared memory per block does V1 (the whole strips, kernel "
+               "02b) need as V2 (the sliding window, kernel 03)?", T=T, K=K)
+    return _question("02_tiled", "strip_bytes", prompt, {"kind": "int"}, times, _("{times} times", times=times),
+                     [why], {"T": T, "K": K})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,14 +611,14 @@ def ghost_count(seed: int, pool=None) -> Question:
     out_r = sorted({int(r) for r in rows if r >= L.M})
     out_c = sorted({int(c) for c in cols if c >= L.N})
     T = L.T
-    span = (f"block (x={bx}, y={by}) covers rows {by * T}..{by * T + T - 1} and columns {bx * T}..{bx * T + T - 1} "
-            f"of the {L.M}×{L.N} matrix C")
+    span = _("block (x={bx}, y={by}) covers rows {r0}..{r1} and columns {c0}..{c1} of the {M}×{N} matrix C",
+             bx=bx, by=by, r0=by * T, r1=by * T + T - 1, c0=bx * T, c1=bx * T + T - 1, M=L.M, N=L.N)
     if out_r or out_c:
-        span += f"; {len(out_r)} of its rows and {len(out_c)} of its columns fall outside C"
-    why = f"{span}: {n} of its {T * T} threads own no element of C"
-    prompt = (f"Kernel tiled, {_launch_text(L)}. How many ghost threads (threads whose element of C lies outside C) "
-              f"does block (x={bx}, y={by}) have?")
-    return _question("03_boundaries", "ghosts", prompt, {"kind": "int"}, n, f"{n} ghost thread(s)", [why],
+        span += _("; {rows} of its rows and {cols} of its columns fall outside C", rows=len(out_r), cols=len(out_c))
+    why = _("{span}: {n} of its {threads} threads own no element of C", span=span, n=n, threads=T * T)
+    prompt = _("Kernel tiled, {launch}. How many ghost threads (threads whose element of C lies outside C) does "
+               "block (x={bx}, y={by}) have?", launch=_launch_text(L), bx=bx, by=by)
+    return _question("03_boundaries", "ghosts", prompt, {"kind": "int"}, n, _("{n} ghost thread(s)", n=n), [why],
                      {**_launch_params(L), "block": [bx, by]}, stepper_target(L, (bx, by), (0, 0), "load_a", 0))
 
 
@@ -586,7 +628,7 @@ def padding_count(seed: int, pool=None) -> Question:
     rng = _rng(seed, "03.padding")
     L, blocks = _launch(rng, "tiled", pool, tiles=(2, 4, 8))
     tx, ty = _block_threads(L)
-    for _ in range(64):
+    for _try in range(64):
         bx, by = _choice(rng, blocks)
         t = int(rng.integers(0, L.phases))
         na = int(np.count_nonzero(L.a_load(by, t, ty, tx)[0] == PAD))
@@ -599,15 +641,16 @@ def padding_count(seed: int, pool=None) -> Question:
 
     def span(name, rows, cols, R, C):
         r_out, c_out = int(np.count_nonzero(np.unique(rows) >= R)), int(np.count_nonzero(np.unique(cols) >= C))
-        return (f"{name} holds rows {int(rows.min())}..{int(rows.max())} and columns {int(cols.min())}..{int(cols.max())} "
-                f"of the {R}×{C} matrix {name[0]} ({r_out} row(s) and {c_out} column(s) outside)")
+        return _("{name} holds rows {r0}..{r1} and columns {c0}..{c1} of the {R}×{C} matrix {matrix} ({r_out} row(s) "
+                 "and {c_out} column(s) outside)", name=name, r0=int(rows.min()), r1=int(rows.max()),
+                 c0=int(cols.min()), c1=int(cols.max()), R=R, C=C, matrix=name[0], r_out=r_out, c_out=c_out)
 
-    why = (f"{span('As', ar, ac, L.M, L.K)}: {na} padding zeros; {span('Bs', br, bc, L.K, L.N)}: {nb}; "
-           f"{na} + {nb} = {na + nb}")
-    prompt = (f"Kernel tiled, {_launch_text(L)}. In {phase_label(t, L.phases)}, how many padding zeros does block "
-              f"(x={bx}, y={by}) store into As and Bs together?")
+    why = _("{span_a}: {na} padding zeros; {span_b}: {nb}; {na} + {nb} = {n}", span_a=span('As', ar, ac, L.M, L.K),
+            na=na, span_b=span('Bs', br, bc, L.K, L.N), nb=nb, n=na + nb)
+    prompt = _("Kernel tiled, {launch}. In {phase}, how many padding zeros does block (x={bx}, y={by}) store into As "
+               "and Bs together?", launch=_launch_text(L), phase=phase_label(t, L.phases), bx=bx, by=by)
     return _question("03_boundaries", "padding", prompt, {"kind": "int"}, na + nb,
-                     f"{na + nb} ({na} in As, {nb} in Bs)", [why],
+                     _("{n} ({na} in As, {nb} in Bs)", n=na + nb, na=na, nb=nb), [why],
                      {**_launch_params(L), "block": [bx, by], "phase": t},
                      stepper_target(L, (bx, by), (0, 0), "load_b", t))
 
@@ -626,7 +669,7 @@ def race_writer(seed: int, pool=None) -> Question:
     L, blocks = _launch(rng, "tiled_no_barrier1", pool, tiles=(2, 4, 8))
     bx, by = _choice(rng, blocks)
     T = L.T
-    for _ in range(64):
+    for _try in range(64):
         tx, ty = (int(v) for v in rng.integers(0, T, size=2))
         t, k = int(rng.integers(0, L.phases)), int(rng.integers(0, T))
         tile = _choice(rng, ["As", "Bs"])
@@ -641,13 +684,15 @@ def race_writer(seed: int, pool=None) -> Question:
     assert hz and (tx, ty) in hz[0].readers
     i, j = cell
     expr = "As[ty][k]" if tile == "As" else "Bs[k][tx]"
-    why = [(f"{expr} is {tile}[{i}][{j}] and thread (x, y) stores {tile}[y][x], so its writer has x = {wx}, "
-            f"the column of {tile}[{i}][{j}]"), f"y = {wy}, its row"]
-    prompt = (f"Kernel tiled_no_barrier1 (barrier 1 removed), {_launch_text(L)}. At {count_label('k', k, T)} of "
-              f"{phase_label(t, L.phases)}, thread (x={tx}, y={ty}) reads {expr}. Which thread stores that cell? "
-              "Without barrier 1 the read may come before that store. Type its threadIdx: x, y.")
+    why = [_("{expr} is {cell} and thread (x, y) stores {tile}[y][x], so its writer has x = {wx}, the column of "
+             "{cell}", expr=expr, cell=f"{tile}[{i}][{j}]", tile=tile, wx=wx),
+           _("y = {wy}, its row", wy=wy)]
+    prompt = _("Kernel tiled_no_barrier1 (barrier 1 removed), {launch}. At {step} of {phase}, thread (x={tx}, y={ty}) "
+               "reads {expr}. Which thread stores that cell? Without barrier 1 the read may come before that store. "
+               "Type its threadIdx: x, y.", launch=_launch_text(L), step=count_label('k', k, T),
+               phase=phase_label(t, L.phases), tx=tx, ty=ty, expr=expr)
     return _question("04_barriers", "writer", prompt, {"kind": "ints", "names": ["x", "y"]}, [wx, wy],
-                     f"thread (x={wx}, y={wy}), which stores {tile}[{i}][{j}]", why,
+                     _("thread (x={wx}, y={wy}), which stores {cell}", wx=wx, wy=wy, cell=f"{tile}[{i}][{j}]"), why,
                      {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t, "k": k, "tile": tile},
                      stepper_target(L, (bx, by), (tx, ty), "compute", t, k))
 
@@ -667,14 +712,17 @@ def race_warps(seed: int, pool=None) -> Question:
     n = sum(not s for s in h.same_warp)
     wx, wy = h.writer
     w = int(L.warp_lane(wx, wy)[0])
-    who = f"the {T} threads of row y = {i}" if tile == "As" else f"the {T} threads of column x = {j}"
+    who = (_("the {T} threads of row y = {i}", T=T, i=i) if tile == "As" else
+           _("the {T} threads of column x = {j}", T=T, j=j))
     warps = sorted({int(L.warp_lane(x, y)[0]) for x, y in h.readers})
-    why = (f"{tile}[{i}][{j}] is read by {who}; besides its writer (x={wx}, y={wy}, warp {w}: linear id "
-           f"x + y*{T} = {int(L.linear_thread(wx, wy))}, / 32) that is {len(h.readers)} thread(s), in warp(s) "
-           f"{', '.join(map(str, warps))}: {n} in another warp")
-    prompt = (f"Kernel tiled_no_barrier1 (barrier 1 removed), {_launch_text(L)}. In {phase_label(t, L.phases)}, "
-              f"the threads that read {tile}[{i}][{j}] may read it before its writer stores it. How many of those "
-              "readers (the writer itself not counted) run in another warp than the writer?")
+    why = _("{cell} is read by {who}; besides its writer (x={wx}, y={wy}, warp {w}: linear id x + y*{T} = {lin}, / 32) "
+            "that is {readers} thread(s), in warp(s) {warps}: {n} in another warp", cell=f"{tile}[{i}][{j}]", who=who,
+            wx=wx, wy=wy, w=w, T=T, lin=int(L.linear_thread(wx, wy)), readers=len(h.readers),
+            warps=", ".join(map(str, warps)), n=n)
+    prompt = _("Kernel tiled_no_barrier1 (barrier 1 removed), {launch}. In {phase}, the threads that read {cell} may "
+               "read it before its writer stores it. How many of those readers (the writer itself not counted) run "
+               "in another warp than the writer?", launch=_launch_text(L), phase=phase_label(t, L.phases),
+               cell=f"{tile}[{i}][{j}]")
     k = i if tile == "Bs" else j  # the compute step that reads the cell
     reader = h.readers[0]
     return _question("04_barriers", "warps", prompt, {"kind": "int"}, n, f"{n}", [why],
@@ -694,13 +742,15 @@ def overwrites(seed: int, pool=None) -> Question:
     cells = sorted((h.tile, h.cell[0], h.cell[1]) for h in hazards.hazards(L, t)
                    if h.kind == hazards.WRITE_BEFORE_READ and h.writer == (tx, ty))
     answer = [list(c) for c in cells]
-    listed = " and ".join(f"{n}[{r}][{c}]" for n, r, c in cells) or "no cell"
-    why = (f"thread (x={tx}, y={ty}) stores only As[ty][tx] and Bs[ty][tx]; without barrier 2 its stores of "
-           f"{phase_label(t + 1, L.phases)} may land while the other threads of row y = {ty} still read "
-           f"As[{ty}][{tx}] (at k = {tx}) and those of column x = {tx} read Bs[{ty}][{tx}] (at k = {ty}): {listed}")
-    prompt = (f"Kernel tiled_no_barrier2 (barrier 2 removed), {_launch_text(L)}. Which cells of As and Bs may "
-              f"thread (x={tx}, y={ty}) overwrite with {phase_label(t + 1, L.phases)}'s elements while other threads "
-              f"still read those of phase t = {t}? Type them as As[row][col], Bs[row][col].")
+    listed = _(" and ").join(f"{n}[{r}][{c}]" for n, r, c in cells) or _("no cell")
+    why = _("thread (x={tx}, y={ty}) stores only As[ty][tx] and Bs[ty][tx]; without barrier 2 its stores of {phase} "
+            "may land while the other threads of row y = {ty} still read {As} (at k = {tx}) and those of column "
+            "x = {tx} read {Bs} (at k = {ty}): {listed}", tx=tx, ty=ty, phase=phase_label(t + 1, L.phases),
+            As=f"As[{ty}][{tx}]", Bs=f"Bs[{ty}][{tx}]", listed=listed)
+    prompt = _("Kernel tiled_no_barrier2 (barrier 2 removed), {launch}. Which cells of As and Bs may thread "
+               "(x={tx}, y={ty}) overwrite with {phase}'s elements while other threads still read those of "
+               "phase t = {t}? Type them as As[row][col], Bs[row][col].", launch=_launch_text(L), tx=tx, ty=ty,
+               phase=phase_label(t + 1, L.phases), t=t)
     return _question("04_barriers", "overwrites", prompt, {"kind": "cellset", "names": ["As", "Bs"]}, answer,
                      listed, [why], {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t},
                      stepper_target(L, (bx, by), (tx, ty), "load_a", t + 1))
@@ -722,12 +772,13 @@ def warp_lane(seed: int, pool=None) -> Question:
     tx, ty = (int(v) for v in rng.integers(0, T, size=2))
     lin = int(L.linear_thread(tx, ty))
     w, lane = (int(v) for v in L.warp_lane(tx, ty))
-    why = [f"linear id = threadIdx.x + threadIdx.y*blockDim.x = {tx} + {ty}*{T} = {lin}; warp = {lin} / 32 = {w}",
+    why = [_("linear id = threadIdx.x + threadIdx.y*blockDim.x = {tx} + {ty}*{T} = {lin}; warp = {lin} / 32 = {w}",
+             tx=tx, ty=ty, T=T, lin=lin, w=w),
            f"lane = {lin} % 32 = {lane}"]
-    prompt = (f"A block of {T}×{T} threads. In which warp, and at which lane, does thread (x={tx}, y={ty}) run? "
-              "Type warp, lane.")
+    prompt = _("A block of {T}×{T} threads. In which warp, and at which lane, does thread (x={tx}, y={ty}) run? "
+               "Type warp, lane.", T=T, tx=tx, ty=ty)
     return _question("05_warps_and_coalescing", "warp", prompt, {"kind": "ints", "names": ["warp", "lane"]},
-                     [w, lane], f"warp {w}, lane {lane}", why, {"T": T, "thread": [tx, ty]})
+                     [w, lane], _("warp {w}, lane {lane}", w=w, lane=lane), why, {"T": T, "thread": [tx, ty]})
 
 
 def sectors(seed: int, pool=None) -> Question:
@@ -738,7 +789,7 @@ def sectors(seed: int, pool=None) -> Question:
     M, N, K = (int(v) for v in rng.integers(T + 1, 6 * T, size=3))
     L = Launch(kernel, M, N, K, T)
     access = _choice(rng, [a for a, _, _ in memory.ACCESSES[kernel]])
-    for _ in range(64):
+    for _try in range(64):
         bx, by = int(rng.integers(0, L.grid[0])), int(rng.integers(0, L.grid[1]))
         warp = int(rng.integers(0, memory.warps_per_block(T)))
         t = int(rng.integers(0, L.phases)) if L.is_tiled else 0
@@ -749,17 +800,21 @@ def sectors(seed: int, pool=None) -> Question:
     ids = r.sector_ids
     lanes = [x for x in r.lanes if x["element"]]
     first, last = lanes[0], lanes[-1]
-    shown = ", ".join(map(str, ids[:8])) + (f", … ({len(ids)} in all)" if len(ids) > 8 else "")
-    why = (f"its {r.active} active lane(s) touch {r.distinct_addresses} distinct float(s), from "
-           f"{r.matrix}[{first['element'][0]}][{first['element'][1]}] (lane {first['lane']}, byte {first['address']}) "
-           f"to {r.matrix}[{last['element'][0]}][{last['element'][1]}] (lane {last['lane']}, byte {last['address']}); "
-           f"byte address / 32 gives sectors {shown}: {r.sectors}")
-    step = "" if r.matrix == "C" else f" at {phase_label(t, L.phases) if L.is_tiled else count_label('k', k, K)}"
-    prompt = (f"Kernel {kernel}, {_launch_text(L)}. Warp {warp} of block (x={bx}, y={by}) runs its {access} "
-              f"({r.code}){step}. How many 32-byte sectors does that request touch? (A row-major matrix starts "
-              "at byte 0; element [r][c] of a matrix with C columns sits at byte 4*(r*C + c).)")
+    shown = ", ".join(map(str, ids[:8])) + (_(", … ({n} in all)", n=len(ids)) if len(ids) > 8 else "")
+    why = _("its {active} active lane(s) touch {distinct} distinct float(s), from {first} (lane {first_lane}, byte "
+            "{first_byte}) to {last} (lane {last_lane}, byte {last_byte}); byte address / 32 gives sectors {shown}: "
+            "{sectors}", active=r.active, distinct=r.distinct_addresses,
+            first=f"{r.matrix}[{first['element'][0]}][{first['element'][1]}]", first_lane=first['lane'],
+            first_byte=first['address'], last=f"{r.matrix}[{last['element'][0]}][{last['element'][1]}]",
+            last_lane=last['lane'], last_byte=last['address'], shown=shown, sectors=r.sectors)
+    step = "" if r.matrix == "C" else _(" at {step}", step=phase_label(t, L.phases) if L.is_tiled
+                                        else count_label('k', k, K))
+    prompt = _("Kernel {kernel}, {launch}. Warp {warp} of block (x={bx}, y={by}) runs its {access} ({code}){step}. "
+               "How many 32-byte sectors does that request touch? (A row-major matrix starts at byte 0; element "
+               "[r][c] of a matrix with C columns sits at byte 4*(r*C + c).)", kernel=kernel, launch=_launch_text(L),
+               warp=warp, bx=bx, by=by, access=_(access), code=r.code, step=step)
     return _question("05_warps_and_coalescing", "sectors", prompt, {"kind": "int"}, r.sectors,
-                     f"{r.sectors} sector(s) (the ideal is {r.ideal})", [why],
+                     _("{n} sector(s) (the ideal is {ideal})", n=r.sectors, ideal=r.ideal), [why],
                      {**_launch_params(L), "access": access, "block": [bx, by], "warp": warp, "t": t, "k": k})
 
 
@@ -777,17 +832,20 @@ def bank_degree(seed: int, pool=None) -> Question:
     for wd, bank in zip(b.words, b.banks):
         per_bank.setdefault(bank, set()).add(wd)
     worst = max(per_bank, key=lambda x: (len(per_bank[x]), -x))
-    why = (f"the lanes read {b.distinct_words} distinct word(s) (row*{T + pad} + col) in {b.banks_touched} bank(s) "
-           "(word % 32); ")
+    why = _("the lanes read {words} distinct word(s) (row*{row} + col) in {banks} bank(s) (word % 32); ",
+            words=b.distinct_words, row=T + pad, banks=b.banks_touched)
     if b.degree == 1:
-        why += "no bank holds two different words of them: 1-way (no conflict)"
+        why += _("no bank holds two different words of them: 1-way (no conflict)")
     else:
         words = sorted(per_bank[worst])
-        why += (f"bank {worst} holds {len(words)} different words ({', '.join(map(str, words[:6]))}"
-                f"{' …' if len(words) > 6 else ''}), served one after another: {b.degree}-way")
-    prompt = (f"float {tile}[{T}][{T + pad}]; warp {warp} of a {T}×{T} block reads {expr} at {count_label('k', k, T)}. "
-              "How many ways is its worst bank conflict? (1: no conflict; lanes reading the same word share it.)")
-    return _question("05_warps_and_coalescing", "banks", prompt, {"kind": "int"}, b.degree, f"{b.degree}-way", [why],
+        why += _("bank {bank} holds {n} different words ({words}), served one after another: {degree}-way",
+                 bank=worst, n=len(words), words=", ".join(map(str, words[:6])) + (" …" if len(words) > 6 else ""),
+                 degree=b.degree)
+    prompt = _("{decl}; warp {warp} of a {T}×{T} block reads {expr} at {step}. How many ways is its worst bank "
+               "conflict? (1: no conflict; lanes reading the same word share it.)", decl=f"float {tile}[{T}][{T + pad}]",
+               warp=warp, T=T, expr=expr, step=count_label('k', k, T))
+    return _question("05_warps_and_coalescing", "banks", prompt, {"kind": "int"}, b.degree,
+                     _("{degree}-way", degree=b.degree), [why],
                      {"expr": expr, "T": T, "pad": pad, "warp": warp, "k": k})
 
 
@@ -817,15 +875,17 @@ def block_owner(seed: int, pool=None) -> Question:
         parts = (f"row = blockIdx.y*blockDim.x + threadIdx.x = {by}*{BX} + {tx} = {r}",
                  f"col = blockIdx.x*blockDim.y + threadIdx.y = {bx}*{BY} + {ty} = {c}")
     if L.writes_c(bx, by, tx, ty):
-        why = f"{parts[0]} and {parts[1]}: C[{r}][{c}]"
+        why = _("{row} and {col}: {cell}", row=parts[0], col=parts[1], cell=f"C[{r}][{c}]")
         answer, text = [[r, c]], f"C[{r}][{c}]"
     else:
-        why = (f"{parts[0]} and {parts[1]}: C[{r}][{c}] lies outside the {M}×{N} matrix C, so the guard "
-               "if (row < M && col < N) skips the thread: none")
-        answer, text = [None], f"none (C[{r}][{c}] is outside C)"
-    prompt = (f"Kernel {kernel}, M×N×K = {M}×{N}×{K}, blockDim = ({BX}, {BY}) (a {BX}×{BY} block; grid {gx}×{gy}). "
-              f"Which element of C does thread (x={tx}, y={ty}) of block (x={bx}, y={by}) compute? Type C[row][col], "
-              "or none if it computes nothing.")
+        why = _("{row} and {col}: {cell} lies outside the {M}×{N} matrix C, so the guard "
+                "if (row < M && col < N) skips the thread: none", row=parts[0], col=parts[1], cell=f"C[{r}][{c}]",
+                M=M, N=N)
+        answer, text = [None], _("none ({cell} is outside C)", cell=f"C[{r}][{c}]")
+    prompt = _("Kernel {kernel}, M×N×K = {M}×{N}×{K}, blockDim = ({BX}, {BY}) (a {BX}×{BY} block; grid {gx}×{gy}). "
+               "Which element of C does thread (x={tx}, y={ty}) of block (x={bx}, y={by}) compute? Type C[row][col], "
+               "or none if it computes nothing.", kernel=kernel, M=M, N=N, K=K, BX=BX, BY=BY, gx=gx, gy=gy, tx=tx,
+               ty=ty, bx=bx, by=by)
     return _question("05_warps_and_coalescing", "block_owner", prompt, {"kind": "cells", "names": ["C"], "empty": "none"},
                      answer, text, [why], {"kernel": kernel, "M": M, "N": N, "K": K, "block_dim": [BX, BY],
                                            "block": [bx, by], "thread": [tx, ty]})
@@ -845,15 +905,18 @@ def warp_rows(seed: int, pool=None) -> Question:
     lo, hi = warp * 32, min(warp * 32 + 31, BX * BY - 1)
     rows = f["rows"]
     shown = ", ".join(map(str, rows[:6])) + (" …" if len(rows) > 6 else "")
-    why = [f"lanes are ids {lo}..{hi} = threadIdx.x + threadIdx.y*{BX}, so threadIdx.y runs {lo // BX}..{hi // BX} and "
-           f"row = blockIdx.y*{BY} + threadIdx.y takes the values {shown}: rows of A = {len(rows)}",
-           f"the lanes of one row read the same A[row][{k}] (a broadcast); rows are {L.K} floats = {4 * L.K} bytes "
-           f"apart, one sector each: sectors = {f['sectors']} (the ideal for {len(rows)} distinct floats: {f['ideal']})"]
-    prompt = (f"Kernel naive, M×N×K = 256×256×256, blockDim = ({BX}, {BY}). Warp {warp} of block (x={bx}, y={by}) "
-              f"loads A[row * K + k] at k = {k}. How many different rows of A does that request read, and how many "
-              "32-byte sectors does it touch? Type rows, sectors.")
+    why = [_("lanes are ids {lo}..{hi} = threadIdx.x + threadIdx.y*{BX}, so threadIdx.y runs {y0}..{y1} and "
+             "row = blockIdx.y*{BY} + threadIdx.y takes the values {shown}: rows of A = {rows}", lo=lo, hi=hi, BX=BX,
+             y0=lo // BX, y1=hi // BX, BY=BY, shown=shown, rows=len(rows)),
+           _("the lanes of one row read the same {cell} (a broadcast); rows are {K} floats = {bytes} bytes apart, one "
+             "sector each: sectors = {sectors} (the ideal for {rows} distinct floats: {ideal})", cell=f"A[row][{k}]",
+             K=L.K, bytes=4 * L.K, sectors=f['sectors'], rows=len(rows), ideal=f['ideal'])]
+    prompt = _("Kernel naive, M×N×K = 256×256×256, blockDim = ({BX}, {BY}). Warp {warp} of block (x={bx}, y={by}) "
+               "loads A[row * K + k] at k = {k}. How many different rows of A does that request read, and how many "
+               "32-byte sectors does it touch? Type rows, sectors.", BX=BX, BY=BY, warp=warp, bx=bx, by=by, k=k)
     return _question("05_warps_and_coalescing", "warp_rows", prompt, {"kind": "ints", "names": ["rows", "sectors"]},
-                     [len(rows), f["sectors"]], f"{len(rows)} row(s), {f['sectors']} sector(s)", why,
+                     [len(rows), f["sectors"]], _("{rows} row(s), {sectors} sector(s)", rows=len(rows),
+                                                  sectors=f['sectors']), why,
                      {"kernel": "naive", "M": 256, "N": 256, "K": 256, "block_dim": [BX, BY], "block": [bx, by],
                       "warp": warp, "k": k})
 
@@ -864,11 +927,14 @@ def shape_blocks(seed: int, pool=None) -> Question:
     arch = _choice(rng, list(hardware.arches()))
     BX, BY = _choice(rng, SQUARE + NON_SQUARE)
     o = hardware.occupancy(arch, BX * BY)
-    why = f"{BX}×{BY} = {BX * BY} threads = {o.warps_per_block} warp(s); {_limits_text(arch, o)}; the SM holds the smallest: {o.blocks_per_sm}"
-    prompt = (f"{hardware.arch(arch)['label']}: the naive kernel (no shared memory; leave registers aside) launched "
-              f"with blockDim = ({BX}, {BY}). How many blocks can one SM hold at once?")
+    why = _("{BX}×{BY} = {threads} threads = {warps} warp(s); {limits}; the SM holds the smallest: {n}", BX=BX, BY=BY,
+            threads=BX * BY, warps=o.warps_per_block, limits=_limits_text(arch, o), n=o.blocks_per_sm)
+    prompt = _("{arch}: the naive kernel (no shared memory; leave registers aside) launched with blockDim = "
+               "({BX}, {BY}). How many blocks can one SM hold at once?", arch=_(hardware.arch(arch)['label']),
+               BX=BX, BY=BY)
     return _question("05_warps_and_coalescing", "shape_blocks", prompt, {"kind": "int"}, o.blocks_per_sm,
-                     f"{o.blocks_per_sm} block(s) per SM ({o.occupancy:.0%} occupancy)", [why],
+                     _("{n} block(s) per SM ({occupancy} occupancy)", n=o.blocks_per_sm,
+                       occupancy=f"{o.occupancy:.0%}"), [why],
                      {"arch": arch, "block_dim": [BX, BY]})
 
 
@@ -876,16 +942,16 @@ def shape_blocks(seed: int, pool=None) -> Question:
 # 06 · occupancy
 # ---------------------------------------------------------------------------------------------
 RESOURCE_WORDS = {
-    "threads": ("warps (threads) per SM", ["threads", "thread", "warps", "warp"]),
-    "blocks": ("resident blocks per SM (block slots)", ["blocks", "block", "block slots", "slots"]),
-    "shared": ("shared memory", ["shared", "shared memory", "smem"]),
-    "registers": ("registers", ["registers", "register", "regs", "reg"]),
+    "threads": (N_("warps (threads) per SM"), ["threads", "thread", "warps", "warp"]),
+    "blocks": (N_("resident blocks per SM (block slots)"), ["blocks", "block", "block slots", "slots"]),
+    "shared": (N_("shared memory"), ["shared", "shared memory", "smem"]),
+    "registers": (N_("registers"), ["registers", "register", "regs", "reg"]),
 }
 
 
 def _occupancy_draw(rng):
     arch = _choice(rng, list(hardware.arches()))
-    for _ in range(256):
+    for _try in range(256):
         if rng.random() < 0.5:  # the tiled kernel: T*T threads, 2*T*T floats of shared memory
             T = int(_choice(rng, [8, 16, 32]))
             threads, smem = T * T, Launch("tiled", T, T, T, T).shared_bytes_per_block
@@ -903,43 +969,47 @@ def _occupancy_draw(rng):
 
 
 def _occupancy_prompt(arch, threads, smem, regs) -> str:
-    return (f"{hardware.arch(arch)['label']}: blocks of {threads} threads, {smem:,} bytes of shared memory per block, "
-            f"{regs} registers per thread.")
+    return _("{arch}: blocks of {threads} threads, {smem} bytes of shared memory per block, {regs} registers per "
+             "thread.", arch=_(hardware.arch(arch)['label']), threads=threads, smem=f"{smem:,}", regs=regs)
 
 
 def _limits_text(arch, o: hardware.Occupancy) -> str:
     a = hardware.arch(arch)
-    parts = [f"warps: {a['max_warps_per_sm']} per SM / {o.warps_per_block} per block = {o.limits['threads']}",
-             f"block slots: {o.limits['blocks']}"]
+    parts = [_("warps: {sm} per SM / {block} per block = {n}", sm=a['max_warps_per_sm'], block=o.warps_per_block,
+               n=o.limits['threads']),
+             _("block slots: {n}", n=o.limits['blocks'])]
     if "shared" in o.limits:
-        parts.append(f"shared memory: {a['shared_per_sm']:,} bytes per SM hold {o.limits['shared']} block(s) of "
-                     f"{o.shared_bytes:,} (+ {a['reserved_shared_per_block']:,} reserved, in units of "
-                     f"{a['shared_alloc_unit']})")
+        parts.append(_("shared memory: {sm} bytes per SM hold {n} block(s) of {bytes} (+ {reserved} reserved, in "
+                       "units of {unit})", sm=f"{a['shared_per_sm']:,}", n=o.limits['shared'],
+                       bytes=f"{o.shared_bytes:,}", reserved=f"{a['reserved_shared_per_block']:,}",
+                       unit=a['shared_alloc_unit']))
     if "registers" in o.limits:
-        parts.append(f"registers: {a['regs_per_sm']:,} per SM, {o.regs_per_thread} × 32 per warp (in units of "
-                     f"{a['reg_alloc_unit']}) → {o.limits['registers']} block(s)")
-    return "; ".join(parts)
+        parts.append(_("registers: {sm} per SM, {regs} × 32 per warp (in units of {unit}) → {n} block(s)",
+                       sm=f"{a['regs_per_sm']:,}", regs=o.regs_per_thread, unit=a['reg_alloc_unit'],
+                       n=o.limits['registers']))
+    return _("; ").join(parts)
 
 
 def blocks_per_sm(seed: int, pool=None) -> Question:
     rng = _rng(seed, "06.blocks")
     arch, threads, smem, regs, o = _occupancy_draw(rng)
-    why = f"{_limits_text(arch, o)}; the SM holds the smallest: {o.blocks_per_sm}"
-    prompt = f"{_occupancy_prompt(arch, threads, smem, regs)} How many blocks can one SM hold at once?"
+    why = _("{limits}; the SM holds the smallest: {n}", limits=_limits_text(arch, o), n=o.blocks_per_sm)
+    prompt = _("{setup} How many blocks can one SM hold at once?", setup=_occupancy_prompt(arch, threads, smem, regs))
     return _question("06_tile_size_and_occupancy", "blocks", prompt, {"kind": "int"}, o.blocks_per_sm,
-                     f"{o.blocks_per_sm} block(s) per SM", [why],
+                     _("{n} block(s) per SM", n=o.blocks_per_sm), [why],
                      {"arch": arch, "threads": threads, "smem": smem, "regs": regs})
 
 
 def limiter(seed: int, pool=None) -> Question:
     rng = _rng(seed, "06.limiter")
     arch, threads, smem, regs, o = _occupancy_draw(rng)
-    why = f"{_limits_text(arch, o)}; the smallest, {o.blocks_per_sm}, comes from {RESOURCE_WORDS[o.limiter][0]}"
-    options = [[k, RESOURCE_WORDS[k][0], RESOURCE_WORDS[k][1]] for k in hardware.RESOURCES]
-    prompt = (f"{_occupancy_prompt(arch, threads, smem, regs)} Which resource runs out first: threads (warps), "
-              "block slots, shared memory or registers?")
+    why = _("{limits}; the smallest, {n}, comes from {resource}", limits=_limits_text(arch, o), n=o.blocks_per_sm,
+            resource=_(RESOURCE_WORDS[o.limiter][0]))
+    options = _options([[k, RESOURCE_WORDS[k][0], RESOURCE_WORDS[k][1]] for k in hardware.RESOURCES])
+    prompt = _("{setup} Which resource runs out first: threads (warps), block slots, shared memory or registers?",
+               setup=_occupancy_prompt(arch, threads, smem, regs))
     return _question("06_tile_size_and_occupancy", "limiter", prompt, {"kind": "choice", "options": options},
-                     o.limiter, RESOURCE_WORDS[o.limiter][0], [why],
+                     o.limiter, next(label for key, label, _w in options if key == o.limiter), [why],
                      {"arch": arch, "threads": threads, "smem": smem, "regs": regs})
 
 
@@ -948,9 +1018,11 @@ def occupancy_percent(seed: int, pool=None) -> Question:
     arch, threads, smem, regs, o = _occupancy_draw(rng)
     pct = o.occupancy * 100
     a = hardware.arch(arch)
-    why = (f"{o.blocks_per_sm} block(s) per SM ({_limits_text(arch, o)}) × {o.warps_per_block} warps = "
-           f"{o.active_warps} of {a['max_warps_per_sm']} warps = {o.occupancy:.0%}")
-    prompt = f"{_occupancy_prompt(arch, threads, smem, regs)} What is the occupancy (resident warps over the SM's maximum), in percent?"
+    why = _("{n} block(s) per SM ({limits}) × {warps} warps = {active} of {most} warps = {occupancy}",
+            n=o.blocks_per_sm, limits=_limits_text(arch, o), warps=o.warps_per_block, active=o.active_warps,
+            most=a['max_warps_per_sm'], occupancy=f"{o.occupancy:.0%}")
+    prompt = _("{setup} What is the occupancy (resident warps over the SM's maximum), in percent?",
+               setup=_occupancy_prompt(arch, threads, smem, regs))
     return _question("06_tile_size_and_occupancy", "occupancy", prompt, {"kind": "percent", "tol": 0.51},
                      pct, f"{o.occupancy:.0%}", [why],
                      {"arch": arch, "threads": threads, "smem": smem, "regs": regs})
@@ -964,7 +1036,7 @@ def _scheduler_draw(rng):
     arch = _choice(rng, list(hardware.arches()))
     lk = _choice(rng, list(sm.LATENCY_KINDS))
     a = hardware.arch(arch)
-    for _ in range(256):
+    for _try in range(256):
         T = int(_choice(rng, [8, 16, 32]))
         regs = _choice(rng, [None] + [r for r in (32, 64, 128, 255) if r <= a["max_regs_per_thread"]])
         try:
@@ -982,25 +1054,28 @@ def scheduler_idle(seed: int, pool=None) -> Question:
 
     rng = _rng(seed, "06.idle")
     arch, T, regs, lk, o = _scheduler_draw(rng)
-    run, _, lat = sm.tile_run(arch, T, regs, phases=1, latency_kind=lk)
+    run, _occ, lat = sm.tile_run(arch, T, regs, phases=1, latency_kind=lk)
     L, S, mine = run.latency, run.schedulers, run.warps_of(0)
     idle = run.idle_cycles(0, 0, L)
     issued = L - idle
     a = hardware.arch(arch)
-    why = (f"scheduler 0 holds warps 0, {S}, {2 * S}, … of {run.warps}: {len(mine)} warp(s); each issues its 2 global "
-           f"loads ({issued} instructions in all, one per cycle) and then waits: the first loaded value arrives at "
-           f"cycle L = {L}, so cycles {issued}..{L - 1} issue nothing: {L} − {issued} = {idle}")
+    why = _("scheduler 0 holds warps 0, {S}, {S2}, … of {warps}: {mine} warp(s); each issues its 2 global loads "
+            "({issued} instructions in all, one per cycle) and then waits: the first loaded value arrives at cycle "
+            "L = {L}, so cycles {issued}..{last} issue nothing: {L} − {issued} = {idle}", S=S, S2=2 * S,
+            warps=run.warps, mine=len(mine), issued=issued, L=L, last=L - 1, idle=idle)
     if issued >= L:
-        why = (f"scheduler 0 holds {len(mine)} warps: their 2 global loads each fill every cycle before the first "
-               f"loaded value arrives at cycle L = {L}, so the scheduler is never idle there: {idle}")
-    prompt = (f"{a['label']}, the tiled kernel with {T}×{T} blocks"
-              + (f" and {regs} registers per thread" if regs else "")
-              + f": the SM holds {o.blocks_per_sm} block(s), {run.warps} warps, on {S} schedulers (warp w on "
-              f"scheduler w mod {S}). All start at cycle 0. Each warp first issues its two global loads (A and B), then "
-              f"its store into As, which needs the loaded value; a load takes L = {L} cycles ({lat['short']}). A "
-              f"scheduler issues at most one instruction per cycle. In cycles 0..{L - 1}, how many cycles does "
-              "scheduler 0 issue nothing?")
-    return _question("06_tile_size_and_occupancy", "idle", prompt, {"kind": "int"}, idle, f"{idle} idle cycles",
+        why = _("scheduler 0 holds {mine} warps: their 2 global loads each fill every cycle before the first loaded "
+                "value arrives at cycle L = {L}, so the scheduler is never idle there: {idle}", mine=len(mine), L=L,
+                idle=idle)
+    prompt = _("{arch}, the tiled kernel with {T}×{T} blocks{regs}: the SM holds {blocks} block(s), {warps} warps, on "
+               "{S} schedulers (warp w on scheduler w mod {S}). All start at cycle 0. Each warp first issues its two "
+               "global loads (A and B), then its store into As, which needs the loaded value; a load takes L = {L} "
+               "cycles ({latency}). A scheduler issues at most one instruction per cycle. In cycles 0..{last}, how "
+               "many cycles does scheduler 0 issue nothing?", arch=_(a['label']), T=T,
+               regs=_(" and {regs} registers per thread", regs=regs) if regs else "", blocks=o.blocks_per_sm,
+               warps=run.warps, S=S, L=L, latency=lat['short'], last=L - 1)
+    return _question("06_tile_size_and_occupancy", "idle", prompt, {"kind": "int"}, idle,
+                     _("{n} idle cycles", n=idle),
                      [why], {"arch": arch, "T": T, "regs": regs, "latency": L, "warps": run.warps, "schedulers": S})
 
 
@@ -1015,15 +1090,16 @@ def scheduler_warps(seed: int, pool=None) -> Question:
     need = sm.warps_needed(L, T)
     a = hardware.arch(arch)
     S = a["schedulers_per_sm"]
-    why = (f"a warp issues n = 2 + 2 + 2 + {T} = {n} instructions per phase, then waits L = {L} cycles; the "
-           f"scheduler needs L × 1 / n = {L} / {n} = {L / n:.2f} → {need} warps (× {S} schedulers = {need * S} per SM; "
-           f"a {a['label']} SM holds at most {a['max_warps_per_sm']})")
-    prompt = (f"{a['label']}, the tiled kernel with T = {T}: in each phase every warp issues 2 global loads, 2 stores "
-              f"into As / Bs, 2 __syncthreads() and {T} FMAs, then waits for its next loads, which take L = {L} cycles "
-              f"({lat['short']}). A scheduler issues one instruction per cycle. By the rule of thumb (latency × issue "
-              "rate / instructions a warp issues between waits, rounded up), how many warps does one scheduler need "
-              "to stay busy?")
-    return _question("06_tile_size_and_occupancy", "hide", prompt, {"kind": "int"}, need, f"{need} warps",
+    why = _("a warp issues n = 2 + 2 + 2 + {T} = {n} instructions per phase, then waits L = {L} cycles; the scheduler "
+            "needs L × 1 / n = {L} / {n} = {ratio} → {need} warps (× {S} schedulers = {per_sm} per SM; a {arch} SM "
+            "holds at most {most})", T=T, n=n, L=L, ratio=f"{L / n:.2f}", need=need, S=S, per_sm=need * S,
+            arch=_(a['label']), most=a['max_warps_per_sm'])
+    prompt = _("{arch}, the tiled kernel with T = {T}: in each phase every warp issues 2 global loads, 2 stores into "
+               "As / Bs, 2 __syncthreads() and {T} FMAs, then waits for its next loads, which take L = {L} cycles "
+               "({latency}). A scheduler issues one instruction per cycle. By the rule of thumb (latency × issue rate "
+               "/ instructions a warp issues between waits, rounded up), how many warps does one scheduler need to "
+               "stay busy?", arch=_(a['label']), T=T, L=L, latency=lat['short'])
+    return _question("06_tile_size_and_occupancy", "hide", prompt, {"kind": "int"}, need, _("{n} warps", n=need),
                      [why], {"arch": arch, "T": T, "latency": L, "per_phase": n})
 
 
@@ -1049,9 +1125,10 @@ def _intensity_draw(rng):
 def _intensity_why(L: Launch) -> str:
     s = L.stats()
     gx, gy = L.grid
-    return (f"FLOP = 2·M·N·K = {s['flops']:,}; loads = gridDim.x·M·K + gridDim.y·K·N = {gx}·{L.M}·{L.K} + "
-            f"{gy}·{L.K}·{L.N} = {s['global_loads']:,} floats = {4 * s['global_loads']:,} bytes; "
-            f"{s['flops']:,} / {4 * s['global_loads']:,} = {s['flop_per_byte']:.3f} FLOP/B")
+    return _("FLOP = 2·M·N·K = {flops}; loads = gridDim.x·M·K + gridDim.y·K·N = {gx}·{M}·{K} + {gy}·{K}·{N} = "
+             "{loads} floats = {bytes} bytes; {flops} / {bytes} = {x} FLOP/B", flops=f"{s['flops']:,}", gx=gx, M=L.M,
+             K=L.K, gy=gy, N=L.N, loads=f"{s['global_loads']:,}", bytes=f"{4 * s['global_loads']:,}",
+             x=f"{s['flop_per_byte']:.3f}")
 
 
 def intensity(seed: int, pool=None) -> Question:
@@ -1059,8 +1136,8 @@ def intensity(seed: int, pool=None) -> Question:
     L = _intensity_draw(rng)
     x = L.stats()["flop_per_byte"]
     assert abs(x - roofline.intensity("tiled", L.M, L.N, L.K, L.T)) < 1e-12
-    prompt = (f"Kernel tiled, {_launch_text(L)}. How many FLOP per byte of global loads does it do (counting "
-              "every load as DRAM traffic)? Two decimals are enough.")
+    prompt = _("Kernel tiled, {launch}. How many FLOP per byte of global loads does it do (counting every load as "
+               "DRAM traffic)? Two decimals are enough.", launch=_launch_text(L))
     return _question("07_arithmetic_intensity_and_roofline", "intensity", prompt,
                      {"kind": "number", "tol": max(0.01, 0.005 * x)}, x, f"{x:.3f} FLOP/B",
                      [_intensity_why(L)], _launch_params(L))
@@ -1072,10 +1149,11 @@ def bound(seed: int, pool=None) -> Question:
     bw, peak = _choice(rng, list(GPUS))
     x = L.stats()["flop_per_byte"]
     b = roofline.bound_gflops(x, bw, peak)
-    why = (f"intensity: {_intensity_why(L)}; bound = min(peak, intensity × bandwidth) = min({peak:,.0f}, "
-           f"{x:.3f} × {bw:,.0f}) = {b:,.0f} GFLOP/s")
-    prompt = (f"Kernel tiled, {_launch_text(L)}, on a GPU with {bw:,.0f} GB/s of DRAM bandwidth and an FP32 peak of "
-              f"{peak:,.0f} GFLOP/s. What bound does the roofline put on it, in GFLOP/s (within 1%)?")
+    why = _("intensity: {intensity}; bound = min(peak, intensity × bandwidth) = min({peak}, {x} × {bw}) = {b} GFLOP/s",
+            intensity=_intensity_why(L), peak=f"{peak:,.0f}", x=f"{x:.3f}", bw=f"{bw:,.0f}", b=f"{b:,.0f}")
+    prompt = _("Kernel tiled, {launch}, on a GPU with {bw} GB/s of DRAM bandwidth and an FP32 peak of {peak} GFLOP/s. "
+               "What bound does the roofline put on it, in GFLOP/s (within 1%)?", launch=_launch_text(L),
+               bw=f"{bw:,.0f}", peak=f"{peak:,.0f}")
     return _question("07_arithmetic_intensity_and_roofline", "bound", prompt,
                      {"kind": "number", "tol": 0.01 * b}, b, f"{b:,.0f} GFLOP/s", [why],
                      {**_launch_params(L), "bandwidth_gbs": bw, "peak_gflops": peak})
@@ -1088,14 +1166,19 @@ def bound_kind(seed: int, pool=None) -> Question:
     x = L.stats()["flop_per_byte"]
     ridge = roofline.ridge(bw, peak)
     key = "memory" if roofline.bound_gflops(x, bw, peak) < peak else "compute"
-    why = (f"the ridge is peak / bandwidth = {peak:,.0f} / {bw:,.0f} = {ridge:.1f} FLOP/B and the kernel does "
-           f"{x:.2f} FLOP/B, {'below' if key == 'memory' else 'at or above'} it: {key}-bound")
-    options = [["memory", "memory-bound", ["memory", "bandwidth", "dram"]],
-               ["compute", "compute-bound", ["compute", "peak", "arithmetic", "flops"]]]
-    prompt = (f"Kernel tiled, {_launch_text(L)}, on a GPU with {bw:,.0f} GB/s and {peak:,.0f} GFLOP/s. By the roofline, "
-              "is it memory-bound or compute-bound?")
+    options = _options([["memory", N_("memory-bound"), ["memory", "bandwidth", "dram"]],
+                        ["compute", N_("compute-bound"), ["compute", "peak", "arithmetic", "flops"]]])
+    label = next(label for k, label, _w in options if k == key)
+    why = (_("the ridge is peak / bandwidth = {peak} / {bw} = {ridge} FLOP/B and the kernel does {x} FLOP/B, below "
+             "it: {verdict}", peak=f"{peak:,.0f}", bw=f"{bw:,.0f}", ridge=f"{ridge:.1f}", x=f"{x:.2f}", verdict=label)
+           if key == "memory" else
+           _("the ridge is peak / bandwidth = {peak} / {bw} = {ridge} FLOP/B and the kernel does {x} FLOP/B, at or "
+             "above it: {verdict}", peak=f"{peak:,.0f}", bw=f"{bw:,.0f}", ridge=f"{ridge:.1f}", x=f"{x:.2f}",
+             verdict=label))
+    prompt = _("Kernel tiled, {launch}, on a GPU with {bw} GB/s and {peak} GFLOP/s. By the roofline, is it "
+               "memory-bound or compute-bound?", launch=_launch_text(L), bw=f"{bw:,.0f}", peak=f"{peak:,.0f}")
     return _question("07_arithmetic_intensity_and_roofline", "kind", prompt, {"kind": "choice", "options": options},
-                     key, f"{key}-bound", [why], {**_launch_params(L), "bandwidth_gbs": bw, "peak_gflops": peak})
+                     key, label, [why], {**_launch_params(L), "bandwidth_gbs": bw, "peak_gflops": peak})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1103,11 +1186,12 @@ def bound_kind(seed: int, pool=None) -> Question:
 # ---------------------------------------------------------------------------------------------
 #: How a rung of :mod:`.ladder` is described in a prompt, by its kernel.
 RUNG_WORDS = {
-    "blocktile_1d": "kernel 10's 1D block tiling (a thread computes TM outputs of one column of C)",
-    "blocktile_2d": "kernel 11's 2D block tiling (a thread computes a TM×TN tile of C; one float per shared-memory load)",
-    "vectorized": "kernel 12's float4 loads (a thread computes a TM×TN tile of C; As transposed, so a thread's "
-                  "TM values of As are adjacent; 4 floats per shared-memory load)",
-    "warptile": "kernel 14's warp tiling (float4 shared-memory loads, 4 floats each)",
+    "blocktile_1d": N_("kernel 10's 1D block tiling (a thread computes TM outputs of one column of C)"),
+    "blocktile_2d": N_("kernel 11's 2D block tiling (a thread computes a TM×TN tile of C; one float per shared-memory "
+                       "load)"),
+    "vectorized": N_("kernel 12's float4 loads (a thread computes a TM×TN tile of C; As transposed, so a thread's "
+                     "TM values of As are adjacent; 4 floats per shared-memory load)"),
+    "warptile": N_("kernel 14's warp tiling (float4 shared-memory loads, 4 floats each)"),
 }
 
 
@@ -1147,12 +1231,12 @@ WARP_CONFIGS = tuple(_warp_configs())
 def _rung_draw(rng, kinds=("blocktile_1d", "blocktile_2d", "vectorized", "warptile")) -> ladder.Rung:
     """A rung of one of ``kinds`` with drawn block and thread tiles (at most 1024 threads a block)."""
     name = _choice(rng, list(kinds))
-    for _ in range(256):
+    for _try in range(256):
         if name == "blocktile_1d":
-            BM, BN = (int(_choice(rng, [32, 64, 128])) for _ in range(2))
+            BM, BN = (int(_choice(rng, [32, 64, 128])) for _try in range(2))
             r = _variant(name, BM=BM, BN=BN, TM=int(_choice(rng, [4, 8, 16, 32])))
         elif name in ("blocktile_2d", "vectorized"):
-            BM, BN = (int(_choice(rng, [64, 128, 256])) for _ in range(2))
+            BM, BN = (int(_choice(rng, [64, 128, 256])) for _try in range(2))
             sizes = [2, 4, 8, 16] if name == "blocktile_2d" else [4, 8, 16]
             r = _variant(name, BM=BM, BN=BN, TM=int(_choice(rng, sizes)), TN=int(_choice(rng, sizes)))
         else:
@@ -1167,14 +1251,14 @@ def _rung_draw(rng, kinds=("blocktile_1d", "blocktile_2d", "vectorized", "warpti
 
 def _rung_text(r: ladder.Rung) -> str:
     p = r.p
-    text = f"{RUNG_WORDS[r.name]}, block tile BM×BN = {r.BM}×{r.BN}, BK = {r.BK}"
+    text = _("{rung}, block tile BM×BN = {BM}×{BN}, BK = {BK}", rung=_(RUNG_WORDS[r.name]), BM=r.BM, BN=r.BN, BK=r.BK)
     if r.layout == "1d":
         return text + f", TM = {p['TM']}"
     if r.layout == "2d":
         return text + f", TM×TN = {p['TM']}×{p['TN']}"
-    return (text + f"; a warp owns a WM×WN = {p['WM']}×{p['WN']} tile of C, split into WNITER = {p['WNITER']} "
-            f"sub-tiles along n and as many along m as it takes to cover it; in each sub-tile a lane computes "
-            f"TM×TN = {p['TM']}×{p['TN']} outputs")
+    return text + _("; a warp owns a WM×WN = {WM}×{WN} tile of C, split into WNITER = {WNITER} sub-tiles along n and "
+                    "as many along m as it takes to cover it; in each sub-tile a lane computes TM×TN = {TM}×{TN} "
+                    "outputs", WM=p['WM'], WN=p['WN'], WNITER=p['WNITER'], TM=p['TM'], TN=p['TN'])
 
 
 def ladder_fma(seed: int, pool=None) -> Question:
@@ -1185,22 +1269,24 @@ def ladder_fma(seed: int, pool=None) -> Question:
     tm, tn = r.thread_tile
     if r.layout == "1d":
         lds = tm + 1
-        why = (f"per step k a thread reads TM = {tm} values of As and 1 of Bs (kept in a register) and does TM = {tm} "
-               f"multiply-adds: {tm} / ({tm} + 1) = {x:.3f}")
+        why = _("per step k a thread reads TM = {tm} values of As and 1 of Bs (kept in a register) and does TM = {tm} "
+                "multiply-adds: {tm} / ({tm} + 1) = {x}", tm=tm, x=f"{x:.3f}")
     else:
         v = r.vector
         lds = tm // v + tn // v
-        loads = (f"{tm} + {tn} = {lds} loads of one float" if v == 1 else
-                 f"{tm}/4 + {tn}/4 = {tm // 4} + {tn // 4} = {lds} float4 loads")
-        tile = "" if r.layout == "2d" else (f"its thread tile is (WMITER·TM)×(WNITER·TN) = {tm}×{tn} "
-                                            f"(WMITER = {r.warp_dims['WMITER']}); ")
-        why = (f"{tile}per step k a thread reads {tm} values of As and {tn} of Bs, {loads}, and does {tm}·{tn} = "
-               f"{tm * tn} multiply-adds with them: {tm * tn} / {lds} = {x:.3f}")
+        loads = (_("{tm} + {tn} = {lds} loads of one float", tm=tm, tn=tn, lds=lds) if v == 1 else
+                 _("{tm}/4 + {tn}/4 = {tm4} + {tn4} = {lds} float4 loads", tm=tm, tn=tn, tm4=tm // 4, tn4=tn // 4,
+                   lds=lds))
+        tile = "" if r.layout == "2d" else _("its thread tile is (WMITER·TM)×(WNITER·TN) = {tm}×{tn} (WMITER = "
+                                             "{wmiter}); ", tm=tm, tn=tn, wmiter=r.warp_dims['WMITER'])
+        why = _("{tile}per step k a thread reads {tm} values of As and {tn} of Bs, {loads}, and does {tm}·{tn} = "
+                "{fma} multiply-adds with them: {fma} / {lds} = {x}", tile=tile, tm=tm, tn=tn, loads=loads,
+                fma=tm * tn, lds=lds, x=f"{x:.3f}")
     assert abs(r.outputs_per_thread / lds - x) < 1e-12
-    prompt = (f"Take {_rung_text(r)}. In the compute loop, how many multiply-adds does a thread do per "
-              "shared-memory load instruction? Two decimals are enough.")
+    prompt = _("Take {rung}. In the compute loop, how many multiply-adds does a thread do per shared-memory load "
+               "instruction? Two decimals are enough.", rung=_rung_text(r))
     return _question("08_beyond_tiling", "fma", prompt, {"kind": "number", "tol": max(0.01, 0.005 * x)}, x,
-                     f"{x:.3f} multiply-adds per shared-memory load", [why], {"rung": r.name, **r.p})
+                     _("{x} multiply-adds per shared-memory load", x=f"{x:.3f}"), [why], {"rung": r.name, **r.p})
 
 
 def ladder_outputs(seed: int, pool=None) -> Question:
@@ -1211,40 +1297,43 @@ def ladder_outputs(seed: int, pool=None) -> Question:
     p, (tm, tn) = r.p, r.thread_tile
     if r.layout == "1d":
         why = [f"threads = (BM/TM)·BN = ({r.BM}/{p['TM']})·{r.BN} = {r.threads}",
-               f"a thread owns TM = {r.outputs_per_thread} outputs of one column"]
+               _("a thread owns TM = {n} outputs of one column", n=r.outputs_per_thread)]
     elif r.layout == "2d":
         why = [f"threads = (BM/TM)·(BN/TN) = ({r.BM}/{p['TM']})·({r.BN}/{p['TN']}) = {r.threads}",
-               f"a thread owns a TM×TN = {tm}×{tn} tile: {r.outputs_per_thread} outputs"]
+               _("a thread owns a TM×TN = {tm}×{tn} tile: {n} outputs", tm=tm, tn=tn, n=r.outputs_per_thread)]
     else:
         w = r.warp_dims
-        why = [f"one warp per warp tile: (BM/WM)·(BN/WN) = ({r.BM}/{w['WM']})·({r.BN}/{w['WN']}) = "
-               f"{r.threads // ladder.WARP} warps × 32 lanes = {r.threads}",
-               f"WMITER = WM·WN / (32·TM·TN·WNITER) = {w['WM']}·{w['WN']} / "
-               f"(32·{p['TM']}·{p['TN']}·{w['WNITER']}) = {w['WMITER']}, so a thread owns (WMITER·TM)×(WNITER·TN) = "
-               f"{tm}×{tn} = {r.outputs_per_thread} outputs (the warp's {w['WM'] * w['WN']} over its 32 lanes)"]
-    prompt = (f"Take {_rung_text(r)}. How many threads does a block have, and how many outputs of C does one "
-              "thread compute? Type threads, outputs.")
+        why = [_("one warp per warp tile: (BM/WM)·(BN/WN) = ({BM}/{WM})·({BN}/{WN}) = {warps} warps × 32 lanes = "
+                 "{threads}", BM=r.BM, WM=w['WM'], BN=r.BN, WN=w['WN'], warps=r.threads // ladder.WARP,
+                 threads=r.threads),
+               _("WMITER = WM·WN / (32·TM·TN·WNITER) = {WM}·{WN} / (32·{TM}·{TN}·{WNITER}) = {WMITER}, so a thread "
+                 "owns (WMITER·TM)×(WNITER·TN) = {tm}×{tn} = {n} outputs (the warp's {warp_outputs} over its 32 "
+                 "lanes)", WM=w['WM'], WN=w['WN'], TM=p['TM'], TN=p['TN'], WNITER=w['WNITER'], WMITER=w['WMITER'],
+                 tm=tm, tn=tn, n=r.outputs_per_thread, warp_outputs=w['WM'] * w['WN'])]
+    prompt = _("Take {rung}. How many threads does a block have, and how many outputs of C does one thread compute? "
+               "Type threads, outputs.", rung=_rung_text(r))
     return _question("08_beyond_tiling", "outputs", prompt, {"kind": "ints", "names": ["threads", "outputs"]},
-                     [r.threads, r.outputs_per_thread], f"{r.threads} threads, {r.outputs_per_thread} outputs each",
+                     [r.threads, r.outputs_per_thread],
+                     _("{threads} threads, {n} outputs each", threads=r.threads, n=r.outputs_per_thread),
                      why, {"rung": r.name, **r.p})
 
 
 def tile_intensity(seed: int, pool=None) -> Question:
     """FLOP per byte of DRAM traffic of a BM×BN block tile (:meth:`.ladder.Rung.intensity`)."""
     rng = _rng(seed, "08.intensity")
-    BM, BN = (int(_choice(rng, [32, 64, 128, 256])) for _ in range(2))
+    BM, BN = (int(_choice(rng, [32, 64, 128, 256])) for _try in range(2))
     BK = int(_choice(rng, [8, 16, 32]))
     r = _variant("blocktile_2d", BM=BM, BN=BN, BK=BK)
     x = r.intensity()
     flop, nbytes = 2 * BM * BN * BK, (BM * BK + BK * BN) * 4
-    why = (f"per phase the block does 2·BM·BN·BK = 2·{BM}·{BN}·{BK} = {flop:,} FLOP on (BM·BK + BK·BN)·4 = "
-           f"({BM}·{BK} + {BK}·{BN})·4 = {nbytes:,} bytes: {flop:,} / {nbytes:,} = BM·BN / (2·(BM + BN)) = "
-           f"{x:.3f} FLOP/B (BK cancels)")
+    why = _("per phase the block does 2·BM·BN·BK = 2·{BM}·{BN}·{BK} = {flop} FLOP on (BM·BK + BK·BN)·4 = "
+            "({BM}·{BK} + {BK}·{BN})·4 = {bytes} bytes: {flop} / {bytes} = BM·BN / (2·(BM + BN)) = {x} FLOP/B "
+            "(BK cancels)", BM=BM, BN=BN, BK=BK, flop=f"{flop:,}", bytes=f"{nbytes:,}", x=f"{x:.3f}")
     assert abs(flop / nbytes - x) < 1e-12
-    prompt = (f"A block computes a {BM}×{BN} tile of C; each phase it copies the {BM}×{BK} window of A and the "
-              f"{BK}×{BN} window of B from global memory into shared memory and does all their multiply-adds. "
-              "Counting every copied float as 4 bytes of DRAM traffic, how many FLOP per byte does it do? "
-              "Two decimals are enough.")
+    prompt = _("A block computes a {BM}×{BN} tile of C; each phase it copies the {BM}×{BK} window of A and the "
+               "{BK}×{BN} window of B from global memory into shared memory and does all their multiply-adds. "
+               "Counting every copied float as 4 bytes of DRAM traffic, how many FLOP per byte does it do? "
+               "Two decimals are enough.", BM=BM, BN=BN, BK=BK)
     return _question("08_beyond_tiling", "tile_intensity", prompt, {"kind": "number", "tol": max(0.01, 0.005 * x)},
                      x, f"{x:.3f} FLOP/B", [why], {"BM": BM, "BN": BN, "BK": BK})
 
@@ -1271,23 +1360,28 @@ def fragment_owner(seed: int, pool=None) -> Question:
     X, rc, places = FRAGMENT_TEXT[which]
     if which == "a":
         g, t = r % 8, c % 4
-        parts = (f"row {r} is g{' + 8' if r >= 8 else ''}: g = {g}; column {c} is t{' + 4' if c >= 4 else ''}: t = {t}")
+        parts = _("row {r} is {gexpr}: g = {g}; column {c} is {texpr}: t = {t}", r=r, gexpr="g + 8" if r >= 8 else "g",
+                  g=g, c=c, texpr="t + 4" if c >= 4 else "t", t=t)
     elif which == "b":
         g, t = c, r % 4
-        parts = f"column {c} is g: g = {g}; row {r} is t{' + 4' if r >= 4 else ''}: t = {t}"
+        parts = _("column {c} is {gexpr}: g = {g}; row {r} is {texpr}: t = {t}", c=c, gexpr="g", g=g, r=r,
+                  texpr="t + 4" if r >= 4 else "t", t=t)
     else:
         g, t = r % 8, c // 2
-        parts = f"row {r} is g{' + 8' if r >= 8 else ''}: g = {g}; column {c} is 2t{' + 1' if c % 2 else ''}: t = {t}"
+        parts = _("row {r} is {gexpr}: g = {g}; column {c} is {texpr}: t = {t}", r=r, gexpr="g + 8" if r >= 8 else "g",
+                  g=g, c=c, texpr="2t + 1" if c % 2 else "2t", t=t)
     assert 4 * g + t == lane and tuple(mma.fragment(which)[lane, reg]) == (r, c)
-    why = [f"{parts}; lane = 4g + t = 4·{g} + {t} = {lane}",
-           f"{X}[{r}][{c}] sits at {places[reg]}, the place of {which}{reg}: register {reg}"]
+    why = [parts + _("; ") + f"lane = 4g + t = 4·{g} + {t} = {lane}",
+           _("{cell} sits at {place}, the place of {name}: register {reg}", cell=f"{X}[{r}][{c}]", place=places[reg],
+             name=f"{which}{reg}", reg=reg)]
     table = ", ".join(f"{which}{i} {pl}" for i, pl in enumerate(places))
-    prompt = (f"One warp runs mma.sync m16n8k8 (TF32). With g = lane / 4 and t = lane % 4, a lane's registers "
-              f"hold these elements {rc} of {X}'s tile: {table}. Which lane holds {X}[{r}][{c}] of the "
-              f"{rows}×{cols} {X} tile, and in which register (0 for {which}0, …, {len(places) - 1} for "
-              f"{which}{len(places) - 1})? Type lane, register.")
+    prompt = _("One warp runs mma.sync m16n8k8 (TF32). With g = lane / 4 and t = lane % 4, a lane's registers hold "
+               "these elements {rc} of {X}'s tile: {table}. Which lane holds {cell} of the {rows}×{cols} {X} tile, and "
+               "in which register (0 for {first}, …, {last} for {last_name})? Type lane, register.", rc=rc, X=X,
+               table=table, cell=f"{X}[{r}][{c}]", rows=rows, cols=cols, first=f"{which}0", last=len(places) - 1,
+               last_name=f"{which}{len(places) - 1}")
     return _question("09_tensor_cores", "fragment", prompt, {"kind": "ints", "names": ["lane", "register"]},
-                     [lane, reg], f"lane {lane}, register {which}{reg}", why,
+                     [lane, reg], _("lane {lane}, register {name}", lane=lane, name=f"{which}{reg}"), why,
                      {"which": which, "row": r, "col": c})
 
 
@@ -1302,15 +1396,18 @@ def mma_count(seed: int, pool=None) -> Question:
     rng = _rng(seed, "09.mma")
     k = _mma_draw(rng)
     per_phase = k.ksteps * k.miter * k.niter
-    why = [f"one warp per warp tile: (BM/WM)·(BN/WN) = ({k.BM}/{k.WM})·({k.BN}/{k.WN}) = {k.warps}",
-           f"per phase: BK/8 = {k.BK}/8 = {k.ksteps} k-step(s), each one mma.sync per m16n8 tile of the warp's: "
-           f"(WM/16)·(WN/8) = {k.miter}·{k.niter} = {k.miter * k.niter}; "
-           f"{k.ksteps}·{k.miter * k.niter} = {per_phase}"]
-    prompt = (f"A kernel like kernel 15: block tile BM×BN = {k.BM}×{k.BN}, phases of BK = {k.BK} along K, one warp "
-              f"per WM×WN = {k.WM}×{k.WN} warp tile of C, computed with mma.sync m16n8k8. How many warps does a "
-              "block have, and how many mma.sync does each warp issue per phase? Type warps, mma.sync.")
+    why = [_("one warp per warp tile: (BM/WM)·(BN/WN) = ({BM}/{WM})·({BN}/{WN}) = {warps}", BM=k.BM, WM=k.WM, BN=k.BN,
+             WN=k.WN, warps=k.warps),
+           _("per phase: BK/8 = {BK}/8 = {ksteps} k-step(s), each one mma.sync per m16n8 tile of the warp's: "
+             "(WM/16)·(WN/8) = {miter}·{niter} = {tiles}; {ksteps}·{tiles} = {n}", BK=k.BK, ksteps=k.ksteps,
+             miter=k.miter, niter=k.niter, tiles=k.miter * k.niter, n=per_phase)]
+    prompt = _("A kernel like kernel 15: block tile BM×BN = {BM}×{BN}, phases of BK = {BK} along K, one warp per "
+               "WM×WN = {WM}×{WN} warp tile of C, computed with mma.sync m16n8k8. How many warps does a block have, "
+               "and how many mma.sync does each warp issue per phase? Type warps, mma.sync.", BM=k.BM, BN=k.BN,
+               BK=k.BK, WM=k.WM, WN=k.WN)
     return _question("09_tensor_cores", "mma_count", prompt, {"kind": "ints", "names": ["warps", "mma.sync"]},
-                     [k.warps, per_phase], f"{k.warps} warps, {per_phase} mma.sync each per phase", why,
+                     [k.warps, per_phase], _("{warps} warps, {n} mma.sync each per phase", warps=k.warps, n=per_phase),
+                     why,
                      {"BM": k.BM, "BN": k.BN, "BK": k.BK, "WM": k.WM, "WN": k.WN})
 
 
@@ -1320,18 +1417,19 @@ def fragment_registers(seed: int, pool=None) -> Question:
     k = _mma_draw(rng)
     n = [len(mma.register_names(w, k)) for w in "abc"]
     R = mma.REGS
-    why = [f"A: WM/16 = {k.WM}/16 = {k.miter} m16 tile(s) × {R['a']} registers (a0..a3), shared by the "
-           f"{k.niter} n8 tile(s) = {n[0]}",
-           f"B: WN/8 = {k.WN}/8 = {k.niter} n8 tile(s) × {R['b']} registers (b0, b1), shared by the "
-           f"{k.miter} m16 tile(s) = {n[1]}",
-           f"C: {k.miter}·{k.niter} m16n8 tiles × {R['c']} accumulators (c0..c3) = {n[2]}"]
+    why = [_("A: WM/16 = {WM}/16 = {miter} m16 tile(s) × {regs} registers (a0..a3), shared by the {niter} n8 tile(s) "
+             "= {n}", WM=k.WM, miter=k.miter, regs=R['a'], niter=k.niter, n=n[0]),
+           _("B: WN/8 = {WN}/8 = {niter} n8 tile(s) × {regs} registers (b0, b1), shared by the {miter} m16 tile(s) = "
+             "{n}", WN=k.WN, niter=k.niter, regs=R['b'], miter=k.miter, n=n[1]),
+           _("C: {miter}·{niter} m16n8 tiles × {regs} accumulators (c0..c3) = {n}", miter=k.miter, niter=k.niter,
+             regs=R['c'], n=n[2])]
     assert n == [R["a"] * k.miter, R["b"] * k.niter, R["c"] * k.miter * k.niter]
-    prompt = (f"A warp computes a {k.WM}×{k.WN} tile of C with mma.sync m16n8k8 (TF32): one m16n8 product per 16 "
-              f"rows and 8 columns of its tile. One mma.sync takes {R['a']} registers of A, {R['b']} of B and "
-              f"{R['c']} of C from each lane. For one k-step, how many registers does each lane hold for A's "
-              "fragments, for B's, and for C's accumulators? Type A, B, C.")
+    prompt = _("A warp computes a {WM}×{WN} tile of C with mma.sync m16n8k8 (TF32): one m16n8 product per 16 rows and "
+               "8 columns of its tile. One mma.sync takes {ra} registers of A, {rb} of B and {rc} of C from each lane. "
+               "For one k-step, how many registers does each lane hold for A's fragments, for B's, and for C's "
+               "accumulators? Type A, B, C.", WM=k.WM, WN=k.WN, ra=R['a'], rb=R['b'], rc=R['c'])
     return _question("09_tensor_cores", "registers", prompt, {"kind": "ints", "names": ["A", "B", "C"]},
-                     n, f"A {n[0]}, B {n[1]}, C {n[2]} registers", why, {"WM": k.WM, "WN": k.WN})
+                     n, _("A {a}, B {b}, C {c} registers", a=n[0], b=n[1], c=n[2]), why, {"WM": k.WM, "WN": k.WN})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1343,14 +1441,27 @@ SPACE_OPTIONS = [[s, memspaces.LABELS[s], words] for s, words in (
 LIFETIME_OPTIONS = [[k, memspaces.LIFETIME_LABELS[k], words] for k, words in (
     ("thread", ["thread"]), ("block", ["block", "thread block"]), ("launch", ["launch", "kernel", "grid"]),
     ("application", ["application", "program", "app"]))]
-EXAMPLE_PLACES = {"body": "Inside a kernel's body", "file": "At file scope of a .cu file (outside every function)",
-                  "parameter": "In a kernel's parameter list"}
+EXAMPLE_PLACES = {"body": N_("Inside a kernel's body"),
+                  "file": N_("At file scope of a .cu file (outside every function)"),
+                  "parameter": N_("In a kernel's parameter list")}
+
+
+def _option_label(label: str, word: str) -> str:
+    """An option's label in the reader's language; in Chinese with the English word the answer
+    is typed as (the browser's checker reads English words only: views/quiz.js)."""
+    text = _(label)
+    return text if text == label else f"{text} ({word})"
+
+
+def _options(table) -> list:
+    return [[key, _option_label(label, words[0]), words] for key, label, words in table]
 
 
 def _example_text(ex) -> str:
-    name, where, decl, use, _, what = ex
-    text = f"{EXAMPLE_PLACES[where]}: {decl}" + (f" (used only as {use})" if use else "")
-    return text if text.endswith(";") else text + "."
+    name, where, decl, use, _unused, what = ex
+    text = _("{place}: {decl}", place=_(EXAMPLE_PLACES[where]), decl=decl) + (
+        _(" (used only as {use})", use=use) if use else "")
+    return text if text.endswith(";") else text + _(".")
 
 
 def memory_space(seed: int, pool=None) -> Question:
@@ -1358,11 +1469,11 @@ def memory_space(seed: int, pool=None) -> Question:
     rng = _rng(seed, "05.space")
     ex = _choice(rng, list(memspaces.EXAMPLES))
     p = memspaces.example_placement(ex)
-    label = memspaces.LABELS[p.space]
-    why = f"{p.rule}: {ex[5]} lives in {label}"
-    prompt = (f"{_example_text(ex)} In which memory space does {ex[5]} live: registers, shared, global, local or "
-              "constant memory?")
-    return _question("05_warps_and_coalescing", "space", prompt, {"kind": "choice", "options": SPACE_OPTIONS},
+    label = _option_label(memspaces.LABELS[p.space], p.space)
+    why = _("{rule}: {what} lives in {label}", rule=p.rule_text(), what=ex[5], label=_(memspaces.LABELS[p.space]))
+    prompt = _("{example} In which memory space does {what} live: registers, shared, global, local or constant "
+               "memory?", example=_example_text(ex), what=ex[5])
+    return _question("05_warps_and_coalescing", "space", prompt, {"kind": "choice", "options": _options(SPACE_OPTIONS)},
                      p.space, label, [why], {"example": ex[0], "where": ex[1]})
 
 
@@ -1371,12 +1482,14 @@ def lifetime(seed: int, pool=None) -> Question:
     rng = _rng(seed, "05.lifetime")
     ex = _choice(rng, list(memspaces.EXAMPLES))
     p = memspaces.example_placement(ex)
-    label = memspaces.LIFETIME_LABELS[p.lifetime]
-    why = (f"{ex[5]} is in {memspaces.LABELS[p.space]} ({p.rule}), which lives {memspaces.LIFETIMES[p.lifetime]}: "
-           f"as long as {label}")
-    prompt = (f"{_example_text(ex)} How long does {ex[5]} live: as long as the thread, the block, the kernel launch "
-              "(grid) or the application?")
-    return _question("05_warps_and_coalescing", "lifetime", prompt, {"kind": "choice", "options": LIFETIME_OPTIONS},
+    label = _option_label(memspaces.LIFETIME_LABELS[p.lifetime], p.lifetime)  # (the key is the option's first word)
+    why = _("{what} is in {space} ({rule}), which lives {lifetime}: as long as {label}", what=ex[5],
+            space=_(memspaces.LABELS[p.space]), rule=p.rule_text(), lifetime=_(memspaces.LIFETIMES[p.lifetime]),
+            label=_(memspaces.LIFETIME_LABELS[p.lifetime]))
+    prompt = _("{example} How long does {what} live: as long as the thread, the block, the kernel launch (grid) or "
+               "the application?", example=_example_text(ex), what=ex[5])
+    return _question("05_warps_and_coalescing", "lifetime", prompt,
+                     {"kind": "choice", "options": _options(LIFETIME_OPTIONS)},
                      p.lifetime, label, [why], {"example": ex[0], "where": ex[1]})
 
 
@@ -1388,12 +1501,13 @@ def largest_square_tile(seed: int, pool=None) -> Question:
     threads = int(_choice(rng, [256, 512, 1024, 1024]))
     r = memspaces.largest_tile(S, threads)
     bs, bt, T = r["by_shared"], r["by_threads"], r["tile"]
-    why = (f"As and Bs take 2·T·T·4 bytes: 2·T·T·4 ≤ {S} holds up to T = {bs} (2·{bs}·{bs}·4 = "
-           f"{memspaces.launch_bytes(bs)}; T = {bs + 1} needs {memspaces.launch_bytes(bs + 1)}); a block of T·T threads "
-           f"≤ {threads} holds up to T = {bt}; the smaller: {T}")
-    prompt = (f"Kernel 04 (tiled_dynamic) runs T×T blocks and takes 2·T·T·4 bytes of dynamic shared memory. A device "
-              f"reports sharedMemPerBlock = {S} bytes and maxThreadsPerBlock = {threads}. What is the largest tile T "
-              "that can launch?")
+    why = _("As and Bs take 2·T·T·4 bytes: 2·T·T·4 ≤ {S} holds up to T = {bs} (2·{bs}·{bs}·4 = {fits}; T = {next} "
+            "needs {too_many}); a block of T·T threads ≤ {threads} holds up to T = {bt}; the smaller: {T}", S=S, bs=bs,
+            fits=memspaces.launch_bytes(bs), next=bs + 1, too_many=memspaces.launch_bytes(bs + 1), threads=threads,
+            bt=bt, T=T)
+    prompt = _("Kernel 04 (tiled_dynamic) runs T×T blocks and takes 2·T·T·4 bytes of dynamic shared memory. A device "
+               "reports sharedMemPerBlock = {S} bytes and maxThreadsPerBlock = {threads}. What is the largest tile T "
+               "that can launch?", S=S, threads=threads)
     return _question("06_tile_size_and_occupancy", "largest_tile", prompt, {"kind": "int"}, T, f"T = {T}", [why],
                      {"shared_per_block": S, "max_threads_per_block": threads})
 
@@ -1403,18 +1517,19 @@ def dynamic_bytes(seed: int, pool=None) -> Question:
     rng = _rng(seed, "06.dynamic_bytes")
     T = int(rng.integers(2, 33))
     b = memspaces.launch_bytes(T)
-    why = f"As and Bs are T·T floats each, 4 bytes a float: 2·{T}·{T}·4 = {b}"
-    prompt = (f"Kernel 04 (tiled_dynamic) carves As and Bs out of one extern __shared__ float smem[] whose size the "
-              f"launch passes: kernel<<<grid, block, bytes>>>. For T = {T} ({T}×{T} threads per block), how many "
-              "bytes must the third launch parameter be?")
-    return _question("06_tile_size_and_occupancy", "dynamic_bytes", prompt, {"kind": "int"}, b, f"{b} bytes", [why],
+    why = _("As and Bs are T·T floats each, 4 bytes a float: 2·{T}·{T}·4 = {b}", T=T, b=b)
+    prompt = _("Kernel 04 (tiled_dynamic) carves As and Bs out of one extern __shared__ float smem[] whose size the "
+               "launch passes: kernel<<<grid, block, bytes>>>. For T = {T} ({T}×{T} threads per block), how many "
+               "bytes must the third launch parameter be?", T=T)
+    return _question("06_tile_size_and_occupancy", "dynamic_bytes", prompt, {"kind": "int"}, b,
+                     _("{n} bytes", n=b), [why],
                      {"T": T})
 
 
 # ---------------------------------------------------------------------------------------------
 PAGES: dict[str, tuple[Callable[..., Question], ...]] = {
     "01_naive": (naive_element, naive_owner, naive_grid),
-    "02_tiled": (tiled_loads, tiled_reads, barrier_count, tiled_reuse),
+    "02_tiled": (tiled_loads, tiled_reads, barrier_count, tiled_reuse, strip_max_k, strip_bytes),
     "03_boundaries": (ghost_count, lambda seed, pool=None: tiled_loads(seed, pool, "03_boundaries", padding=True),
                       padding_count),
     "04_barriers": (race_writer, race_warps, overwrites, variant_barriers),

@@ -43,31 +43,37 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..i18n import N_, _
 from . import hardware
 from .launch import MAX_TILE
 
 ISSUING, READY, STALLED, BARRIER, DONE = range(5)
-STATES = ("issuing", "ready, not picked", "stalled on a load (scoreboard)", "waiting at a barrier", "done")
+#: (English; marked for the catalogue, a view shows them with _())
+STATES = (N_("issuing"), N_("ready, not picked"), N_("stalled on a load (scoreboard)"), N_("waiting at a barrier"),
+          N_("done"))
 #: Instruction kinds of the program (``Run.instr`` holds their index where a warp issued).
 KINDS = ("ldg A", "ldg B", "sts A", "sts B", "bar", "fma", "stg C")
 LDG_A, LDG_B, STS_A, STS_B, BAR, FMA, STG = range(len(KINDS))
 #: What each kind does, as the view spells it.
 KIND_TEXT = {
-    LDG_A: "global load of its A element (the value arrives L cycles later)",
-    LDG_B: "global load of its B element",
-    STS_A: "As[ty][tx] = the loaded A value (needs the load)",
-    STS_B: "Bs[ty][tx] = the loaded B value (needs the load)",
+    LDG_A: N_("global load of its A element (the value arrives L cycles later)"),
+    LDG_B: N_("global load of its B element"),
+    STS_A: N_("As[ty][tx] = the loaded A value (needs the load)"),
+    STS_B: N_("Bs[ty][tx] = the loaded B value (needs the load)"),
     BAR: "__syncthreads()",
     FMA: "sum += As[ty][k] * Bs[k][tx]",
     STG: "C[row][col] = sum",
 }
 POLICIES = ("oldest", "round_robin")
-POLICY_TEXT = {"oldest": "oldest first (the lowest-numbered ready warp)",
-               "round_robin": "loose round-robin (the next ready warp after the last one issued)"}
+POLICY_TEXT = {"oldest": N_("oldest first (the lowest-numbered ready warp)"),
+               "round_robin": N_("loose round-robin (the next ready warp after the last one issued)")}
 #: The latency used where no measurement is recorded (labelled as assumed wherever it is shown).
 ASSUMED_LATENCY = 400
 #: Which recorded latency a run may use (``cycles_per_load`` keys of the latency record).
-LATENCY_KINDS = {"global_dram": "a global load from DRAM", "global_l2_hit": "a global load that hits in L2"}
+LATENCY_KINDS = {"global_dram": N_("a global load from DRAM"), "global_l2_hit": N_("a global load that hits in L2")}
+#: The same, as a table's cell says where the load is served, and as the stepper's buttons name them.
+LATENCY_WHERE = {"global_dram": N_("from DRAM"), "global_l2_hit": N_("that hits in L2")}
+LATENCY_BUTTONS = {"global_dram": N_("loads from DRAM"), "global_l2_hit": N_("loads that hit in L2")}
 MAX_CYCLES = 200_000
 
 
@@ -105,19 +111,24 @@ def latency_choice(kind: str = "global_dram") -> dict:
     from .corrections import latency_records
 
     if kind not in LATENCY_KINDS:
-        raise SchedulerError(f"latency kind must be one of {', '.join(LATENCY_KINDS)}, got {kind!r}")
+        raise SchedulerError(_("latency kind must be one of {kinds}, got {kind}", kinds=", ".join(LATENCY_KINDS),
+                               kind=repr(kind)))
+    what = _(LATENCY_KINDS[kind])
     for r in latency_records():
         c = r.get("cycles_per_load", {}).get(kind)
         if c:
             return {"cycles": int(round(c)), "measured": True, "kind": kind, "device": r["device"]["name"],
                     "date": r["date"], "source": r["source"],
-                    "short": f"{LATENCY_KINDS[kind]}, measured on the {r['device']['name']} ({r['date'][:10]})",
-                    "label": (f"L = {round(c)} cycles: {LATENCY_KINDS[kind]}, measured by pointer chasing on the "
-                              f"{r['device']['name']} ({r['date']}, {r['source']})")}
+                    "short": _("{what}, measured on the {device} ({date})", what=what, device=r["device"]["name"],
+                               date=r["date"][:10]),
+                    "label": _("L = {cycles} cycles: {what}, measured by pointer chasing on the {device} ({date}, "
+                               "{source})", cycles=round(c), what=what, device=r["device"]["name"], date=r["date"],
+                               source=r["source"])}
     return {"cycles": ASSUMED_LATENCY, "measured": False, "kind": kind, "device": None, "date": None, "source": None,
-            "short": f"{LATENCY_KINDS[kind]}, assumed: no measurement is recorded",
-            "label": (f"L = {ASSUMED_LATENCY} cycles, assumed: no latency measurement is recorded "
-                      "(benchmarks/bench_latency.py measures it on a GPU)")}
+            "short": _("{what}, assumed: no measurement is recorded", what=what),
+            "label": _("L = {cycles} cycles, assumed: no latency measurement is recorded "
+                       "({command} measures it on a GPU)", cycles=ASSUMED_LATENCY,
+                       command="benchmarks/bench_latency.py")}
 
 
 @dataclass(frozen=True)
@@ -193,14 +204,16 @@ class Run:
 def simulate(T: int, blocks: int, warps_per_block: int, schedulers: int, latency: int, phases: int = 4,
              policy: str = "oldest", arch: str = "") -> Run:
     """Run every warp's :func:`program` until all are done (see the module doc)."""
-    for name, v, lo in (("T", T, 1), ("blocks", blocks, 1), ("warps per block", warps_per_block, 1),
-                        ("schedulers", schedulers, 1), ("latency", latency, 1), ("phases", phases, 1)):
+    for name, v, lo in (("T", T, 1), (N_("blocks"), blocks, 1), (N_("warps per block"), warps_per_block, 1),
+                        (N_("schedulers"), schedulers, 1), (N_("latency"), latency, 1), (N_("phases"), phases, 1)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
-            raise SchedulerError(f"{name} must be a whole number >= {lo}, got {v!r}")
+            raise SchedulerError(_("{name} must be a whole number >= {lo}, got {value}", name=_(name), lo=lo,
+                                   value=repr(v)))
     if T > MAX_TILE:
-        raise SchedulerError(f"T must be at most {MAX_TILE}, got {T}")
+        raise SchedulerError(_("T must be at most {most}, got {T}", most=MAX_TILE, T=T))
     if policy not in POLICIES:
-        raise SchedulerError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        raise SchedulerError(_("policy must be one of {policies}, got {policy}", policies=", ".join(POLICIES),
+                               policy=repr(policy)))
     prog = program(T, phases)
     n_prog = len(prog)
     kind = np.array([p[0] for p in prog], np.int8)
@@ -218,7 +231,7 @@ def simulate(T: int, blocks: int, warps_per_block: int, schedulers: int, latency
     c = 0
     while (pc < n_prog).any():
         if c >= MAX_CYCLES:
-            raise SchedulerError(f"no end after {MAX_CYCLES} cycles")
+            raise SchedulerError(_("no end after {cycles} cycles", cycles=MAX_CYCLES))
         done = pc >= n_prog
         k = np.where(done, -1, kind[np.minimum(pc, n_prog - 1)])
         blocked = ((k == STS_A) & (ready_a > c)) | ((k == STS_B) & (ready_b > c))
@@ -280,11 +293,12 @@ def tile_run(arch: str, T: int, regs: int | None = None, latency: int | None = N
     except hardware.OccupancyError as e:
         raise SchedulerError(str(e)) from None
     if o.blocks_per_sm < 1:
-        raise SchedulerError(f"a {T}×{T} block with {regs} registers per thread does not fit on one {arch} SM")
+        raise SchedulerError(_("a {T}×{T} block with {regs} registers per thread does not fit on one {arch} SM",
+                               T=T, regs=regs, arch=arch))
     lat = latency_choice(latency_kind) if latency is None else {
         "cycles": int(latency), "measured": False, "kind": "given", "device": None, "date": None, "source": None,
-        "short": "given",
-        "label": f"L = {int(latency)} cycles (given)"}
+        "short": _("given"),
+        "label": _("L = {cycles} cycles (given)", cycles=int(latency))}
     a = hardware.arch(arch)
     run = simulate(T, o.blocks_per_sm, o.warps_per_block, a["schedulers_per_sm"], lat["cycles"], phases, policy, arch)
     return run, o, lat

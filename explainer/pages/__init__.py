@@ -107,7 +107,7 @@ def tiled(**kw):
     kw.setdefault("exercise", True)  # "Your turn": write the kernel's indices, checked thread by thread
     return W.VBox([
         TiledStepper(**kw).widget,
-        TimingPanel(kernels=("naive", "tiled"), tiles=(16,), title="Measured: tiled vs naive vs cuBLAS").widget,
+        TimingPanel(kernels=("naive", "tiled"), tiles=(16,), title=_("Measured: tiled vs naive vs cuBLAS")).widget,
     ])
 
 
@@ -120,11 +120,14 @@ def reuse_table(M=1024, N=1024, K=1024, tiles=(1, 2, 4, 8, 16, 32)):
         for T in tiles
         for s in [Launch("tiled", M, N, K, T).stats()]
     )
+    head = "".join(f"<th>{h}</th>" for h in (_("tile T"), _("global loads"), _("fewer than naive"), _("FLOP/B (DRAM)"),
+                                               _("shared bytes / block")))
     return W.HTML(
-        f'<table style="font-size:13px"><tr><th>tile T</th><th>global loads</th><th>fewer than naive</th>'
-        f"<th>FLOP/B (DRAM)</th><th>shared bytes / block</th></tr>{rows}</table>"
-        f'<div style="font-size:12px;color:#4b5563">M={M}, N={N}, K={K}; naive: {naive["global_loads"]:,} loads, '
-        f"{naive['flop_per_byte']:.2f} FLOP/B. Computed by explainer.model.</div>"
+        f'<table style="font-size:13px"><tr>{head}</tr>{rows}</table>'
+        '<div style="font-size:12px;color:#4b5563">'
+        + _("M={M}, N={N}, K={K}; naive: {loads} loads, {fb} FLOP/B. Computed by explainer.model.", M=M, N=N, K=K,
+            loads=f"{naive['global_loads']:,}", fb=f"{naive['flop_per_byte']:.2f}")
+        + "</div>"
     )
 
 
@@ -143,6 +146,14 @@ def strip_vs_window(T: int = 16):
     from .strip import strip_vs_window as _strip_vs_window
 
     return _strip_vs_window(T)
+
+
+def strip_steps(**kw):
+    """Page 02: V1 (the whole strips) and V2 (the sliding window) stepped side by side on one
+    launch and block (``explainer.views.strip``)."""
+    from ..views.strip import StripExplorer
+
+    return StripExplorer(**kw).widget
 
 
 def block_shapes():

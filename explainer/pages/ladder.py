@@ -13,6 +13,7 @@ import html
 import ipywidgets as W
 
 from ..gpu import recorded
+from ..i18n import _, N_
 from ..views import context
 from ..views.common import SANS
 from .. import gpu
@@ -30,16 +31,17 @@ NOTE = "font-size:12px;color:#4b5563"
 SIZES = (1024, 2048, 4096)
 BASELINE_TILE = 32
 NOT_RECORDED = "not recorded"
+CHART_TITLE = "The ladder, measured: from the tiled kernel to cuBLAS"
 
 #: The chart's rungs in order: the course material's best (the tiled kernel of page 02 at T=32), the
 #: ladder (explainer.model.ladder.RUNGS), and cuBLAS, the reference.
 LADDER = (
     {"kernel": "tiled", "tile": BASELINE_TILE, "label": f"03 · tiled T={BASELINE_TILE}",
-     "idea": f"the course material's shared-memory tile (page 02) at T = {BASELINE_TILE}, their best: every "
-             "multiply-add reads both operands from shared memory"},
+     "idea": N_("the course material's shared-memory tile (page 02) at T = {tile}, their best: every "
+                "multiply-add reads both operands from shared memory")},
     *({"kernel": r.name, "tile": None, "label": rung_label(r), "idea": r.idea} for r in RUNGS),
     {"kernel": "cublas", "tile": None, "label": "cuBLAS",
-     "idea": "NVIDIA's library (cupy.matmul, FP32, TF32 off), measured in the same run: the reference"},
+     "idea": N_("NVIDIA's library (cupy.matmul, FP32, TF32 off), measured in the same run: the reference")},
 )
 SIZE_COLORS = {512: "#cbd5e1", 1024: "#93c5fd", 2048: "#3b82f6", 4096: "#1e3a8a"}
 
@@ -99,21 +101,22 @@ def blocks(kernel: str, tile: int | None, n: int) -> int | None:
 
 def _fmt_cell(c: dict | None, first: bool, nblocks: int | None = None) -> str:
     if c is None:
-        return f"<span style='color:#9ca3af'>{NOT_RECORDED}</span>"
-    pct = f"{c['pct_cublas']:.1f}% of cuBLAS" if c["pct_cublas"] is not None else "— of cuBLAS"
+        return f"<span style='color:#9ca3af'>{_(NOT_RECORDED)}</span>"
+    pct = (_("{pct}% of cuBLAS", pct=f"{c['pct_cublas']:.1f}") if c["pct_cublas"] is not None
+           else _("— of cuBLAS"))
     if c.get("launch_bound") and c["pct_cublas"] is not None:
-        pct += f" ({recorded.OVERHEAD_NOTE})"
+        pct += f" ({_(recorded.OVERHEAD_NOTE)})"
     if first:
         sp = ""
     elif c["speedup"]:
         slower = c["speedup"] < 1
         sp = (f"<br><b style='color:{'#b91c1c' if slower else '#111827'}'>×{c['speedup']:.2f}</b> "
-              f"{'(slower) ' if slower else ''}over the rung above")
+              + (_("(slower) over the rung above") if slower else _("over the rung above")))
     else:
-        sp = "<br>× — (rung above not recorded)"
+        sp = "<br>" + _("× — (rung above not recorded)")
     spread = (f" ({c['min_ms']:.3g}–{c['max_ms']:.3g})" if c.get("min_ms") is not None and c.get("max_ms") is not None
               else "")
-    nb = f" · {nblocks:,} blocks" if nblocks else ""
+    nb = " · " + _("{n} blocks", n=f"{nblocks:,}") if nblocks else ""
     return (f"<b>{c['gflops']:,.0f}</b> GFLOP/s · {pct}<br><span style='{NOTE}'>{c['median_ms']:.4g} ms"
             f"{spread}{nb}</span>{sp}")
 
@@ -124,12 +127,14 @@ def ladder_table_html(cells: list[dict], sizes=SIZES, sms: int | None = None) ->
         rows.append((("html", f"<b>{html.escape(rung['label'])}</b>"),
                      *(("html", _fmt_cell(rung["cells"][n], i == 0, blocks(rung["kernel"], rung["tile"], n)))
                        for n in sizes),
-                     ("html", f"<div style='text-align:left;max-width:360px'>{html.escape(rung['idea'])}</div>")))
-    sm_note = (f" A launch of fewer blocks than the GPU's {sms} SMs leaves SMs idle: the big block tiles pay for "
-               "their reuse at small sizes." if sms else "")
-    return table(("rung", *(f"{n}³" for n in sizes), "what changed, and why it is faster"), rows,
-                 "Median time of each configuration (min–max in brackets) and the blocks of its launch; % of cuBLAS "
-                 "against cuBLAS in the same run; × is the rung above's median time over this rung's." + sm_note,
+                     ("html", f"<div style='text-align:left;max-width:360px'>"
+                              f"{html.escape(_(rung['idea'], tile=BASELINE_TILE))}</div>")))
+    sm_note = (" " + _("A launch of fewer blocks than the GPU's {sms} SMs leaves SMs idle: the big block tiles pay "
+                       "for their reuse at small sizes.", sms=sms) if sms else "")
+    return table((_("rung"), *(f"{n}³" for n in sizes), _("what changed, and why it is faster")), rows,
+                 _("Median time of each configuration (min–max in brackets) and the blocks of its launch; % of "
+                   "cuBLAS against cuBLAS in the same run; × is the rung above's median time over this rung's.")
+                 + sm_note,
                  "explainer-ladder-table")
 
 
@@ -162,42 +167,46 @@ LIVE = _Live()
 # --------------------------------------------------------------------------------------
 # The chart
 # --------------------------------------------------------------------------------------
-METRICS = {"GFLOP/s": ("gflops", "GFLOP/s (higher is faster)"), "% of cuBLAS": ("pct_cublas", "% of cuBLAS (same run)")}
+#: The toggle's labels and the axis titles (in the reader's language: _() where shown).
+METRICS = {N_("GFLOP/s"): ("gflops", N_("GFLOP/s (higher is faster)")),
+           N_("% of cuBLAS"): ("pct_cublas", N_("% of cuBLAS (same run)"))}
 
 
 class LadderChart:
     """GFLOP/s and % of cuBLAS of every rung at each size: measured here (button) or recorded."""
 
-    def __init__(self, sizes=SIZES, title="The ladder, measured: from the tiled kernel to cuBLAS", data=None):
+    def __init__(self, sizes=SIZES, title=None, data=None):
+        title = _(CHART_TITLE) if title is None else title
         self.sizes = tuple(sizes)
         self.rows: list[dict] = []
         self.source = ""
         self.sms = None
         self.w_title = W.HTML(f"<h3 style='margin:8px 0 4px'>{html.escape(title)}</h3>")
-        self.w_sizes = W.Text(value=" ".join(map(str, self.sizes)), description="sizes N",
-                              tooltip="M = N = K for each size", layout=W.Layout(width="300px"))
-        self.w_button = W.Button(description="Measure on this GPU", icon="play", button_style="primary",
+        self.w_sizes = W.Text(value=" ".join(map(str, self.sizes)), description=_("sizes N"),
+                              tooltip=_("M = N = K for each size"), layout=W.Layout(width="300px"))
+        self.w_button = W.Button(description=_("Measure on this GPU"), icon="play", button_style="primary",
                                  layout=W.Layout(width="200px"))
         self.w_button.add_class("explainer-measure")
         self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="300px", visibility="hidden"))
-        self.w_metric = W.ToggleButtons(options=list(METRICS), value="GFLOP/s", style={"button_width": "110px"})
+        self.w_metric = W.ToggleButtons(options=[(_(m), m) for m in METRICS], value="GFLOP/s", style={"button_width": "110px"})
         self.w_status = W.HTML()
         self.w_status.add_class("explainer-ladder-status")
         self.w_table = W.HTML()
         self.fig = Figure(layout=dict(
             height=400, width=900, barmode="group", margin=dict(l=60, r=10, t=60, b=90), plot_bgcolor="white",
-            xaxis=dict(type="category", tickangle=-20), yaxis=dict(title=METRICS["GFLOP/s"][1], gridcolor="#e5e7eb"),
+            xaxis=dict(type="category", tickangle=-20), yaxis=dict(title=_(METRICS["GFLOP/s"][1]), gridcolor="#e5e7eb"),
             legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"),
             font=dict(family=SANS)))
         self.w_button.on_click(self._on_measure)
         self.w_metric.observe(lambda _: self._draw(), names="value")
         self.st = gpu.status()
         if self.st.available:
-            self.w_status.value = (f"GPU: <b>{html.escape(self.st.device or '')}</b>. Press the button to measure "
-                                   "every rung and cuBLAS here; until then the figures are recorded.")
+            self.w_status.value = _("GPU: <b>{device}</b>. Press the button to measure every rung and cuBLAS "
+                                    "here; until then the figures are recorded.",
+                                    device=html.escape(self.st.device or ''))
         else:
             self.w_button.disabled = True
-            self.w_button.tooltip = "no GPU on this machine"
+            self.w_button.tooltip = _("no GPU on this machine")
         self._show_recorded(data, keep_status=self.st.available)
         sync_figure(self.fig)
         self.widget = W.VBox([
@@ -211,23 +220,23 @@ class LadderChart:
     def _show_recorded(self, data=None, keep_status=False):
         data = data if data is not None else recorded.load_recorded()
         if not data:
-            self.w_status.value = f"<b>No recorded timings were found.</b> {LIVE_HINT}"
-            self.rows, self.source = [], "nothing recorded"
+            self.w_status.value = _("<b>No recorded timings were found.</b>") + f" {_(LIVE_HINT)}"
+            self.rows, self.source = [], _("nothing recorded")
             self._draw()
             return
         self.rows = recorded.recorded_rows(data)
         self.sms = (data.get("device") or {}).get("sm_count")
-        self.source = data.get("label") or f"recorded on {data.get('device', {}).get('name', '?')}"
+        self.source = recorded.label_text(data) if data.get("label") else _("recorded on {device}", device=data.get('device', {}).get('name', '?'))
         if not keep_status:
-            reason = html.escape(self.st.why or "no GPU")
+            reason = html.escape(self.st.why or _("no GPU"))
             self.w_status.value = (pages_perf.recorded_label(data)
-                                   + f"<div style='{NOTE}'>{context.no_gpu_here(reason)} {LIVE_HINT}</div>")
+                                   + f"<div style='{NOTE}'>{context.no_gpu_here(reason)} {_(LIVE_HINT)}</div>")
         self._draw()
 
     def kernels(self) -> list[str]:
         return [r["kernel"] for r in LADDER if r["kernel"] != "cublas"]
 
-    def _on_measure(self, _):
+    def _on_measure(self, _button):
         try:
             sizes = _parse_sizes(self.w_sizes.value)
         except ValueError as e:
@@ -238,7 +247,8 @@ class LadderChart:
         self.w_button.disabled = True
         self.w_progress.max, self.w_progress.value = total, 0
         self.w_progress.layout.visibility = "visible"
-        self.w_status.value = "Compiling the kernels and measuring… (each size: every rung checked against numpy, then timed with cuBLAS in interleaved rounds)"
+        self.w_status.value = _("Compiling the kernels and measuring… (each size: every rung checked against numpy, "
+                                "then timed with cuBLAS in interleaved rounds)")
         measured: list[dict] = []
 
         def progress(kind, row):
@@ -247,11 +257,14 @@ class LadderChart:
                 return
             self.w_progress.value = min(total, self.w_progress.value + 1)
             if kind == "error":
-                self.w_status.value = (f'<span style="color:#b91c1c">⚠ {html.escape(str(row.get("kernel")))} at '
-                                       f'{row.get("M")}: {html.escape(str(row.get("message", "")).splitlines()[0] if row.get("message") else "")}</span>')
+                message = html.escape(str(row.get("message", "")).splitlines()[0] if row.get("message") else "")
+                self.w_status.value = ('<span style="color:#b91c1c">⚠ '
+                                       + _("{kernel} at {n}: {message}", kernel=html.escape(str(row.get("kernel"))),
+                                           n=row.get("M"), message=message) + "</span>")
             else:
                 measured.append(row)
-                self.w_status.value = f"measured {html.escape(row['kernel'])} at {row['M']}³ ({self.w_progress.value} of {total})…"
+                self.w_status.value = _("measured {kernel} at {n}³ ({i} of {total})…", kernel=html.escape(row['kernel']),
+                                        n=row['M'], i=self.w_progress.value, total=total)
 
         try:
             rep = gpu.benchmark(kernels=kernels, sizes=sizes, tiles=[BASELINE_TILE], progress=progress)
@@ -261,10 +274,10 @@ class LadderChart:
             self.sizes = tuple(sizes)
             self.rows = list(rep.cublas) + list(rep.results)
             self.sms = (getattr(rep, "device", None) or {}).get("sm_count", self.sms)
-            self.source = f"measured just now on {self.st.device}"
-            errs = f"; {len(rep.errors)} refused or failed" if rep.errors else ""
-            self.w_status.value = (f"<b>Measured on this GPU</b> ({html.escape(self.st.device or '')}), "
-                                   f"{html.escape(rep.date)}{errs}.")
+            self.source = _("measured just now on {device}", device=self.st.device)
+            errs = _("; {n} refused or failed", n=len(rep.errors)) if rep.errors else ""
+            self.w_status.value = _("<b>Measured on this GPU</b> ({device}), {date}{errs}.",
+                                    device=html.escape(self.st.device or ''), date=html.escape(rep.date), errs=errs)
             self._draw()
             LIVE.publish(self.rows, self.source)
         except Exception as e:  # noqa: BLE001  nothing raises into the page
@@ -291,10 +304,10 @@ class LadderChart:
                 tr.y = [c[key] if c else None for c in cs]
                 tr.text = [f"{c['pct_cublas']:.0f}%" if c and c["pct_cublas"] is not None else "" for c in cs]
                 tr.customdata = [[c["median_ms"], c["speedup"] or 0] if c else [None, 0] for c in cs]
-                tr.hovertemplate = (f"%{{x}} at {n}³: %{{y:,.4g}} · %{{customdata[0]:.4g}} ms"
-                                    " · ×%{customdata[1]:.2f} over the rung above<extra></extra>")
-            self.fig.layout.yaxis.title.text = title
-            self.fig.layout.title = dict(text=html.escape(self.source) + " · bar labels: % of cuBLAS",
+                tr.hovertemplate = _("%{x} at {n}³: %{y:,.4g} · %{customdata[0]:.4g} ms"
+                                     " · ×%{customdata[1]:.2f} over the rung above<extra></extra>", n=n)
+            self.fig.layout.yaxis.title.text = _(title)
+            self.fig.layout.title = dict(text=html.escape(self.source) + " · " + _("bar labels: % of cuBLAS"),
                                          font=dict(size=12), x=0.01, y=0.98, yanchor="top")
         self.w_table.value = ladder_table_html(self.cells, self.sizes, self.sms)
 
@@ -332,11 +345,12 @@ def rung_table():
                      f"{lds['fmas']} / {lds['lds']} = {f['fma_per_lds']:.2f}", f"{f['shared_bytes']:,}", f["barriers"],
                      f"{f['intensity']:.1f}"))
     return _html(table(
-        ("kernel", "block tile BM×BN", "BK", "threads / block", "outputs / thread", "FMAs / shared loads per k",
-         "shared B / block", "barriers / phase", "FLOP/B (DRAM, block tile)"), rows,
-        "Computed from explainer.model.ladder.RUNGS (the instantiations the GPU runs). Tiled: one output per thread, two "
-        "shared loads per multiply-add, T/4 FLOP/B. Ladder intensity: BM·BN / (2·(BM + BN)), each window loaded once "
-        "per block and phase."), "explainer-rung-table")
+        (_("kernel"), _("block tile BM×BN"), "BK", _("threads / block"), _("outputs / thread"),
+         _("FMAs / shared loads per k"), _("shared B / block"), _("barriers / phase"), _("FLOP/B (DRAM, block tile)")),
+        rows,
+        _("Computed from explainer.model.ladder.RUNGS (the instantiations the GPU runs). Tiled: one output per thread, "
+          "two shared loads per multiply-add, T/4 FLOP/B. Ladder intensity: BM·BN / (2·(BM + BN)), each window loaded "
+          "once per block and phase.")), "explainer-rung-table")
 
 
 def mapping(**kw):
@@ -364,21 +378,22 @@ def devices_html(files: list[dict], sizes=(1024, 4096)) -> str:
     """The ladder on each recorded device side by side (:func:`device_cells`), with each device's
     facts from its own file and, per size, the second device's median time over the first's."""
     if len(files) < 2:
-        return ("<b>Only one device is recorded</b> (" + html.escape(files[0]["label"] if files else "none")
-                + "): <code>tiled-explainer bench --save</code> on another GPU adds one.")
+        return _("<b>Only one device is recorded</b> ({label}): <code>tiled-explainer bench --save</code> on another "
+                 "GPU adds one.", label=html.escape(recorded.label_text(files[0]) if files else _("none")))
     names = [d["device"]["name"] for d in files]
     short = [n.replace("NVIDIA ", "").split(" ")[0] for n in names]
     facts = []
     for d in files:
         dev = d["device"]
-        facts.append(f"<b>{html.escape(dev['name'])}</b>: {dev.get('sm_count', '?')} SMs, "
-                     f"L2 {dev.get('l2_bytes', 0) / 2**20:.0f} MiB, memory {dev.get('memory_bytes', 0) / 2**30:.0f} GiB, "
-                     f"driver {html.escape(str(dev.get('versions', {}).get('driver', '?')))} "
-                     f"<span style='{NOTE}'>({html.escape(d['label'])}, {html.escape(d['source'])}; "
+        facts.append(_("<b>{name}</b>: {sms} SMs, L2 {l2} MiB, memory {mem} GiB, driver {driver}",
+                       name=html.escape(dev['name']), sms=dev.get('sm_count', '?'),
+                       l2=f"{dev.get('l2_bytes', 0) / 2**20:.0f}", mem=f"{dev.get('memory_bytes', 0) / 2**30:.0f}",
+                       driver=html.escape(str(dev.get('versions', {}).get('driver', '?'))))
+                     + f" <span style='{NOTE}'>({html.escape(d['label'])}, {html.escape(d['source'])}; "
                      f"{html.escape(recorded.kernels_text(d))})</span>")
-    head = ["rung"]
+    head = [_("rung")]
     for n in sizes:
-        head += [f"{n}³ {s}" for s in short] + [f"{n}³ {short[1]} time ÷ {short[0]}"]
+        head += [f"{n}³ {s}" for s in short] + [_("{n}³ {b} time ÷ {a}", n=n, b=short[1], a=short[0])]
     rows = []
     for rung in device_cells(files, sizes):
         row = [("html", f"<b>{html.escape(rung['label'])}</b>")]
@@ -386,7 +401,7 @@ def devices_html(files: list[dict], sizes=(1024, 4096)) -> str:
             cells = [dv[n] for dv in rung["devices"][:2]]
             for c in cells:
                 if c is None:
-                    row.append(("html", f"<span style='color:#9ca3af'>{NOT_RECORDED}</span>"))
+                    row.append(("html", f"<span style='color:#9ca3af'>{_(NOT_RECORDED)}</span>"))
                 else:
                     pct = "" if c["pct_cublas"] is None else f" · {c['pct_cublas']:.0f}%"
                     row.append(("html", f"<b>{c['gflops']:,.0f}</b> GFLOP/s{pct}"))
@@ -394,9 +409,10 @@ def devices_html(files: list[dict], sizes=(1024, 4096)) -> str:
             row.append(f"{b['median_ms'] / a['median_ms']:.2f}" if a and b else "–")
         rows.append(row)
     return ("<div style='font-size:13px;line-height:1.6'>" + "<br>".join(facts) + "</div>" + table(
-        head, rows, "GFLOP/s and % of that device's cuBLAS in the same run (median of the recorded repeats); the last "
-        f"column of each size is the {html.escape(short[1])}'s median time over the {html.escape(short[0])}'s (below 1: "
-        "faster there). " + _same_software(files), "explainer-devices-table"))
+        head, rows, _("GFLOP/s and % of that device's cuBLAS in the same run (median of the recorded repeats); the "
+                      "last column of each size is the {b}'s median time over the {a}'s (below 1: faster there).",
+                      b=html.escape(short[1]), a=html.escape(short[0])) + " " + _same_software(files),
+        "explainer-devices-table"))
 
 
 def _same_software(files: list[dict]) -> str:
@@ -406,8 +422,8 @@ def _same_software(files: list[dict]) -> str:
     dates = ", ".join(html.escape(str(d.get("date", "?"))[:16].replace("T", " ")) for d in files)
     if len(set(vers)) == 1:
         same = ", ".join(f"{k} {v}" for k, v in zip(keys, vers[0]))
-        return f"Same software on both ({html.escape(same)}); recorded at {dates} (UTC)."
-    return f"Software differs between the recordings (see each file); recorded at {dates} (UTC)."
+        return _("Same software on both ({same}); recorded at {dates} (UTC).", same=html.escape(same), dates=dates)
+    return _("Software differs between the recordings (see each file); recorded at {dates} (UTC).", dates=dates)
 
 
 def devices(sizes=(1024, 4096)):
@@ -424,36 +440,41 @@ def rung_card(name: str, n: int = 4096):
     prev = LADDER[i - 1]
     data = recorded.load_recorded()
     rows = LIVE.rows if LIVE.rows is not None else (recorded.recorded_rows(data) if data else [])
-    source = LIVE.source if LIVE.rows is not None else (data or {}).get("label", "no recorded file")
+    source = LIVE.source if LIVE.rows is not None else (data or {}).get("label", _("no recorded file"))
     cells = ladder_cells(rows, (n,))
     c, cp = cells[i]["cells"][n], cells[i - 1]["cells"][n]
     if c is None:
-        speed = f"{html.escape(rung_label(r))} at {n}³: <i>{NOT_RECORDED}</i> ({html.escape(source)})."
+        speed = _("{rung} at {n}³: <i>{nothing}</i> ({source}).", rung=html.escape(rung_label(r)), n=n,
+                  nothing=_(NOT_RECORDED), source=html.escape(source))
     else:
         if c["speedup"] and cp:
-            how = "faster than" if c["speedup"] >= 1 else "the speed of (slower than)"
+            how = _("faster than") if c["speedup"] >= 1 else _("the speed of (slower than)")
             versus = (f"; <b>×{c['speedup']:.2f}</b> {how} {html.escape(prev['label'])} "
                       f"({cp['gflops']:,.0f} GFLOP/s)")
         else:
-            versus = f"; {html.escape(prev['label'])}: {NOT_RECORDED}"
-        pct = f", {c['pct_cublas']:.1f}% of cuBLAS" if c["pct_cublas"] is not None else ""
-        speed = (f"At {n}³: <b>{c['gflops']:,.0f} GFLOP/s</b>{pct}{versus}. "
+            versus = f"; {html.escape(prev['label'])}: {_(NOT_RECORDED)}"
+        pct = ", " + _("{pct}% of cuBLAS", pct=f"{c['pct_cublas']:.1f}") if c["pct_cublas"] is not None else ""
+        speed = (_("At {n}³: <b>{gflops} GFLOP/s</b>", n=n, gflops=f"{c['gflops']:,.0f}") + f"{pct}{versus}. "
                  f"<span style='{NOTE}'>({html.escape(source)})</span>")
     tm, tn = f["thread_tile"]
     lds = shared_loads_per_k(r)
     reg = f["registers"]
     regs = (f"acc {reg['acc']}, b {reg['regN']}" if r.layout == "1d" else
             f"acc {reg['acc']}, regM {reg['regM']}, regN {reg['regN']}")
-    regs += f", staging {reg['staging']}" if reg["staging"] else ""
+    regs += ", " + _("staging {n}", n=reg['staging']) if reg["staging"] else ""
+    barriers = (_("{n} barriers per phase", n=f["barriers"]) if f["barriers"] > 1
+                else _("{n} barrier per phase", n=f["barriers"]))
     body = (
         f"<div style='border-left:4px solid #7c3aed;padding:4px 10px;font-size:14px;line-height:1.5'>"
         f"<b>{html.escape(rung_label(r))}</b> · <code>kernels/{html.escape(r.file)}</code> · "
         f"<code>{html.escape(r.expression(False))}</code><br>"
-        f"{r.threads} threads per block, {tm}×{tn} = {f['outputs']} outputs per thread; per step k {lds['fmas']} FMAs for "
-        f"{lds['lds']} shared loads = <b>{f['fma_per_lds']:.2f} FMAs per shared load</b>; "
-        f"{reg['total']} floats in registers ({regs}); "
-        f"shared memory {f['shared_bytes']:,} B; {f['barriers']} barrier{'s' if f['barriers'] > 1 else ''} per phase; "
-        f"{f['intensity']:.1f} FLOP/B.<br>{speed}</div>")
+        + _("{threads} threads per block, {tm}×{tn} = {outputs} outputs per thread; per step k {fmas} FMAs for "
+            "{lds} shared loads = <b>{ratio} FMAs per shared load</b>; {regs_total} floats in registers ({regs}); "
+            "shared memory {shared} B; {barriers}; {intensity} FLOP/B.",
+            threads=r.threads, tm=tm, tn=tn, outputs=f['outputs'], fmas=lds['fmas'], lds=lds['lds'],
+            ratio=f"{f['fma_per_lds']:.2f}", regs_total=reg['total'], regs=regs, shared=f"{f['shared_bytes']:,}",
+            barriers=barriers, intensity=f"{f['intensity']:.1f}")
+        + f"<br>{speed}</div>")
     return _html(body, "explainer-rung-card")
 
 
@@ -462,7 +483,7 @@ def roofline(n: int = 4096):
     chart above measures on this GPU)."""
     chart = pages_perf.roofline_chart(n)
     if chart is None:
-        return _html("<b>No recorded device or timing file: nothing to plot.</b>")
+        return _html(_("<b>No recorded device or timing file: nothing to plot.</b>"))
     if LIVE.rows is not None:
         chart.show_ladder(LIVE.rows, LIVE.source)
     LIVE.follow(chart.show_ladder)

@@ -11,6 +11,7 @@ import html
 
 import ipywidgets as W
 
+from ..i18n import N_, _
 from ..model import hardware, memspaces
 from ..resources import kernels_dir
 from ..sim.spaces import kernel_declarations
@@ -56,67 +57,70 @@ def size_text(b: int | None) -> str:
 # ---------------------------------------------------------------------------------------------
 def _latency_cell(row: dict) -> str:
     if not row["latency"]:
-        return _e(row["not_measured"])
-    return "<br>".join(f"{_e(what)}: <b>{cyc:g} cycles</b>" + (f" ({ns:g} ns)" if ns is not None else "")
-                       for what, cyc, ns in row["latency"])
+        return _e(_(row["not_measured"]))
+    return "<br>".join(_("{what}: <b>{n} cycles</b>", what=_e(_(what)), n=f"{cyc:g}")
+                       + (f" ({ns:g} ns)" if ns is not None else "") for what, cyc, ns in row["latency"])
 
 
 def _latency_caption(record: dict | None) -> str:
     if not record:
-        return ("Latency: <b>not measured</b> — no record yet; <code>benchmarks/bench_latency.py --save</code> measures it "
-                "on a GPU (pointer chasing) and this table then shows it with the device and the date.")
+        return _("Latency: <b>not measured</b> — no record yet; <code>benchmarks/bench_latency.py --save</code> "
+                 "measures it on a GPU (pointer chasing) and this table then shows it with the device and the date.")
     v = record.get("versions", {})
     versions = ", ".join(f"{k} {v[k]}" for k in ("cupy", "cuda_runtime", "driver") if v.get(k))
-    clock = f" at the {record['clock_mhz']} MHz the SM ran at" if record.get("clock_mhz") else ""
-    return (f"Latency: <b>measured</b> on the {_e(record['device']['name'])} ({_e(record['date'])}; {_e(versions)}) by "
-            f"<code>benchmarks/bench_latency.py</code> ({_e(record.get('method', 'pointer chasing'))}); SM cycles{clock}; "
-            f"file <code>{_e(record['source'])}</code>. Where no measurement holds a space, the table says so.")
+    clock = _(" at the {mhz} MHz the SM ran at", mhz=record["clock_mhz"]) if record.get("clock_mhz") else ""
+    return _("Latency: <b>measured</b> on the {device} ({date}; {versions}) by <code>benchmarks/bench_latency.py</code> "
+             "({method}); SM cycles{clock}; file <code>{file}</code>. Where no measurement holds a space, the table "
+             "says so.", device=_e(record['device']['name']), date=_e(record['date']), versions=_e(versions),
+             method=_e(_(record.get('method', N_('pointer chasing')))), clock=clock, file=_e(record['source']))
 
 
 def spaces_table(record: dict | None = None) -> str:
     lat = memspaces.latencies(record)
-    rows = [(_left(f"<b>{_e(r['label'])}</b>"), _left(f"<code>{_e(r['declared'])}</code>"),
-             _left(f"{_e(memspaces.SCOPE_LABELS[r['scope']])}: {_e(r['scope_text'])}"),
-             _left(_e(r["lifetime_text"])), _left(_e(r["where"])), _left(_latency_cell(r)))
+    rows = [(_left(f"<b>{_e(_(r['label']))}</b>"), _left(f"<code>{_e(_(r['declared']))}</code>"),
+             _left(_("{scope}: {who}", scope=_e(_(memspaces.SCOPE_LABELS[r['scope']])), who=_e(_(r['scope_text'])))),
+             _left(_e(_(r["lifetime_text"]))), _left(_e(_(r["where"]))), _left(_latency_cell(r)))
             for r in memspaces.memory_table(lat["record"])]
-    return _scroll(table(("space", "declared as", "scope", "lifetime", "where it is", "latency of one load"), rows,
+    return _scroll(table((_("space"), _("declared as"), _("scope"), _("lifetime"), _("where it is"),
+                          _("latency of one load")), rows,
                          _latency_caption(lat["record"]), "explainer-spaces-table"))
 
 
 SIZE_ROWS = (
-    ("register file per SM", lambda s: f"{s['registers_per_sm']:,} registers = {size_text(s['register_file_bytes'])}"),
-    ("registers per thread, at most", lambda s: f"{s['max_regs_per_thread']}"),
-    ("shared memory per SM", lambda s: size_text(s["shared_per_sm"])),
-    ("shared memory per block", lambda s: (f"{size_text(s['shared_per_block'])}"
-                                           + (f" ({size_text(s['shared_per_block_optin'])} opted in)"
-                                              if s["shared_per_block_optin"] > s["shared_per_block"] else ""))),
-    ("constant memory", lambda s: size_text(s["constant_bytes"])),
-    ("local memory per thread, at most", lambda s: size_text(s["local_per_thread"])),
-    ("device memory (global)", lambda s: (f"{size_text(s['device_memory'])} on a {_e(s['device_memory_product'])}"
-                                          if s["device_memory"] else "—")),
+    (N_("register file per SM"), lambda s: _("{n} registers = {size}", n=f"{s['registers_per_sm']:,}",
+                                             size=size_text(s['register_file_bytes']))),
+    (N_("registers per thread, at most"), lambda s: f"{s['max_regs_per_thread']}"),
+    (N_("shared memory per SM"), lambda s: size_text(s["shared_per_sm"])),
+    (N_("shared memory per block"), lambda s: (f"{size_text(s['shared_per_block'])}"
+                                               + (_(" ({size} opted in)", size=size_text(s['shared_per_block_optin']))
+                                                  if s["shared_per_block_optin"] > s["shared_per_block"] else ""))),
+    (N_("constant memory"), lambda s: size_text(s["constant_bytes"])),
+    (N_("local memory per thread, at most"), lambda s: size_text(s["local_per_thread"])),
+    (N_("device memory (global)"), lambda s: (_("{size} on a {product}", size=size_text(s['device_memory']),
+                                                product=_e(s['device_memory_product']))
+                                              if s["device_memory"] else "—")),
 )
 
 
 def sizes_table() -> str:
     sz = [memspaces.sizes(n) for n in hardware.arches()]
-    rows = [(_left(_e(what)), *[("html", f(s)) for s in sz]) for what, f in SIZE_ROWS]
-    caption = ("Per-SM and per-block limits from explainer/data/arches.json (the occupancy calculator's presets); "
-               f"{_e(memspaces.LIMITS_SOURCE)}. A block gets up to 48 KB of shared memory without asking; more "
-               "(dynamic shared memory only) after cudaFuncSetAttribute(MaxDynamicSharedMemorySize). Device memory: the "
-               "preset's example product, from its data sheet (each product of an architecture has its own). "
-               "1 KB = 1,024 bytes.")
+    rows = [(_left(_e(_(what))), *[("html", f(s)) for s in sz]) for what, f in SIZE_ROWS]
+    caption = _("Per-SM and per-block limits from explainer/data/arches.json (the occupancy calculator's presets); "
+                "{source}. A block gets up to 48 KB of shared memory without asking; more (dynamic shared memory "
+                "only) after cudaFuncSetAttribute(MaxDynamicSharedMemorySize). Device memory: the preset's example "
+                "product, from its data sheet (each product of an architecture has its own). 1 KB = 1,024 bytes.",
+                source=_e(_(memspaces.LIMITS_SOURCE)))
     return _scroll(table(("", *[s["label"] for s in sz]), rows, caption, "explainer-sizes-table"))
 
 
 def _space_text(d) -> str:
     p = d.placement
     if p.space is None:
-        return "none (compile-time constant)"
-    text = memspaces.LABELS[p.space]
-    if d.kind == "parameter":
-        text += " (a kernel parameter)"
+        return _("none (compile-time constant)")
+    space = _(memspaces.LABELS[p.space])
+    text = _("{space} (a kernel parameter)", space=space) if d.kind == "parameter" else space
     if p.points_to:
-        text += f"; points to {memspaces.LABELS[p.points_to]}"
+        text = _("{space}; points to {target}", space=text, target=_(memspaces.LABELS[p.points_to]))
     return text
 
 
@@ -124,23 +128,24 @@ def variables_table(file: str = TILED_FILE) -> str:
     decls = kernel_declarations(file)
     rows = [(_left(f"<code>{_e(d.name)}</code>"), d.line, _left(f"<code>{_e(d.code)}</code>"),
              _left(f"<b>{_e(_space_text(d))}</b>"),
-             _e(memspaces.SCOPE_LABELS.get(d.placement.scope, "—")),
-             _left(_e(memspaces.LIFETIMES.get(d.placement.lifetime, "—"))), _left(_e(d.placement.rule)))
+             _e(_(memspaces.SCOPE_LABELS.get(d.placement.scope, "—"))),
+             _left(_e(_(memspaces.LIFETIMES.get(d.placement.lifetime, "—")))), _left(_e(d.placement.rule_text())))
             for d in decls]
-    caption = (f"Every declaration of <code>kernels/{_e(file)}</code>, found by the simulator's CUDA parser "
-               "(tree-sitter, explainer.sim.spaces) and placed by the rule in explainer.model.memspaces: "
-               "__shared__ → shared; __constant__ → constant; a kernel parameter → a constant bank (a pointer "
-               "parameter points to global memory); a scalar local → a register; a local array indexed at run time → "
-               "local memory. The line is the file's.")
-    return _scroll(table(("name", "line", "declaration", "lives in", "scope", "lifetime", "why"), rows, caption,
+    caption = _("Every declaration of <code>kernels/{file}</code>, found by the simulator's CUDA parser "
+                "(tree-sitter, explainer.sim.spaces) and placed by the rule in explainer.model.memspaces: "
+                "__shared__ → shared; __constant__ → constant; a kernel parameter → a constant bank (a pointer "
+                "parameter points to global memory); a scalar local → a register; a local array indexed at run time → "
+                "local memory. The line is the file's.", file=_e(file))
+    return _scroll(table((_("name"), _("line"), _("declaration"), _("lives in"), _("scope"), _("lifetime"), _("why")),
+                         rows, caption,
                          "explainer-variables-table"))
 
 
 def memory_spaces_html() -> str:
     return (f"<div class='explainer-memory-spaces' style='{BOX}'>"
-            f"<div><b>The five memory spaces</b></div>{spaces_table()}"
-            f"<div style='margin-top:8px'><b>How big each one is, per architecture</b></div>{sizes_table()}"
-            f"<div style='margin-top:8px'><b>Where each variable of the tiled kernel lives</b></div>"
+            f"<div><b>{_('The five memory spaces')}</b></div>{spaces_table()}"
+            f"<div style='margin-top:8px'><b>{_('How big each one is, per architecture')}</b></div>{sizes_table()}"
+            f"<div style='margin-top:8px'><b>{_('Where each variable of the tiled kernel lives')}</b></div>"
             f"{variables_table()}</div>")
 
 
@@ -163,7 +168,8 @@ def _kernel_lines(file: str = DYNAMIC_FILE) -> str:
     keep = [d for d in decls if d.space == "shared" or d.placement.points_to == "shared"
             or (d.kind == "local" and d.name == "T")]
     if not extern or len(keep) < 3:
-        raise ValueError(f"kernels/{file} no longer declares an extern __shared__ array and pointers into it")
+        raise ValueError(_("kernels/{file} no longer declares an extern __shared__ array and pointers into it",
+                           file=file))
     body = "\n".join(f"{d.line:>3}  {lines[d.line - 1].strip()}" for d in sorted(keep, key=lambda d: d.line))
     return f"<div class='explainer-kernel-lines' style='{CODE}'>{_e(body)}</div>"
 
@@ -176,11 +182,11 @@ def _bytes_table(tiles=(8, 16, 32), n: int = 1024) -> str:
         dyn, sta = launch_config("tiled_dynamic", n, n, n, T), launch_config("tiled", n, n, n, T)
         assert dyn.dynamic_shared_bytes == memspaces.launch_bytes(T)
         rows.append((T, f"{T * T:,}", f"2·{T}·{T}·4 = {dyn.dynamic_shared_bytes:,}", f"{sta.dynamic_shared_bytes}",
-                     f"{sta.shared_bytes:,} (in the compiled kernel)"))
-    return _scroll(table(("T", "threads per block", "kernel 04: third launch parameter (bytes)",
-                          "kernel 03: third launch parameter", "kernel 03: static shared bytes"), rows,
-                         "From explainer.gpu.launch_config, the one place the explainer computes a launch's geometry; "
-                         "through CuPy the third parameter is the launch's shared_mem argument.",
+                     _("{n} (in the compiled kernel)", n=f"{sta.shared_bytes:,}")))
+    return _scroll(table(("T", _("threads per block"), _("kernel 04: third launch parameter (bytes)"),
+                          _("kernel 03: third launch parameter"), _("kernel 03: static shared bytes")), rows,
+                         _("From explainer.gpu.launch_config, the one place the explainer computes a launch's "
+                           "geometry; through CuPy the third parameter is the launch's shared_mem argument."),
                          "explainer-bytes-table"))
 
 
@@ -188,7 +194,7 @@ def _choice_row(c: dict, live: bool = False) -> tuple:
     big, best = c["largest"], c["best"]
     limit = "maxThreadsPerBlock" if big["limiter"] == "threads" else "sharedMemPerBlock"
     shown = " · ".join(f"{r['tile']}: {r['occupancy']:.0%}" for r in c["shown"])
-    label = f"<b>this GPU</b>: {_e(c['label'])}" if live else _e(c["label"])
+    label = _("<b>this GPU</b>: {label}", label=_e(c['label'])) if live else _e(c["label"])
     return (_left(label), f"{c['shared_per_block']:,}", f"{c['max_threads_per_block']:,}",
             ("html", f"<b>{big['tile']}</b> ({limit})"), ("html", f"<b>{best['tile']}</b> ({best['occupancy']:.0%})"),
             _left(_e(shown)))
@@ -197,32 +203,34 @@ def _choice_row(c: dict, live: bool = False) -> tuple:
 def _device_choice() -> tuple[dict | None, str]:
     """The live GPU's tile choice, or why there is none (static page, no GPU)."""
     if context.active():
-        return None, ("This is a static page: the rows are the architecture presets (explainer/data/arches.json). "
-                      "In the live app on a GPU machine (tiled-explainer serve, or JupyterLab) a row for that GPU's own "
-                      "cudaGetDeviceProperties is added.")
+        return None, _("This is a static page: the rows are the architecture presets (explainer/data/arches.json). "
+                       "In the live app on a GPU machine (tiled-explainer serve, or JupyterLab) a row for that GPU's "
+                       "own cudaGetDeviceProperties is added.")
     from ..gpu.properties import device_properties
 
     props = device_properties()
     if not isinstance(props, dict):
-        return None, (f"No GPU here ({_e(getattr(props, 'why', props))}): the rows are the architecture presets "
-                      "(explainer/data/arches.json), not a device's own properties.")
+        return None, _("No GPU here ({why}): the rows are the architecture presets (explainer/data/arches.json), "
+                       "not a device's own properties.", why=_e(getattr(props, 'why', props)))
     try:
-        return memspaces.device_choice(props), (f"The first row is this machine's GPU, queried now with "
-                                                "cudaGetDeviceProperties; the others are the architecture presets.")
+        return memspaces.device_choice(props), _("The first row is this machine's GPU, queried now with "
+                                                 "cudaGetDeviceProperties; the others are the architecture presets.")
     except ValueError as e:
-        return None, f"This GPU's properties could not be read ({_e(e)}); the rows are the architecture presets."
+        return None, _("This GPU's properties could not be read ({error}); the rows are the architecture presets.",
+                       error=_e(e))
 
 
 def choice_table() -> str:
     dev, note = _device_choice()
     rows = ([_choice_row(dev, live=True)] if dev else []) + [_choice_row(c) for c in memspaces.preset_choices()]
-    caption = ("sharedMemPerBlock: what cudaGetDeviceProperties reports, the 48 KB a block gets without opting in "
-               "(a preset's own per-block limit where that is smaller). Largest T: 2·T·T·4 ≤ sharedMemPerBlock and "
-               "T·T ≤ maxThreadsPerBlock. Highest occupancy: among tiles of whole warps (T·T a multiple of 32), ties to "
-               "the larger tile; occupancy from the occupancy calculator (explainer.model.hardware), registers not "
-               "counted. " + note)
-    return _scroll(table(("device", "sharedMemPerBlock (bytes)", "maxThreadsPerBlock", "largest T that fits",
-                          "T with the highest occupancy", "occupancy at T ="), rows, caption, "explainer-choice-table"))
+    caption = _("sharedMemPerBlock: what cudaGetDeviceProperties reports, the 48 KB a block gets without opting in "
+                "(a preset's own per-block limit where that is smaller). Largest T: 2·T·T·4 ≤ sharedMemPerBlock and "
+                "T·T ≤ maxThreadsPerBlock. Highest occupancy: among tiles of whole warps (T·T a multiple of 32), ties "
+                "to the larger tile; occupancy from the occupancy calculator (explainer.model.hardware), registers not "
+                "counted.") + " " + note
+    return _scroll(table((_("device"), _("sharedMemPerBlock (bytes)"), "maxThreadsPerBlock", _("largest T that fits"),
+                          _("T with the highest occupancy"), _("occupancy at T =")), rows, caption,
+                         "explainer-choice-table"))
 
 
 def _notes_rule() -> str:
@@ -230,20 +238,23 @@ def _notes_rule() -> str:
     T = memspaces.notes_tile(S)
     most = max(a["max_threads_per_block"] for a in hardware.arches().values())
     fit = memspaces.largest_tile(S, most)
-    return (f"<div style='margin-top:6px'><span style='{SOURCE_STYLE}'>The PMPP chapter 5 notes (5.6, their rule): "
-            "<code>tile_width = sqrt(max_shared_per_block / (2 * sizeof(float)))</code> "
-            "(<span lang=\"zh-CN\">动态计算分块尺寸</span>).</span> Computed: with sharedMemPerBlock = "
-            f"{S:,} bytes it gives T = <b>{T}</b>, a block of {T * T:,} threads; no preset takes more than "
-            f"{most:,} threads per block (maxThreadsPerBlock), so that launch fails. The thread limit decides: "
-            f"T = <b>{fit['tile']}</b>, whose tiles take only {fit['bytes']:,} bytes.</div>")
+    source = _("The PMPP chapter 5 notes (5.6, their rule): <code>tile_width = sqrt(max_shared_per_block / (2 * "
+               "sizeof(float)))</code> ({quote}).", quote="<span lang=\"zh-CN\">动态计算分块尺寸</span>")
+    computed = _("Computed: with sharedMemPerBlock = {bytes} bytes it gives T = <b>{T}</b>, a block of {threads} "
+                 "threads; no preset takes more than {most} threads per block (maxThreadsPerBlock), so that launch "
+                 "fails. The thread limit decides: T = <b>{fit}</b>, whose tiles take only {fit_bytes} bytes.",
+                 bytes=f"{S:,}", T=T, threads=f"{T * T:,}", most=f"{most:,}", fit=fit['tile'],
+                 fit_bytes=f"{fit['bytes']:,}")
+    return f"<div style='margin-top:6px'><span style='{SOURCE_STYLE}'>{source}</span> {computed}</div>"
 
 
 def _measured() -> str:
     recs = memspaces.dynamic_records()
     if not recs:
-        return ("<div class='explainer-dynamic-measured'><b>Not measured yet.</b> "
-                "<code>python benchmarks/bench_dynamic_shared.py --save</code> times kernel 04 against kernel 03 at the "
-                "same tile on a GPU (CUDA events), and this page then shows the record with its device and date.</div>")
+        return ("<div class='explainer-dynamic-measured'>"
+                + _("<b>Not measured yet.</b> <code>python benchmarks/bench_dynamic_shared.py --save</code> times "
+                    "kernel 04 against kernel 03 at the same tile on a GPU (CUDA events), and this page then shows "
+                    "the record with its device and date.") + "</div>")
     r = recs[0]
     v = r.get("versions", {})
     versions = ", ".join(f"{k} {v[k]}" for k in ("cupy", "cuda_runtime", "driver") if v.get(k))
@@ -253,30 +264,36 @@ def _measured() -> str:
     from ..gpu.recorded import changed_kernels
 
     changed = [f for f in (changed_kernels(r) or []) if f in (TILED_FILE, DYNAMIC_FILE, "common.cuh")]
-    stale = (f"<div style='{NOTE}'><b>Measured before a change</b> to {_e(', '.join(changed))}: run the benchmark again "
-             "for figures of the kernels as they are now.</div>" if changed else "")
+    stale = (f"<div style='{NOTE}'>" + _("<b>Measured before a change</b> to {files}: run the benchmark again for "
+                                         "figures of the kernels as they are now.", files=_e(', '.join(changed)))
+             + "</div>" if changed else "")
     return ("<div class='explainer-dynamic-measured'>"
-            + _scroll(table(("M×N×K", "T", "kernel 03, static (ms)", "kernel 04, dynamic (ms)", "04 / 03",
-                             "rel. error vs numpy float64"), rows,
-                            f"<b>Measured</b> on the {_e(r['device']['name'])} ({_e(r['date'])}; {_e(versions)}) by "
-                            f"<code>benchmarks/bench_dynamic_shared.py</code>: {_e(r.get('method', 'CUDA events'))}; "
-                            f"file <code>{_e(r['source'])}</code>.", "explainer-dynamic-table"))
+            + _scroll(table(("M×N×K", "T", _("kernel 03, static (ms)"), _("kernel 04, dynamic (ms)"), "04 / 03",
+                             _("rel. error vs numpy float64")), rows,
+                            _("<b>Measured</b> on the {device} ({date}; {versions}) by "
+                              "<code>benchmarks/bench_dynamic_shared.py</code>: {method}; file <code>{file}</code>.",
+                              device=_e(r['device']['name']), date=_e(r['date']), versions=_e(versions),
+                              method=_e(_(r.get('method', N_('CUDA events')))), file=_e(r['source'])),
+                            "explainer-dynamic-table"))
             + stale + "</div>")
 
 
 def dynamic_shared_html() -> str:
+    intro = _("<b>Kernel 04's own lines</b> (read from <code>kernels/04_tiled_dynamic.cu</code> by the simulator's "
+              "parser): one <code>extern __shared__</code> array with no size, the tile taken from the block, and As "
+              "and Bs carved out of it.")
+    third, choosing, costs = (_("The third launch parameter"), _("Choosing the tile from the device's properties"),
+                              _("What the flexibility costs"))
+    unroll = _("Kernel 04's k loop runs to a T known only at run time, so the compiler cannot unroll it fully as it "
+               "does kernel 03's; the record above says what that costs on its device.")
     return (f"<div class='explainer-dynamic-shared' style='{BOX}'>"
-            "<div><b>Kernel 04's own lines</b> (read from <code>kernels/04_tiled_dynamic.cu</code> by the simulator's "
-            "parser): one <code>extern __shared__</code> array with no size, the tile taken from the block, and As and Bs "
-            "carved out of it.</div>"
+            f"<div>{intro}</div>"
             f"{_kernel_lines()}"
-            f"<div style='margin-top:6px'><b>The third launch parameter</b></div>{_bytes_table()}"
-            f"<div style='margin-top:6px'><b>Choosing the tile from the device's properties</b></div>{choice_table()}"
+            f"<div style='margin-top:6px'><b>{third}</b></div>{_bytes_table()}"
+            f"<div style='margin-top:6px'><b>{choosing}</b></div>{choice_table()}"
             f"{_notes_rule()}"
-            f"<div style='margin-top:6px'><b>What the flexibility costs</b></div>{_measured()}"
-            f"<div style='{NOTE};margin-top:4px'>Kernel 04's k loop runs to a T known only at run time, so the "
-            "compiler cannot unroll it fully as it does kernel 03's; the record above says what that costs on "
-            "its device.</div></div>")
+            f"<div style='margin-top:6px'><b>{costs}</b></div>{_measured()}"
+            f"<div style='{NOTE};margin-top:4px'>{unroll}</div></div>")
 
 
 def dynamic_shared() -> W.HTML:

@@ -18,6 +18,7 @@ from ..views.stepper import sync_figure
 
 from ..gpu import recorded
 from .. import gpu
+from ..i18n import N_, _
 from ..model import hardware, memory, roofline
 from ..model import Launch
 from ..views.perf import OccupancyCalculator, roofline_figure, roofline_points, table
@@ -46,8 +47,17 @@ LAB_REPORT_KERNELS = {
     "column": ("naive_col", None, None),  # the lab report's column-mapped shared/register kernels are not in kernels/
     "block": ("naive", "tiled", "tiled_register_copy"),  # square blocks: block partition = row mapping
 }
-LAB_REPORT_TITLES = {"row": "Table 1, row partition (按行划分)", "column": "Table 2, column partition (按列划分)",
-                   "block": "Table 3, block partition (按数据块划分)"}
+#: Each table's title; the English quotes the lab report's own title (in Chinese), shown with _().
+LAB_REPORT_TITLES = {"row": N_("Table 1, row partition (the lab report's “按行划分”)"),
+                     "column": N_("Table 2, column partition (the lab report's “按列划分”)"),
+                     "block": N_("Table 3, block partition (the lab report's “按数据块划分”)")}
+#: The limiting resource of an occupancy, as the tables name it (hardware.RESOURCES), shown with _().
+LIMITERS = {"threads": N_("threads"), "blocks": N_("blocks"), "shared": N_("shared memory"),
+            "registers": N_("registers")}
+
+
+def limiter_word(key: str | None) -> str:
+    return _(LIMITERS[key]) if key in LIMITERS else str(key)
 
 
 def _html(text: str, cls: str = "") -> W.HTML:
@@ -57,24 +67,29 @@ def _html(text: str, cls: str = "") -> W.HTML:
     return w
 
 
-def recorded_label(data: dict | None, what: str = "timings") -> str:
+def recorded_label(data: dict | None, what: str = N_("timings")) -> str:
+    """The line above a recorded table: what was recorded, on what, with which versions; ``what``
+    (marked with N_()) names the figures where none are recorded."""
     if not data:
-        return f"<b>No recorded {what} found.</b>"
+        return _("<b>No recorded {what} found.</b>", what=_(what))
     dev = data.get("device", {})
     v = dev.get("versions") or {}
     versions = ", ".join(f"{k} {v[k]}" for k in ("cuda_runtime", "driver", "cupy") if v.get(k))
     return (f'<div style="background:#fef3c7;padding:4px 6px;border-radius:4px;font-size:12px">'
-            f"<b>Recorded, not measured here</b>: {html.escape(data.get('label', ''))} ({html.escape(versions)}), "
-            f"file <code>{html.escape(data.get('source', ''))}</code>.</div>")
+            + _("<b>Recorded, not measured here</b>: {source}{versions}, file {file}.",
+                source=html.escape(recorded.label_text(data)), versions=f" ({html.escape(versions)})",
+                file=f"<code>{html.escape(data.get('source', ''))}</code>") + "</div>")
 
 
 def _live_note() -> str:
     st = gpu.status()
     if st.available:
-        return (f"<div style='{NOTE}'>GPU here: <b>{html.escape(st.device or '')}</b>. The timing panel measures "
-                "live; to record this GPU's bandwidth, clock and kernel resources run "
-                "<code>python -m explainer.model.roofline --save</code>.</div>")
-    return f"<div style='{NOTE}'>No GPU here ({html.escape(st.why)}): the figures below are recorded.</div>"
+        return (f"<div style='{NOTE}'>" + _("GPU here: <b>{device}</b>. The timing panel measures live; to record "
+                                            "this GPU's bandwidth, clock and kernel resources run <code>{command}</code>.",
+                                            device=html.escape(st.device or ""),
+                                            command="python -m explainer.model.roofline --save") + "</div>")
+    return (f"<div style='{NOTE}'>" + _("No GPU here ({reason}): the figures below are recorded.",
+                                        reason=html.escape(st.why)) + "</div>")
 
 
 def _timing_rows(data, kernel, n, tile):
@@ -115,13 +130,15 @@ def coalescing_summary(n: int = 4096, T: int = 16):
         load_avg = sum(v["sectors"] for v in loads) / sum(v["requests"] for v in loads)
         store = per["C store"]["sectors_per_request"]
         meas = ncu.get((kernel, T))
-        rows.append((kernel, *(f"{v['sectors_per_request']:.1f} (ideal {v['ideal_per_request']:.1f})" for a, v in per.items()),
+        rows.append((kernel, *(_("{got} (ideal {ideal})", got=f"{v['sectors_per_request']:.1f}",
+                                 ideal=f"{v['ideal_per_request']:.1f}") for a, v in per.items()),
                      f"{load_avg:.2f}", f"{meas[0]:.2f}" if meas else "—", f"{store:.1f}", f"{meas[1]:.1f}" if meas else "—"))
-    head = ("kernel", "A load", "B load", "C store", "loads, model", "loads, ncu", "store, model", "store, ncu")
-    cap = (f"Sectors per warp request, T={T}, interior block; the model's average over every k / phase, and "
-           f"Nsight Compute's l1tex__t_sectors / l1tex__t_requests for one {n}³ launch. ")
+    head = (_("kernel"), _("A load"), _("B load"), _("C store"), _("loads, model"), _("loads, ncu"), _("store, model"),
+            _("store, ncu"))
+    cap = _("Sectors per warp request, T={T}, interior block; the model's average over every k / phase, and "
+            "Nsight Compute's l1tex__t_sectors / l1tex__t_requests for one {n}³ launch.", T=T, n=n)
     body = table(head, rows, cap, "explainer-coalescing-summary")
-    return _html(body + (recorded_label(dev, "ncu counters") if dev else ""), "explainer-coalescing")
+    return _html(body + (recorded_label(dev, N_("ncu counters")) if dev else ""), "explainer-coalescing")
 
 
 def row_vs_column(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
@@ -134,39 +151,44 @@ def row_vs_column(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
             if a and b:
                 rows.append((n, f"{T}×{T}", f"{a['median_ms']:.3f}", f"{b['median_ms']:.3f}",
                              f"{b['median_ms'] / a['median_ms']:.1f}×"))
-    return _html(recorded_label(data) + table(("N", "block", "naive ms (x → column)", "naive_col ms (x → row)", "slowdown"), rows,
-                                              "Medians of the recorded runs (L2 flushed before each)."), "explainer-row-col")
+    return _html(recorded_label(data) + table(("N", _("block"), _("naive ms (x → column)"), _("naive_col ms (x → row)"),
+                                               _("slowdown")), rows,
+                                              _("Medians of the recorded runs (L2 flushed before each).")), "explainer-row-col")
 
 
 def bank_table(tiles=(8, 16, 32)):
     """Bank conflicts of the compute loop's shared reads, and of the comparison layouts."""
     rows = []
     for T in tiles:
-        for expr, pad, what in (("As[ty][k]", 0, "kernel"), ("Bs[k][tx]", 0, "kernel"),
-                                ("Bs[tx][k]", 0, "B stored transposed"), ("Bs[tx][k]", 1, "transposed, padded [T][T+1]")):
+        for expr, pad, what in (("As[ty][k]", 0, N_("kernel")), ("Bs[k][tx]", 0, N_("kernel")),
+                                ("Bs[tx][k]", 0, N_("B stored transposed")),
+                                ("Bs[tx][k]", 1, N_("transposed, padded [T][T+1]"))):
             a = memory.bank_access(expr, T, 0, 1, pad)
             worst = memory.worst_bank_degree(expr, T, pad)
-            rows.append((T, ("html", f"<code>{html.escape(expr)}</code>"), what, a.distinct_words, a.banks_touched,
-                         "yes" if a.broadcast else "no", f"{worst}-way" if worst > 1 else "none"))
+            rows.append((T, ("html", f"<code>{html.escape(expr)}</code>"), _(what), a.distinct_words, a.banks_touched,
+                         _("yes") if a.broadcast else _("no"), _("{n}-way", n=worst) if worst > 1 else _("none")))
     dev = roofline.load_device_record()
     meas = ""
     for run in (dev or {}).get("ncu", {}).get("runs", []):
         if run["kernel"] == "tiled":
             m = run["metrics"]
             c, w = m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
-            meas += f"T={run['tile']}: {c:,} conflicts in {w:,} shared-load wavefronts ({100 * c / w:.3f}%); "
-    cap = ("Warp 0 at k=1: distinct 4-byte words, banks touched, and whether lanes share a word (broadcast); "
-           "the conflict column is the worst over every warp and k. Computed by explainer.model.memory.")
-    body = table(("T", "read", "layout", "distinct words", "banks", "broadcast", "conflict"), rows, cap, "explainer-bank-table")
+            meas += _("T={T}: {conflicts} conflicts in {wavefronts} shared-load wavefronts ({percent}%); ",
+                      T=run["tile"], conflicts=f"{c:,}", wavefronts=f"{w:,}", percent=f"{100 * c / w:.3f}")
+    cap = _("Warp 0 at k=1: distinct 4-byte words, banks touched, and whether lanes share a word (broadcast); "
+            "the conflict column is the worst over every warp and k. Computed by explainer.model.memory.")
+    body = table(("T", _("read"), _("layout"), _("distinct words"), _("banks"), _("broadcast"), _("conflict")), rows, cap,
+                 "explainer-bank-table")
     if meas:
-        body += f"<div style='{NOTE}'>Measured on the H100 (Nsight Compute, {html.escape(dev['label'])}): {html.escape(meas)}"\
-                "the kernel's reads are conflict-free, as computed.</div>"
+        body += (f"<div style='{NOTE}'>" + _("Measured on the H100 (Nsight Compute, {label}): {measured}the kernel's "
+                                             "reads are conflict-free, as computed.", label=html.escape(dev["label"]),
+                                             measured=html.escape(meas)) + "</div>")
     return _html(body, "explainer-banks")
 
 
 def warps_timing():
     return TimingPanel(kernels=("naive", "naive_col"), tiles=(8, 16, 32), sizes=(1024, 2048),
-                       title="Measured: row- vs column-mapped naive kernels").widget
+                       title=N_("Measured: row- vs column-mapped naive kernels")).widget
 
 
 # ======================================================================================
@@ -197,16 +219,18 @@ def tile_table(arches=("fermi", "turing", "ampere", "hopper"), tiles=(8, 16, 32)
         for r in notes_tile_table(arch, tiles + ((64,) if arch == "fermi" else ())):
             if r["error"]:
                 rows.append((f"{r['tile']}×{r['tile']}", r["threads"], f"{r['shared_bytes']:,}", "—", 0, "—",
-                             ("html", f"<span style='color:#b91c1c'>cannot launch: {html.escape(r['error'])}</span>")))
+                             ("html", "<span style='color:#b91c1c'>" + _("cannot launch: {why}", why=html.escape(r["error"]))
+                              + "</span>")))
                 continue
             rows.append((f"{r['tile']}×{r['tile']}", r["threads"], f"{r['shared_bytes']:,}", r["blocks_by_shared"],
                          r["blocks_per_sm"], f"{r['active_threads']} / {a['max_threads_per_sm']}",
-                         f"{r['occupancy']:.0%} ({r['limiter']})"))
-        cap = (f"{html.escape(a['label'])}: {a['max_threads_per_sm']} threads, {a['max_blocks_per_sm']} blocks, "
-               f"{a['shared_per_sm']:,} B shared per SM. Registers not counted (as in the course notes). Source: {html.escape(a['source'])}.")
+                         f"{r['occupancy']:.0%} ({limiter_word(r['limiter'])})"))
+        cap = _("{arch}: {threads} threads, {blocks} blocks, {shared} B shared per SM. Registers not counted (as in the "
+                "course notes). Source: {source}.", arch=html.escape(a["label"]), threads=a["max_threads_per_sm"],
+                blocks=a["max_blocks_per_sm"], shared=f"{a['shared_per_sm']:,}", source=html.escape(a["source"]))
         parts.append(f"<h4 style='margin:10px 0 2px'>{html.escape(a['label'])}</h4>" + table(
-            ("block", "threads / block", "shared B / block", "blocks (shared alone)", "blocks / SM", "threads / SM",
-             "occupancy (limiter)"), rows, cap))
+            (_("block"), _("threads / block"), _("shared B / block"), _("blocks (shared alone)"), _("blocks / SM"),
+             _("threads / SM"), _("occupancy (limiter)")), rows, cap))
     return _html("".join(parts), "explainer-tile-table")
 
 
@@ -223,11 +247,16 @@ def walkthrough_turing() -> dict:
 def turing_correction():
     c = walkthrough_turing()
     return _html(
-        f"<div style='font-size:14px'><span style='{SOURCE_STYLE}'>The gemm_tiled walk-through (its claim): an RTX 2080 Ti SM runs "
-        f"{c['claim_blocks']} blocks × 256 = {c['claim_threads']} threads (64 warps), 68 × 2048 = 139,264 threads.</span><br>"
-        f"Computed for Turing (sm_75): at most {c['max_threads_per_sm']} threads = {c['max_warps_per_sm']} warps per SM, "
-        f"so a 16×16 block fits <b>{c['blocks_per_sm']} times</b> ({c['active_threads']} threads, limiter: {c['limiter']}); "
-        f"{c['sms']} SMs × {c['active_threads']} = <b>{c['gpu_threads']:,}</b> resident threads.</div>", "explainer-turing")
+        f"<div style='font-size:14px'><span style='{SOURCE_STYLE}'>"
+        + _("The gemm_tiled walk-through (its claim): an RTX 2080 Ti SM runs {blocks} blocks × 256 = {threads} threads "
+            "(64 warps), 68 × 2048 = 139,264 threads.", blocks=c["claim_blocks"], threads=c["claim_threads"])
+        + "</span><br>"
+        + _("Computed for Turing (sm_75): at most {max_threads} threads = {max_warps} warps per SM, so a 16×16 block fits "
+            "<b>{blocks} times</b> ({threads} threads, limiter: {limiter}); {sms} SMs × {threads} = <b>{gpu_threads}</b> "
+            "resident threads.", max_threads=c["max_threads_per_sm"], max_warps=c["max_warps_per_sm"],
+            blocks=c["blocks_per_sm"], threads=c["active_threads"], limiter=limiter_word(c["limiter"]), sms=c["sms"],
+            gpu_threads=f"{c['gpu_threads']:,}")
+        + "</div>", "explainer-turing")
 
 
 def kernel_resources():
@@ -235,7 +264,7 @@ def kernel_resources():
     beside the calculator's prediction for the same resources."""
     dev = roofline.load_device_record()
     if not dev:
-        return _html("<b>No recorded device file.</b>")
+        return _html(_("<b>No recorded device file.</b>"))
     arch = "hopper" if dev["device"]["compute_capability"] == "9.0" else None
     rows = []
     for k in dev["kernels"]:
@@ -244,12 +273,12 @@ def kernel_resources():
         smem = k["static_shared_bytes"] + k["dynamic_shared_bytes"]
         pred = hardware.occupancy(arch, k["tile"] ** 2, smem, k["registers"]) if arch else None
         rows.append((k["kernel"], f"{k['tile']}×{k['tile']}", k["registers"], f"{smem:,}", k["blocks_per_sm"],
-                     f"{k['occupancy']:.0%}", f"{pred.blocks_per_sm} ({pred.limiter})" if pred else "—"))
-    return _html(recorded_label(dev, "device figures") + table(
-        ("kernel", "block", "registers / thread", "shared B / block", "blocks / SM (driver)", "occupancy (driver)",
-         "calculator: blocks (limiter)"), rows,
-        "Driver: cuOccupancyMaxActiveBlocksPerMultiprocessor and the compiled kernel's attributes; calculator: "
-        "explainer.model.hardware with the Hopper preset."), "explainer-kernel-resources")
+                     f"{k['occupancy']:.0%}", f"{pred.blocks_per_sm} ({limiter_word(pred.limiter)})" if pred else "—"))
+    return _html(recorded_label(dev, N_("device figures")) + table(
+        (_("kernel"), _("block"), _("registers / thread"), _("shared B / block"), _("blocks / SM (driver)"),
+         _("occupancy (driver)"), _("calculator: blocks (limiter)")), rows,
+        _("Driver: cuOccupancyMaxActiveBlocksPerMultiprocessor and the compiled kernel's attributes; calculator: "
+          "explainer.model.hardware with the Hopper preset.")), "explainer-kernel-resources")
 
 
 def tile_sweep(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
@@ -261,8 +290,9 @@ def tile_sweep(sizes=(512, 1024, 2048, 4096), tiles=(8, 16, 32)):
             if all(cells):
                 best = min(tiles, key=lambda T: _timing_rows(data, k, n, T)["median_ms"])
                 rows.append((n, k, *(f"{c['median_ms']:.3f}" for c in cells), f"{best}×{best}"))
-    return _html(recorded_label(data) + table(("N", "kernel", *(f"{T}×{T} ms" for T in tiles), "fastest"), rows,
-                                              "Median times per block size; every configuration runs at 100% occupancy on the H100 (above)."),
+    return _html(recorded_label(data) + table(("N", _("kernel"), *(f"{T}×{T} ms" for T in tiles), _("fastest")), rows,
+                                              _("Median times per block size; every configuration runs at 100% occupancy "
+                                                "on the H100 (above).")),
                  "explainer-tile-sweep")
 
 
@@ -299,18 +329,20 @@ def lab_report_tables():
         rows = [(r["N"], f"{r['tile']}×{r['tile']}",
                  *(("html", f"<span style='{SOURCE_STYLE}'>{c}</span>") for c in r["seed_ms"]),
                  *(fmt(v) for v in r["ms"])) for r in lab_report_rows(which, data)]
-        head = ("N", "block", "seed: naive", "seed: shared", "seed: register",
-                *(f"H100: {k}" if k else "H100: (no such kernel)" for k in ks))
-        parts.append(f"<h4 style='margin:10px 0 2px'>{LAB_REPORT_TITLES[which]}</h4>" + table(
-            head, rows, "Brown: the lab report's figures (its claims, on its own GPU). Right: recorded medians, ms."))
+        head = ("N", _("block"), _("report: naive"), _("report: shared"), _("report: register"),
+                *(f"H100: {k}" if k else _("H100: (no such kernel)") for k in ks))
+        parts.append(f"<h4 style='margin:10px 0 2px'>{html.escape(_(LAB_REPORT_TITLES[which]))}</h4>" + table(
+            head, rows, _("Brown: the lab report's figures (its claims, on its own GPU). Right: recorded medians, ms.")))
     rc = register_copy_ratio(data)
     parts.append(
-        f"<div style='font-size:14px;margin-top:6px'>The lab report's “register tiling” copies one shared element into a "
-        f"local variable before the multiply-add, which the compiler does anyway. Recorded over {rc['n']} sizes and tiles, "
-        f"<code>tiled_register_copy</code> takes <b>{rc['min']:.3f}× to {rc['max']:.3f}×</b> the time of <code>tiled</code> "
-        f"(median {rc['median']:.3f}×): the same kernel. Real register blocking (several outputs per thread) is a different "
-        "kernel. The lab report's column-partition “register” column (≈ its row figures) cannot come from a column-mapped kernel "
-        "if its column-mapped shared version takes 2–6× longer.</div>")
+        "<div style='font-size:14px;margin-top:6px'>"
+        + _("The lab report's “register tiling” copies one shared element into a local variable before the multiply-add, "
+            "which the compiler does anyway. Recorded over {n} sizes and tiles, <code>tiled_register_copy</code> takes "
+            "<b>{low}× to {high}×</b> the time of <code>tiled</code> (median {median}×): the same kernel. Real register "
+            "blocking (several outputs per thread) is a different kernel. The lab report's column-partition “register” "
+            "column (≈ its row figures) cannot come from a column-mapped kernel if its column-mapped shared version takes "
+            "2–6× longer.", n=rc["n"], low=f"{rc['min']:.3f}", high=f"{rc['max']:.3f}", median=f"{rc['median']:.3f}")
+        + "</div>")
     return _html("".join(parts), "explainer-lab-report")
 
 
@@ -356,22 +388,23 @@ def scheduler_table():
     from ..model import scheduler as sm
 
     rows = scheduler_rows()
-    body = [(f"T={r['T']}" + (f", {r['regs']} registers" if r["regs"] else ""), r["blocks"], r["warps"],
-             r["per_scheduler"], f"{r['latency']} ({sm.LATENCY_KINDS[r['latency_kind']].replace('a global load ', '')})",
+    body = [(_("T={T}, {regs} registers", T=r["T"], regs=r["regs"]) if r["regs"] else f"T={r['T']}", r["blocks"],
+             r["warps"], r["per_scheduler"], f"{r['latency']} ({_(sm.LATENCY_WHERE[r['latency_kind']])})",
              r["needed"], f"{r['steady_oldest']:.0%}", f"{r['steady_round_robin']:.0%}") for r in rows]
     labels = sorted({r["latency_label"] for r in rows})
-    cap = ("Hopper SM, 4 schedulers, the tiled kernel's first 3 phases; residency from the occupancy calculator above. "
-           "Utilisation: the fraction of cycles the SM's schedulers issued, from cycle L (before which no load has "
-           "returned) until the first warp finishes. Rule of thumb: L / (T + 6) warps per scheduler. "
-           + " ".join(html.escape(x) + "." for x in labels) + " Computed by explainer.model.scheduler.")
-    return _html(table(("block", "blocks / SM", "warps / SM", "warps / scheduler", "latency L, cycles",
-                        "rule of thumb: warps / scheduler", "busy, oldest first", "busy, round-robin"), body, cap),
+    cap = _("Hopper SM, 4 schedulers, the tiled kernel's first 3 phases; residency from the occupancy calculator above. "
+            "Utilisation: the fraction of cycles the SM's schedulers issued, from cycle L (before which no load has "
+            "returned) until the first warp finishes. Rule of thumb: L / (T + 6) warps per scheduler. {latencies} "
+            "Computed by explainer.model.scheduler.", latencies=" ".join(_("{sentence}.", sentence=html.escape(x))
+                                                                          for x in labels))
+    return _html(table((_("block"), _("blocks / SM"), _("warps / SM"), _("warps / scheduler"), _("latency L, cycles"),
+                        _("rule of thumb: warps / scheduler"), _("busy, oldest first"), _("busy, round-robin")), body, cap),
                  "explainer-scheduler-table")
 
 
 def tiles_timing():
     return TimingPanel(kernels=("tiled",), tiles=(8, 16, 32), sizes=(1024, 2048, 4096),
-                       title="Measured: the tiled kernel per tile size").widget
+                       title=N_("Measured: the tiled kernel per tile size")).widget
 
 
 # ======================================================================================
@@ -393,34 +426,39 @@ def intensity_rows(shapes=INTENSITY_SHAPES, tiles=(8, 16, 32)) -> list[dict]:
 def intensity_table(tiles=(8, 16, 32)):
     rows = [(f"{M}×{N}×{K}", f"{r['naive']:.3f}", *(f"{r[T]:.3f}" for T in tiles))
             for r in intensity_rows(tiles=tiles) for M, N, K in [r["shape"]]]
-    cap = ("FLOP / (4 B × global loads), loads counted by explainer.model (padding zeros are not loads). "
-           "Multiples of T give exactly 0.25 and T/4; other shapes load partial tiles and land below T/4.")
+    cap = _("FLOP / (4 B × global loads), loads counted by explainer.model (padding zeros are not loads). "
+            "Multiples of T give exactly 0.25 and T/4; other shapes load partial tiles and land below T/4.")
     return _html(table(("M×N×K", "naive", *(f"tiled T={T}" for T in tiles)), rows, cap), "explainer-intensity")
 
 
 def pmpp_example():
     p = roofline.pmpp_a100()
     return _html(
-        f"<div style='font-size:14px'>PMPP's A100 example (4th ed. 5.4): the DRAM bound of the tiled kernel at "
-        f"T={p['tile']} is {p['bandwidth_gbs']:,.0f} GB/s × {p['tiled_flop_per_byte']:.2f} FLOP/B = "
-        f"<b>{p['tiled_gflops']:,.0f} GFLOP/s</b>; the naive kernel's is {p['bandwidth_gbs']:,.0f} × "
-        f"{p['naive_flop_per_byte']:.2f} = <b>{p['naive_gflops']:,.2f} GFLOP/s</b> (the PMPP chapter 5 notes round it to 389). "
-        "Both are bounds on DRAM traffic, not predictions.</div>", "explainer-pmpp")
+        "<div style='font-size:14px'>"
+        + _("PMPP's A100 example (4th ed. 5.4): the DRAM bound of the tiled kernel at T={T} is {bw} GB/s × {tiled_fb} "
+            "FLOP/B = <b>{tiled} GFLOP/s</b>; the naive kernel's is {bw} × {naive_fb} = <b>{naive} GFLOP/s</b> (the PMPP "
+            "chapter 5 notes round it to 389). Both are bounds on DRAM traffic, not predictions.", T=p["tile"],
+            bw=f"{p['bandwidth_gbs']:,.0f}", tiled_fb=f"{p['tiled_flop_per_byte']:.2f}", tiled=f"{p['tiled_gflops']:,.0f}",
+            naive_fb=f"{p['naive_flop_per_byte']:.2f}", naive=f"{p['naive_gflops']:,.2f}")
+        + "</div>", "explainer-pmpp")
 
 
 def device_roofs_html():
     dev = roofline.load_device_record()
     if not dev:
-        return _html("<b>No recorded device file.</b>")
+        return _html(_("<b>No recorded device file.</b>"))
     r = roofline.device_roofs(dev)
-    return _html(recorded_label(dev, "device figures") + (
-        f"<div style='font-size:14px'>FP32 peak = {r['sms']} SMs × {r['lanes']} FP32 lanes × 2 FLOP × "
-        f"{r['clock_mhz']:,.0f} MHz = <b>{r['peak_gflops']:,.0f} GFLOP/s</b> "
-        f"(an FMA-only kernel measured {r['fma_measured_gflops']:,.0f}, {r['fma_measured_gflops'] / r['peak_gflops']:.0%}). "
-        f"Memory: a {dev['bandwidth']['copy_bytes'] / 2**30:.0f} GiB device-to-device copy moved "
-        f"<b>{r['bandwidth_gbs']:,.0f} GB/s</b> (read + write; {r['bandwidth_gbs'] / r['theoretical_bandwidth_gbs']:.0%} of "
-        f"the {r['theoretical_bandwidth_gbs']:,.0f} GB/s the memory clock and bus width allow). "
-        f"Ridge point: {r['ridge']:.1f} FLOP/B.</div>"), "explainer-roofs")
+    return _html(recorded_label(dev, N_("device figures")) + (
+        "<div style='font-size:14px'>"
+        + _("FP32 peak = {sms} SMs × {lanes} FP32 lanes × 2 FLOP × {clock} MHz = <b>{peak} GFLOP/s</b> (an FMA-only kernel "
+            "measured {fma}, {fma_share}). Memory: a {gib} GiB device-to-device copy moved <b>{bw} GB/s</b> (read + write; "
+            "{bw_share} of the {theory} GB/s the memory clock and bus width allow). Ridge point: {ridge} FLOP/B.",
+            sms=r["sms"], lanes=r["lanes"], clock=f"{r['clock_mhz']:,.0f}", peak=f"{r['peak_gflops']:,.0f}",
+            fma=f"{r['fma_measured_gflops']:,.0f}", fma_share=f"{r['fma_measured_gflops'] / r['peak_gflops']:.0%}",
+            gib=f"{dev['bandwidth']['copy_bytes'] / 2**30:.0f}", bw=f"{r['bandwidth_gbs']:,.0f}",
+            bw_share=f"{r['bandwidth_gbs'] / r['theoretical_bandwidth_gbs']:.0%}",
+            theory=f"{r['theoretical_bandwidth_gbs']:,.0f}", ridge=f"{r['ridge']:.1f}")
+        + "</div>"), "explainer-roofs")
 
 
 LADDER_COLOR = "#7c3aed"
@@ -436,16 +474,16 @@ class RooflineChart:
         self.n, self.dev, self.data = n, dev, data
         self.roofs = roofline.device_roofs(dev)
         self.pts = roofline_points(data, n, dev)
-        self.fig = roofline_figure(self.roofs, self.pts, f"{dev['label']}; kernels at M=N=K={n}")
+        self.fig = roofline_figure(self.roofs, self.pts, _("{device}; kernels at M=N=K={n}", device=dev["label"], n=n))
         self.fig.add_scatter(
-            x=[], y=[], mode="markers+text", name="ladder kernels 10-14 (page 08)",
+            x=[], y=[], mode="markers+text", name=_("ladder kernels 10-14 (page 08)"),
             marker=dict(size=11, color=LADDER_COLOR, symbol="square"), textposition="middle right",
             textfont=dict(size=10, color=LADDER_COLOR), cliponaxis=False,
-            hovertemplate="%{customdata}: %{x:.3g} FLOP/B (block tile), %{y:,.0f} GFLOP/s<extra></extra>")
+            hovertemplate=_("%{customdata}: %{x:.3g} FLOP/B (block tile), %{y:,.0f} GFLOP/s<extra></extra>"))
         self.ladder_trace = len(self.fig.data) - 1
         self.w_table = _html("", "explainer-roofline-table")
         self.w_note = _html("", "explainer-roofline-ladder-note")
-        self.show_ladder(recorded.recorded_rows(data) if data else [], "recorded")
+        self.show_ladder(recorded.recorded_rows(data) if data else [], _("recorded"))
         sync_figure(self.fig)
         self.widget = W.VBox([self.fig, self.w_table, self.w_note, runtime()])
         self.widget.add_class("explainer-roofline")
@@ -464,12 +502,16 @@ class RooflineChart:
                                else "middle right" for i, p in enumerate(have)]
             tr.customdata = [p["kernel"] for p in have]
         missing = [p["kernel"] for p in self.ladder if p["gflops"] is None]
+        # a live measurement's source begins as "measured just now on {device}" does, in the page's language
+        live = source.startswith(("measured", _("measured just now on {device}").split("{")[0] or "measured"))
+        not_there = (_("Not measured at {n}³: {kernels}.", n=self.n, kernels=html.escape(", ".join(missing))) if live else
+                     _("Not recorded at {n}³: {kernels}.", n=self.n, kernels=html.escape(", ".join(missing))))
         self.w_note.value = (
-            f"<div style='{NOTE}'>Squares: the ladder kernels of page 08 (labelled by file number), "
-            f"{html.escape(source)}, at the block-tile intensity BM·BN / (2·(BM + BN)) FLOP/B: each block loads "
-            "its BM×BK and BK×BN windows once per phase."
-            + (f" Not {'measured' if source.startswith('measured') else 'recorded'} at {self.n}³: "
-               f"{html.escape(', '.join(missing))}." if missing else "") + "</div>")
+            f"<div style='{NOTE}'>"
+            + _("Squares: the ladder kernels of page 08 (labelled by file number), {source}, at the block-tile intensity "
+                "BM·BN / (2·(BM + BN)) FLOP/B: each block loads its BM×BK and BK×BN windows once per phase.",
+                source=html.escape(source))
+            + (" " + not_there if missing else "") + "</div>")
         self.w_table.value = self._table()
 
     def _table(self) -> str:
@@ -484,13 +526,13 @@ class RooflineChart:
             bound = roofline.bound_gflops(p["flop_per_byte"], roofs["bandwidth_gbs"], roofs["peak_gflops"])
             got = p["gflops"]
             rows.append((p["kernel"], f"{p['flop_per_byte']:.2f}", f"{bound:,.0f}",
-                         f"{got:,.0f}" if got is not None else "not recorded",
+                         f"{got:,.0f}" if got is not None else _("not recorded"),
                          f"{got / bound:.2f}×" if got is not None else "—", f"{p['model_bytes'] / 1e9:,.1f}", "—", "—"))
-        return table(("kernel", "FLOP/B (model)", "DRAM bound GFLOP/s", "measured GFLOP/s", "measured / bound",
-                      "model GB loaded", "DRAM GB (ncu)", "FLOP/B (DRAM, ncu)"), rows,
-                     "The bound charges every global load to DRAM. Nsight Compute counted what DRAM really moved: "
-                     "L1 and L2 serve most repeated loads, so the naive kernels run far above their bound. The ladder "
-                     "kernels' intensities count one load per element per block and phase (block tile dividing N).")
+        return table((_("kernel"), _("FLOP/B (model)"), _("DRAM bound GFLOP/s"), _("measured GFLOP/s"),
+                      _("measured / bound"), _("model GB loaded"), _("DRAM GB (ncu)"), _("FLOP/B (DRAM, ncu)")), rows,
+                     _("The bound charges every global load to DRAM. Nsight Compute counted what DRAM really moved: "
+                       "L1 and L2 serve most repeated loads, so the naive kernels run far above their bound. The ladder "
+                       "kernels' intensities count one load per element per block and phase (block tile dividing N)."))
 
 
 def roofline_chart(n: int = 4096) -> RooflineChart | None:
@@ -506,5 +548,5 @@ def roofline_page(n: int = 4096):
     """The roofline with the recorded kernels (pages 01-08) as points, and the table behind it."""
     chart = roofline_chart(n)
     if chart is None:
-        return _html("<b>No recorded device or timing file: nothing to plot.</b>")
+        return _html(_("<b>No recorded device or timing file: nothing to plot.</b>"))
     return chart.widget

@@ -9,6 +9,7 @@ import html
 
 import ipywidgets as W
 
+from ..i18n import _
 from ..model import strip as model
 
 TABLE = "font-size:13px;border-collapse:collapse;margin:4px 0"
@@ -32,20 +33,23 @@ def strip_vs_window_html(T: int = 16, Ks: tuple[int, ...] = (64, 256, 1024, 4096
     takes per architecture preset (48 KB without opting in, the opt-in maximum)."""
     c = model.compare(T, Ks)
     mem = _table(
-        ["K", "V1 shared / block", "V2 shared / block", "global floats read / block (V1 = V2)"],
+        ["K", _("V1 shared / block"), _("V2 shared / block"), _("global floats read / block (V1 = V2)")],
         [[f"{r['K']:,}", _kb(r["v1_bytes"]), _kb(r["v2_bytes"]), f"{r['v1_loads']:,}"] for r in c["rows"]])
     arch = _table(
-        ["architecture", "shared / block (no opt-in)", "largest K for V1", "opt-in maximum", "largest K for V1 (opt-in)"],
-        [[html.escape(a["label"]), _kb(a["default_bytes"]), f"{a['max_k_default']:,}",
-          _kb(a["optin_bytes"]) if a["has_optin"] else "none", f"{a['max_k_optin']:,}" if a["has_optin"] else "–"]
+        [_("architecture"), _("shared / block (no opt-in)"), _("largest K for V1"), _("opt-in maximum"),
+         _("largest K for V1 (opt-in)")],
+        [[html.escape(_(a["label"])), _kb(a["default_bytes"]), f"{a['max_k_default']:,}",
+          _kb(a["optin_bytes"]) if a["has_optin"] else _("none"), f"{a['max_k_optin']:,}" if a["has_optin"] else "–"]
          for a in c["arches"]])
     v2 = c["arches"][0]["v2_bytes"]
-    return (f"<div class='explainer-strip'>{mem}"
-            f"<div style='{NOTE}'>T = {T}: V1 needs 2·T·K·4 bytes per block, V2 2·T·T·4 = {_kb(v2)} at any K; "
-            f"both read a full block's {T}×K strip of A and K×{T} strip of B once each.</div>"
-            f"{arch}<div style='{NOTE}'>T = {T}. Above 48 KB a kernel must opt in "
-            "(cudaFuncSetAttribute, cudaFuncAttributeMaxDynamicSharedMemorySize). "
-            "Computed by explainer.model.strip from the presets of explainer/data/arches.json.</div></div>")
+    return (f"<div class='explainer-strip'>{mem}<div style='{NOTE}'>"
+            + _("T = {T}: V1 needs 2·T·K·4 bytes per block, V2 2·T·T·4 = {v2} at any K; "
+                "both read a full block's {T}×K strip of A and K×{T} strip of B once each.", T=T, v2=_kb(v2))
+            + f"</div>{arch}<div style='{NOTE}'>"
+            + _("T = {T}. Above 48 KB a kernel must opt in "
+                "(cudaFuncSetAttribute, cudaFuncAttributeMaxDynamicSharedMemorySize). "
+                "Computed by explainer.model.strip from the presets of explainer/data/arches.json.", T=T)
+            + "</div></div>")
 
 
 def strip_vs_window(T: int = 16) -> W.HTML:

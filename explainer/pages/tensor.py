@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import gpu
 from ..gpu import recorded
+from ..i18n import _
 from ..model import hopper, mma
 from ..views.mma import MmaExplorer
 from ..views.handover import HandoverExplorer
@@ -32,11 +33,12 @@ def fragment_table(lanes=(0, 1, 2, 3, 4, 5, 31)):
             ", ".join(f"c{i}=C[{r}][{c}]" for i, (r, c) in enumerate(fc[lane])),
         ))
     return _html(table(
-        ("lane", "g, t", "A fragment (16 × 8 tile)", "B fragment (8 × 8 tile, [k][n])", "C / D fragment (16 × 8 tile)"),
+        (_("lane"), "g, t", _("A fragment (16 × 8 tile)"), _("B fragment (8 × 8 tile, [k][n])"),
+         _("C / D fragment (16 × 8 tile)")),
         rows,
-        "g = lane / 4 (groupID), t = lane % 4 (threadID_in_group). Computed by explainer.model.mma.fragment, "
-        "the PTX ISA's mma.m16n8k8 .tf32 tables; tests/test_gpu_mma.py checks them against what the kernel's "
-        "lanes really hold."), "explainer-fragment-table")
+        _("g = lane / 4 (groupID), t = lane % 4 (threadID_in_group). Computed by explainer.model.mma.fragment, "
+          "the PTX ISA's mma.m16n8k8 .tf32 tables; tests/test_gpu_mma.py checks them against what the kernel's "
+          "lanes really hold.")), "explainer-fragment-table")
 
 
 def fragments(**kw):
@@ -85,33 +87,38 @@ def precision(Ks=(64, 1024, 8192), size: int = 96):
     rows = [(f"{size}×{size}×{r['K']}", f"{r['fp32']:.1e}", f"{r['tf32']:.1e}", f"{r['tf32'] / r['fp32']:.0f}×")
             for r in precision_rows(Ks, size)]
     return _html(table(
-        ("shape", "float32 product", "TF32-rounded inputs", "TF32 / float32"), rows,
-        "Relative error ‖C − C₆₄‖ / ‖C₆₄‖ against float64 on uniform inputs in [−1, 1), computed just now with numpy "
-        "(explainer.model.mma.tf32 rounds like cvt.rna.tf32.f32; on Hopper the kernels' cvt.rn breaks ties to even "
-        "instead, a difference seen only at exact ties). TF32 keeps 10 of float32's 23 mantissa bits: each "
-        "input is off by up to 2⁻¹¹ of itself, whatever K is, so the error stays near 10⁻⁴ while float32's grows "
-        "slowly with K."), "explainer-precision")
+        (_("shape"), _("float32 product"), _("TF32-rounded inputs"), "TF32 / float32"), rows,
+        _("Relative error ‖C − C₆₄‖ / ‖C₆₄‖ against float64 on uniform inputs in [−1, 1), computed just now with numpy "
+          "(explainer.model.mma.tf32 rounds like cvt.rna.tf32.f32; on Hopper the kernels' cvt.rn breaks ties to even "
+          "instead, a difference seen only at exact ties). TF32 keeps 10 of float32's 23 mantissa bits: each "
+          "input is off by up to 2⁻¹¹ of itself, whatever K is, so the error stays near 10⁻⁴ while float32's grows "
+          "slowly with K.")), "explainer-precision")
 
 
 def check_on_gpu(M: int = 1000, N: int = 600, K: int = 777, kernel: str = mma.KERNEL.name):
     """``kernel`` (kernel 15 by default) on this GPU against numpy float64 (C poisoned with NaN
     first), or why not, in one line."""
     spec = gpu.KERNELS[kernel]
-    who, cls = f"Kernel {spec.file[:2]}", "explainer-hopper-check" if spec.arch else "explainer-mma-check"
-    needs = "a Hopper GPU (compute capability 9.0)" if spec.arch else "an NVIDIA GPU of compute capability 8.0 or newer"
+    who, cls = _("Kernel {n}", n=spec.file[:2]), "explainer-hopper-check" if spec.arch else "explainer-mma-check"
+    needs = (_("a Hopper GPU (compute capability 9.0)") if spec.arch
+             else _("an NVIDIA GPU of compute capability 8.0 or newer"))
     st = gpu.status()
     if not st.available:
-        return _html(f'<div style="{NOTE}">No GPU here ({html.escape(st.why)}): {who.lower()} runs in '
-                     f"<code>tiled-explainer serve</code> on a machine with {needs}. "
-                     "Everything above is computed without one.</div>", cls)
+        return _html(f'<div style="{NOTE}">'
+                     + _("No GPU here ({why}): {who} runs in <code>tiled-explainer serve</code> on a machine with "
+                         "{needs}. Everything above is computed without one.", why=html.escape(st.why),
+                         who=_("kernel {n}", n=spec.file[:2]), needs=needs) + "</div>", cls)
     res = gpu.check(kernel, M, N, K, seed=1)
     if not isinstance(res, gpu.CheckResult):
-        return _html(f'<div style="{NOTE}">{who} did not run: {html.escape(str(res))}</div>', cls)
-    verdict = "passed" if res.passed else "FAILED"
+        return _html(f'<div style="{NOTE}">' + _("{who} did not run: {why}", who=who, why=html.escape(str(res)))
+                     + "</div>", cls)
+    verdict = _("passed") if res.passed else _("FAILED")
     return _html(
-        f'<div style="font-size:14px">{who} on <b>{html.escape(st.device or "")}</b>, {M}×{N}×{K}: every element '
-        f"written: {res.all_written}; relative error against float64 {res.rel_error:.2e} (TF32 tolerance "
-        f"{res.tol:.0e}): <b>{verdict}</b>.</div>", cls)
+        '<div style="font-size:14px">'
+        + _("{who} on <b>{device}</b>, {M}×{N}×{K}: every element written: {written}; relative error against float64 "
+            "{err} (TF32 tolerance {tol}): <b>{verdict}</b>.", who=who, device=html.escape(st.device or ""), M=M, N=N,
+            K=K, written=res.all_written, err=f"{res.rel_error:.2e}", tol=f"{res.tol:.0e}", verdict=verdict)
+        + "</div>", cls)
 
 
 def hopper_rows(k: hopper.HopperKernel = hopper.KERNEL) -> list[tuple]:
@@ -119,18 +126,21 @@ def hopper_rows(k: hopper.HopperKernel = hopper.KERNEL) -> list[tuple]:
     src = (gpu.KERNELS_DIR / k.file).read_text().splitlines()
     code = [ln for ln in src if ln.strip() and not ln.strip().startswith("//")]
     return [
-        ("the file", f"kernels/{k.file}", f"{len(src)} lines, {len(code)} of them code: the rest is its manual"),
-        ("block", f"{k.threads} threads = {1 + k.consumers} warpgroups of {hopper.WARPGROUP}",
-         f"one producer (one thread drives the TMA), {k.consumers} consumers"),
-        ("tile of C", f"{k.BM} × {k.BN}", f"each consumer: {k.BN // k.consumers} columns, "
-         f"one wgmma m64n{k.BM}k8 per k-step on Cᵀ"),
-        ("a phase", f"BK = {k.BK}", f"{k.BK // 8} wgmma k-steps; A: one box {k.BK} × {k.BM}, "
-         f"B: {k.BN // k.box_b} boxes {k.box_b} × {k.BK} (128-byte swizzle)"),
-        ("stages", f"{k.stages} × {k.stage_bytes:,} bytes", f"{k.shared_bytes:,} bytes of shared memory "
-         "with the alignment and the mbarriers"),
-        ("full[s]", "1 arrival + the TMA's bytes", f"the producer's arrive.expect_tx({k.stage_bytes:,}); "
-         "the phase completes when every byte has landed"),
-        ("empty[s]", f"{k.empty_arrivals} arrivals", "one per consumer warp, once wgmma has read the stage"),
+        (_("the file"), f"kernels/{k.file}", _("{n} lines, {code} of them code: the rest is its manual",
+                                                 n=len(src), code=len(code))),
+        (_("block"), _("{threads} threads = {groups} warpgroups of {size}", threads=k.threads, groups=1 + k.consumers,
+                       size=hopper.WARPGROUP),
+         _("one producer (one thread drives the TMA), {n} consumers", n=k.consumers)),
+        (_("tile of C"), f"{k.BM} × {k.BN}", _("each consumer: {cols} columns, one wgmma m64n{BM}k8 per k-step on Cᵀ",
+                                               cols=k.BN // k.consumers, BM=k.BM)),
+        (_("a phase"), f"BK = {k.BK}", _("{steps} wgmma k-steps; A: one box {BK} × {BM}, B: {boxes} boxes {box} × {BK} "
+                                        "(128-byte swizzle)", steps=k.BK // 8, BK=k.BK, BM=k.BM,
+                                        boxes=k.BN // k.box_b, box=k.box_b)),
+        (_("stages"), _("{n} × {bytes} bytes", n=k.stages, bytes=f"{k.stage_bytes:,}"),
+         _("{bytes} bytes of shared memory with the alignment and the mbarriers", bytes=f"{k.shared_bytes:,}")),
+        ("full[s]", _("1 arrival + the TMA's bytes"), _("the producer's arrive.expect_tx({bytes}); the phase completes "
+                                                       "when every byte has landed", bytes=f"{k.stage_bytes:,}")),
+        ("empty[s]", _("{n} arrivals", n=k.empty_arrivals), _("one per consumer warp, once wgmma has read the stage")),
     ]
 
 
@@ -140,31 +150,34 @@ def fragment_bank_rows(kern: mma.MmaKernel = mma.STAGED) -> list[tuple]:
     rows = []
     for which, pad, length in (("a", kern.PAD_A, kern.BK), ("b", kern.PAD_B, kern.BN)):
         name = "As" if which == "a" else "Bs"
-        for p, what in ((pad, f"{name} rows of {length} + {pad} (the kernel)"), (0, f"{name} rows of {length}, unpadded")):
+        for p, what in ((pad, _("{name} rows of {length} + {pad} (the kernel)", name=name, length=length, pad=pad)),
+                        (0, _("{name} rows of {length}, unpadded", name=name, length=length))):
             for fb in mma.fragment_banks(which, kern, p):
                 rows.append((f"{which}{fb.reg}", what, len(set(fb.words)), len(set(fb.banks)),
-                             f"{fb.degree}-way" if fb.degree > 1 else "none"))
+                             _("{n}-way", n=fb.degree) if fb.degree > 1 else _("none")))
     return rows
 
 
 def fragment_bank_table(kern: mma.MmaKernel = mma.STAGED):
     """Kernel 16's fragment loads and the banks they hit, as page 05's bank table."""
     plain_a, plain_b = (mma.fragment_banks(w, kern, pad=0)[0].degree for w in ("a", "b"))
-    return _html(table(("register", "layout", "distinct words", "banks", "conflict"), fragment_bank_rows(kern),
-                       "One warp's load of each fragment register at k-step 0 (32 lanes, 4-byte words; word w in "
-                       "bank w mod 32). Kernel 16 loads A's four registers with one ldmatrix.x4, which reads the same "
-                       f"words, 8 rows of 16 bytes at a time. Unpadded, rows of As {kern.BK} floats long give "
-                       f"{plain_a}-way conflicts and rows of Bs {kern.BN} floats long {plain_b}-way: the rows start in "
-                       f"the same banks. {kern.PAD_A} more floats per row of As ({kern.PAD_B} per row of Bs) shift each "
-                       f"row by {kern.PAD_A} ({kern.PAD_B}) banks, and the 32 lanes reach 32 banks. Computed by "
-                       "explainer.model.mma.fragment_banks."),
+    return _html(table((_("register"), _("layout"), _("distinct words"), _("banks"), _("conflict")),
+                       fragment_bank_rows(kern),
+                       _("One warp's load of each fragment register at k-step 0 (32 lanes, 4-byte words; word w in "
+                         "bank w mod 32). Kernel 16 loads A's four registers with one ldmatrix.x4, which reads the same "
+                         "words, 8 rows of 16 bytes at a time. Unpadded, rows of As {BK} floats long give "
+                         "{plain_a}-way conflicts and rows of Bs {BN} floats long {plain_b}-way: the rows start in "
+                         "the same banks. {pad_a} more floats per row of As ({pad_b} per row of Bs) shift each "
+                         "row by {pad_a} ({pad_b}) banks, and the 32 lanes reach 32 banks. Computed by "
+                         "explainer.model.mma.fragment_banks.", BK=kern.BK, BN=kern.BN, plain_a=plain_a,
+                         plain_b=plain_b, pad_a=kern.PAD_A, pad_b=kern.PAD_B)),
                  "explainer-fragment-banks")
 
 
 def swizzle_rows(k: hopper.HopperKernel = hopper.KERNEL, rows: int = 8) -> list[tuple]:
     """The first ``rows`` rows of a stage of As as the TMA writes them: per 16-byte chunk of the
     row (banks 4c .. 4c + 3), which columns k it holds (explainer.model.hopper.a_slots)."""
-    _, kk = k.a_slots()
+    _slots, kk = k.a_slots()
     out = []
     for r in range(rows):
         cells = []
@@ -172,25 +185,26 @@ def swizzle_rows(k: hopper.HopperKernel = hopper.KERNEL, rows: int = 8) -> list[
             ks = kk[r * 32 + 4 * chunk: r * 32 + 4 * chunk + 4]
             text = f"k {ks[0]}–{ks[-1]}"
             cells.append(("html", f"<b>{text}</b>") if ks[0] == 0 else text)
-        out.append((f"row {r}", *cells))
+        out.append((_("row {r}", r=r), *cells))
     return out
 
 
 def swizzle_table():
     """Where the TMA's 128-byte swizzle puts the columns of A's tile (the first 8 rows)."""
-    return _html(table(("", *(f"banks {4 * c}–{4 * c + 3}" for c in range(hopper.SWIZZLE // 16))), swizzle_rows(),
-                       "A stage of As as the TMA leaves it: each row of the box is 128 bytes, all 32 banks, in 8 chunks "
-                       "of 16; chunk c of row r holds columns 4(c XOR r mod 8) .. +3. The bold cells are columns 0–3, "
-                       "what the 8 rows of one wgmma core matrix read together: 8 different groups of banks, one "
-                       "shared-memory wavefront. Computed from explainer.model.hopper; the GPU test compares it with what "
-                       "the kernel finds in shared memory."), "explainer-swizzle-table")
+    return _html(table(("", *(_("banks {a}–{b}", a=4 * c, b=4 * c + 3) for c in range(hopper.SWIZZLE // 16))),
+                       swizzle_rows(),
+                       _("A stage of As as the TMA leaves it: each row of the box is 128 bytes, all 32 banks, in 8 "
+                         "chunks of 16; chunk c of row r holds columns 4(c XOR r mod 8) .. +3. The bold cells are "
+                         "columns 0–3, what the 8 rows of one wgmma core matrix read together: 8 different groups of "
+                         "banks, one shared-memory wavefront. Computed from explainer.model.hopper; the GPU test "
+                         "compares it with what the kernel finds in shared memory.")), "explainer-swizzle-table")
 
 
 def hopper_table():
     """Kernel 17 in numbers (from the model) and, on a Hopper GPU, checked live."""
-    return _html(table(("", "what", "why"), hopper_rows(),
-                       "Computed from explainer.model.hopper, the geometry kernels/17_wgmma_tma.cu is "
-                       "checked against."), "explainer-hopper-table")
+    return _html(table(("", _("what"), _("why")), hopper_rows(),
+                       _("Computed from explainer.model.hopper, the geometry kernels/17_wgmma_tma.cu is "
+                         "checked against.")), "explainer-hopper-table")
 
 
 def timing_rows(data: dict | None, sizes=(1024, 2048, 4096)) -> list[tuple]:
@@ -214,15 +228,16 @@ def timing_rows(data: dict | None, sizes=(1024, 2048, 4096)) -> list[tuple]:
 
 
 def _none_recorded(what: str, command: str, cls: str):
-    return _html(f'<div style="{NOTE}">No recorded {what} yet: <code>{command}</code> on a GPU records them.</div>', cls)
+    return _html(f'<div style="{NOTE}">' + _("No recorded {what} yet: <code>{command}</code> on a GPU records them.",
+                                              what=what, command=command) + "</div>", cls)
 
 
 def _recorded_on(data: dict) -> str:
     """A caption's start: the device, the day, the software versions and the file of a recording."""
     dev = data.get("device", {})
     versions = recorded.versions_text(dev)
-    return (f"Recorded on {dev.get('name', '?')} on {str(data.get('date', '?'))[:10]}"
-            + (f" ({versions})" if versions else "") + f", file {data.get('source', '')}: ")
+    return (_("Recorded on {device} on {date}", device=dev.get('name', '?'), date=str(data.get('date', '?'))[:10])
+            + (f" ({versions})" if versions else "") + _(", file {file}: ", file=data.get('source', '')))
 
 
 def timings(sizes=(1024, 2048, 4096)):
@@ -230,13 +245,14 @@ def timings(sizes=(1024, 2048, 4096)):
     data = recorded.load_recorded()
     rows = timing_rows(data, sizes)
     if not rows:
-        return _none_recorded("timings of the tensor-core kernels",
+        return _none_recorded(_("timings of the tensor-core kernels"),
                               "tiled-explainer bench --kernels mma_tf32 mma_tf32_staged wgmma_tma --save",
                               "explainer-tensor-timings")
     return _html(table(
-        ("size", "what", "ms (median)", "TFLOP/s", "% of cuBLAS TF32"), rows,
-        _recorded_on(data) + "tiled-explainer bench, L2 flushed, same inputs and same run for every row of a size. cuBLAS TF32 is "
-        "cupy.matmul with the TF32 compute type; FP32 is the reference of every other page."),
+        (_("size"), _("what"), _("ms (median)"), "TFLOP/s", _("% of cuBLAS TF32")), rows,
+        _recorded_on(data) + _("tiled-explainer bench, L2 flushed, same inputs and same run for every row of a size. "
+                               "cuBLAS TF32 is cupy.matmul with the TF32 compute type; FP32 is the reference of every "
+                               "other page.")),
         "explainer-tensor-timings")
 
 
@@ -249,10 +265,10 @@ def feeding_rows(data: dict | None) -> list[tuple]:
         cell = ("html", f"<span style='display:block;text-align:left;font-weight:{weight}'>{html.escape(label)}</span>")
         return (cell, f"{r['median_ms']:.3f}", f"{r['tflops']:.0f}", f"{r['pct_cublas_tf32']:.1f}")
 
-    rows = [row(r, ("· " if r.get("indent") else "") + r["what"]) for r in data["rows"]]
+    rows = [row(r, ("· " if r.get("indent") else "") + _(r["what"])) for r in data["rows"]]
     k16 = data.get("kernel16")
     if k16:
-        rows.append(row(k16, k16["what"], "bold"))
+        rows.append(row(k16, _(k16["what"]), "bold"))
     return rows
 
 
@@ -261,16 +277,16 @@ def feeding():
     data = recorded.load_feeding()
     rows = feeding_rows(data)
     if not rows:
-        return _none_recorded("feeding measurements", "python benchmarks/mma_feed.py --save explainer/data/recorded/",
+        return _none_recorded(_("feeding measurements"), "python benchmarks/mma_feed.py --save explainer/data/recorded/",
                               "explainer-tensor-feeding")
     cub = data.get("cublas_tf32", {}).get("median_ms")
     return _html(table(
-        (("html", "<span style='display:block;text-align:left'>what the warps do (8 per SM)</span>"), "ms", "TFLOP/s",
-         "% of cuBLAS TF32"), rows,
+        (("html", "<span style='display:block;text-align:left'>" + _("what the warps do (8 per SM)") + "</span>"),
+         "ms", "TFLOP/s", _("% of cuBLAS TF32")), rows,
         _recorded_on(data) + "benchmarks/mma_feed.py. "
-        "Each row but the last is kernel 16's inner loop on shared memory filled once (no copies from "
-        "global memory, no C stored), every launch doing the work of a 4096³ product; the last is kernel 16 "
-        "itself at 4096³, checked against numpy float64 first. All timed alike (L2 flushed, median of "
-        f"{data.get('settings', {}).get('repeats', '?')}) in the same rounds as cuBLAS TF32"
+        + _("Each row but the last is kernel 16's inner loop on shared memory filled once (no copies from "
+            "global memory, no C stored), every launch doing the work of a 4096³ product; the last is kernel 16 "
+            "itself at 4096³, checked against numpy float64 first. All timed alike (L2 flushed, median of "
+            "{repeats}) in the same rounds as cuBLAS TF32", repeats=data.get('settings', {}).get('repeats', '?'))
         + (f" ({cub:.3f} ms)" if cub else "") + "."),
         "explainer-tensor-feeding")

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..i18n import _
+from .dynamic import DynamicShared
 from .errors import SimError
 from .interp import DEFAULT_MAX_STEPS, MAX_BATCH_THREADS, Program, compile_kernel, run_launch
 from .parse import Parsed, parse_source
@@ -71,19 +73,17 @@ def as_launch(x) -> LaunchSpec:
         try:
             M, N, K, T = x
         except (TypeError, ValueError):
-            raise SimError(f"a launch is (M, N, K, tile), got {x!r}") from None
+            raise SimError(_("a launch is (M, N, K, tile), got {value}", value=repr(x))) from None
         L = LaunchSpec(M, N, K, T)
     for name in ("M", "N", "K", "tile"):
         v = getattr(L, name)
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise SimError(f"{name} must be a whole number of at least 1, got {v!r}")
+            raise SimError(_("{name} must be a whole number of at least 1, got {value}", name=name, value=repr(v)))
     L = LaunchSpec(int(L.M), int(L.N), int(L.K), int(L.tile))
     if L.tile > MAX_TILE:
-        raise SimError(f"tile must be at most {MAX_TILE} (a {L.tile}x{L.tile} block has {L.tile ** 2} "
-                       "threads; CUDA allows 1024)")
+        raise SimError(_("tile must be at most {MAX_TILE} (a {tile}x{tile} block has {value3} threads; CUDA allows 1024)", MAX_TILE=MAX_TILE, tile=L.tile, value3=L.tile ** 2))
     if max(L.M, L.N, L.K) > MAX_SIDE or L.M * L.N * L.K > MAX_WORK:
-        raise SimError(f"{L.M}x{L.N}x{L.K} is too large to simulate (at most {MAX_SIDE} a side and "
-                       f"M*N*K <= {MAX_WORK}, e.g. 256x256x256)")
+        raise SimError(_("{M}x{N}x{K} is too large to simulate (at most {MAX_SIDE} a side and M*N*K <= {MAX_WORK}, e.g. 256x256x256)", M=L.M, N=L.N, K=L.K, MAX_SIDE=MAX_SIDE, MAX_WORK=MAX_WORK))
     return L
 
 
@@ -128,14 +128,17 @@ class Problem:
         return (self.kind, self.line, d.get("memory"), d.get("race"), d.get("access"))
 
     def text(self) -> str:
-        where = f"line {self.line}" if self.line else "no line"
+        where = _("line {n}", n=self.line) if self.line else _("no line")
         thr = " ".join(_thr(t) for t in self.threads) or "-"
-        blk = f" of block {_thr(self.block)}" if self.block else ""
+        blk = _(" of block {block}", block=_thr(self.block)) if self.block else ""
         runs = self.launches or [self.launch.label]
-        more = f"{self.count} time{'s' if self.count != 1 else ''}" if self.kind != "wrong_result" else ""
-        tail = ", ".join(x for x in (more, "launch " + runs[0] + (f" and {len(runs) - 1} more" if len(runs) > 1 else ""))
-                         if x)
-        return f"{self.kind}, {where}, threads {thr}{blk}, phase {_phase_text(self.phase)}: {self.message} ({tail})"
+        more = ((_("{n} time", n=self.count) if self.count == 1 else _("{n} times", n=self.count))
+                if self.kind != "wrong_result" else "")
+        run = (_("launch {label} and {n} more", label=runs[0], n=len(runs) - 1) if len(runs) > 1 else
+               _("launch {label}", label=runs[0]))
+        tail = _(", ").join(x for x in (more, run) if x)
+        return _("{kind}, {where}, threads {threads}{block}, phase {phase}: {message} ({tail})", kind=self.kind,
+                 where=where, threads=thr, block=blk, phase=_phase_text(self.phase), message=self.message, tail=tail)
 
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "line": self.line, "threads": self.threads, "block": self.block,
@@ -153,41 +156,50 @@ def _message(kind, detail, ex, count, L: LaunchSpec) -> tuple[str, list]:
         ext = ex["extent"]
         mem = detail["memory"]
         if len(ext) == 1 and "index" in ex and not isinstance(ex["index"], list):
-            outside = f"{mem} has {ext[0]} element{'s' if ext[0] != 1 else ''}"
+            outside = (_("{mem} has {n} element", mem=mem, n=ext[0]) if ext[0] == 1 else
+                       _("{mem} has {n} elements", mem=mem, n=ext[0]))
         else:
-            outside = f"{mem} is [{']['.join(str(e) for e in ext)}]"
-        verb = "reads" if detail["access"] == "read" else "stores into"
-        return f"thread {_thr(thr)} {verb} {ex['where']}, outside its array ({outside})", [thr]
+            outside = _("{mem} is {shape}", mem=mem, shape=f"[{']['.join(str(e) for e in ext)}]")
+        if detail["access"] == "read":
+            return _("thread {thread} reads {where}, outside its array ({outside})", thread=_thr(thr),
+                     where=ex['where'], outside=outside), [thr]
+        return _("thread {thread} stores into {where}, outside its array ({outside})", thread=_thr(thr),
+                 where=ex['where'], outside=outside), [thr]
     if kind == "uninitialized":
-        return (f"thread {_thr(thr)} reads {ex['where']} before any thread of its block stored it "
-                "(on a GPU: whatever shared memory held)"), [thr]
+        return _("thread {thread} reads {where} before any thread of its block stored it (on a GPU: whatever shared "
+                 "memory held)", thread=_thr(thr), where=ex['where']), [thr]
     if kind == "race":
         sub = detail["race"]
         if detail["memory"] in ("A", "B", "C") or "element" in ex:
             other = ex["other"]
-            return (f"thread {_thr(thr)} stores {ex['where']}, which thread {_thr(other['thread'])} of block "
-                    f"{_thr(other['block'])} also stores (line {ex['other_line']}): which value stays "
-                    "depends on the order the blocks run (write-write)"), [thr, other["thread"]]
+            return _("thread {thread} stores {where}, which thread {other} of block {block} also stores (line {line}): "
+                     "which value stays depends on the order the blocks run (write-write)", thread=_thr(thr),
+                     where=ex['where'], other=_thr(other['thread']), block=_thr(other['block']),
+                     line=ex['other_line']), [thr, other["thread"]]
         if sub == "read-before-write":
-            return (f"thread {_thr(ex['reader'])} reads {ex['where']}, which thread {_thr(ex['writer'])} "
-                    f"stores on line {ex['other_line']}, with no __syncthreads() between: the read may "
-                    "come first (read-before-write)"), [ex["reader"], ex["writer"]]
+            return _("thread {reader} reads {where}, which thread {writer} stores on line {line}, with no "
+                     "__syncthreads() between: the read may come first (read-before-write)", reader=_thr(ex['reader']),
+                     where=ex['where'], writer=_thr(ex['writer']), line=ex['other_line']), [ex["reader"], ex["writer"]]
         if sub == "write-before-read":
             r = ex["readers"]
-            who = f"thread {_thr(r[0])}" + (f" and {ex['reader_count'] - 1} more" if ex["reader_count"] > 1 else "")
-            return (f"thread {_thr(ex['writer'])} stores {ex['where']} while {who} may still read it "
-                    f"(line {ex['other_line']}, phase {_phase_text(ex['phase'])}) with no __syncthreads() "
-                    "between: the store may come first (write-before-read)"), [ex["writer"]] + r[:1]
-        other = "on this line" if ex["other_line"] == detail.get("line") else f"(the other store: line {ex['other_line']})"
-        return (f"threads {_thr(ex['writer'])} and {_thr(ex['other_writer'])} both store {ex['where']} {other} "
-                "with no __syncthreads() between (write-write)"), [ex["writer"], ex["other_writer"]]
+            who = (_("thread {thread} and {n} more", thread=_thr(r[0]), n=ex['reader_count'] - 1)
+                   if ex["reader_count"] > 1 else _("thread {thread}", thread=_thr(r[0])))
+            return _("thread {writer} stores {where} while {who} may still read it (line {line}, phase {phase}) with "
+                     "no __syncthreads() between: the store may come first (write-before-read)",
+                     writer=_thr(ex['writer']), where=ex['where'], who=who, line=ex['other_line'],
+                     phase=_phase_text(ex['phase'])), [ex["writer"]] + r[:1]
+        other = (_("on this line") if ex["other_line"] == detail.get("line") else
+                 _("(the other store: line {line})", line=ex['other_line']))
+        return _("threads {writer} and {other_writer} both store {where} {other} with no __syncthreads() between "
+                 "(write-write)", writer=_thr(ex['writer']), other_writer=_thr(ex['other_writer']), where=ex['where'],
+                 other=other), [ex["writer"], ex["other_writer"]]
     if kind == "barrier_divergence":
-        return (f"__syncthreads() reached by {ex['reached']} of the block's {ex['live']} live threads: "
-                f"thread {_thr(thr)} reaches it, thread {_thr(ex['missed'])} does not (on a GPU: a hang "
-                "or undefined behaviour)"), [thr, ex["missed"]]
+        return _("__syncthreads() reached by {reached} of the block's {live} live threads: thread {thread} reaches it, "
+                 "thread {missed} does not (on a GPU: a hang or undefined behaviour)", reached=ex['reached'],
+                 live=ex['live'], thread=_thr(thr), missed=_thr(ex['missed'])), [thr, ex["missed"]]
     if kind == "step_limit":
-        return (f"the kernel {detail['why']} (an endless loop?) and was stopped here; "
-                "later launches were not run"), [thr]
+        return _("the kernel {why} (an endless loop?) and was stopped here; later launches were not run",
+                 why=detail['why']), [thr]
     raise AssertionError(kind)  # pragma: no cover
 
 
@@ -224,16 +236,18 @@ def _wrong_result(C, A, B, run, L: LaunchSpec) -> Problem | None:
             b, t = divmod(gt, T * T)
             ex.update(block=[b % gx, b // gx], thread=[t % T, t // T], line=int(run.c_line[lin]))
             got_s = f"{val:.6g}" if np.isfinite(val) else str(val)
-            parts.append(f"C[{r}][{c}] = {got_s}, expected {ref[r, c]:.6g} (stored by thread "
-                         f"{_thr(ex['thread'])} of block {_thr(ex['block'])})")
+            parts.append(_("{cell} = {got}, expected {want} (stored by thread {thread} of block {block})",
+                           cell=f"C[{r}][{c}]", got=got_s, want=f"{ref[r, c]:.6g}", thread=_thr(ex['thread']),
+                           block=_thr(ex['block'])))
         else:
             ex.update(block=None, thread=None, line=None)
-            parts.append(f"C[{r}][{c}] was never stored (expected {ref[r, c]:.6g})")
+            parts.append(_("{cell} was never stored (expected {want})", cell=f"C[{r}][{c}]", want=f"{ref[r, c]:.6g}"))
         examples.append(ex)
     unwritten = int((~np.isfinite(got)).sum())
     first = examples[0]
-    msg = (f"{n} of {L.M * L.N} elements of C differ from numpy (float64)"
-           + (f", {unwritten} of them NaN or never stored" if unwritten else "") + ": " + "; ".join(parts))
+    msg = (_("{n} of {total} elements of C differ from numpy (float64)", n=n, total=L.M * L.N)
+           + (_(", {n} of them NaN or never stored", n=unwritten) if unwritten else "") + _(": ")
+           + _("; ").join(parts))
     return Problem("wrong_result", first["line"], msg, [first["thread"]] if first["thread"] else [],
                    first["block"], None, n, L, {"wrong": n, "elements": L.M * L.N, "unwritten": unwritten},
                    examples)
@@ -340,8 +354,7 @@ def kernel_tile(parsed: Parsed) -> int:
             t, f = c.expr(k.template.default)
             if hasattr(f, "cval") and isinstance(f.cval[0], (int, np.integer)) and 1 <= int(f.cval[0]) <= MAX_TILE:
                 return int(f.cval[0])
-            raise SimError(f"the default of template parameter {k.template.name} must be a tile "
-                           f"1..{MAX_TILE}", k.template.line)
+            raise SimError(_("the default of template parameter {name} must be a tile 1..{MAX_TILE}", name=k.template.name, MAX_TILE=MAX_TILE), k.template.line)
         return DEFAULT_TILE
     prog = compile_kernel(parsed, DEFAULT_TILE)
     for m in prog.shared:
@@ -361,25 +374,27 @@ def load_source(path) -> str:
     try:
         data = p.read_bytes()
     except OSError as e:
-        raise SimError(f"cannot read {p}: {e.strerror or e}") from None
+        raise SimError(_("cannot read {p}: {value}", p=p, value=e.strerror or e)) from None
     if len(data) > 256 * 1024:
         from .parse import MAX_SOURCE_BYTES
-        raise SimError(f"{p} is {len(data)} bytes; the simulator takes kernels of at most {MAX_SOURCE_BYTES} bytes")
+        raise SimError(_("{p} is {value} bytes; the simulator takes kernels of at most {MAX_SOURCE_BYTES} bytes", p=p, value=len(data), MAX_SOURCE_BYTES=MAX_SOURCE_BYTES))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SimError(f"{p} is not UTF-8 text") from None
+        raise SimError(_("{p} is not UTF-8 text", p=p)) from None
 
 
 def check_kernel(source: str, launches=None, *, path=None, tile: int | None = None, seed: int = 0,
                  max_steps: int = DEFAULT_MAX_STEPS, time_limit: float = 20.0,
                  parsed: Parsed | None = None, batch_threads: int = MAX_BATCH_THREADS,
-                 reads_for: tuple | None = None) -> Report:
+                 reads_for: tuple | None = None, dynamic_shared: str | None = None) -> Report:
     """Run the kernel in ``source`` on ``launches`` (``LaunchSpec`` or ``(M, N, K, tile)``; by
     default :func:`default_launches` of ``tile`` or :func:`kernel_tile`) and report.
     ``batch_threads``: how many threads run together (several blocks; ``1``: one block at a time,
     the same answer, slower). ``reads_for``: ``(M, N, K, tile)`` of a launch whose trace keeps
     every shared-memory read too (the small launch a stepper draws; a row per thread and read).
+    ``dynamic_shared``: the floats each launch gives ``extern __shared__`` (the third ``<<< >>>``
+    parameter) as an expression in M, N, K, T (:mod:`.dynamic`; default ``2*T*T``).
 
     Raises :class:`SimError` (one line, with the source line) for bad input: a syntax error, a
     construct outside the subset, a launch that is not one."""
@@ -389,15 +404,19 @@ def check_kernel(source: str, launches=None, *, path=None, tile: int | None = No
         launches = default_launches(as_launch((1, 1, 1, t)).tile)
     launches = [as_launch(x) for x in launches]
     if not launches:
-        raise SimError("no launch to run")
-    programs: dict[int, Program] = {}
+        raise SimError(_("no launch to run"))
+    dyn = DynamicShared.parse(dynamic_shared)
+    programs: dict[tuple[int, int], Program] = {}
+    keys = []
     for L in launches:  # every compile error before anything runs
-        if L.tile not in programs:
-            programs[L.tile] = compile_kernel(parsed, L.tile)
+        key = (L.tile, dyn.floats(L.M, L.N, L.K, L.tile))
+        if key not in programs:
+            programs[key] = compile_kernel(parsed, *key)
+        keys.append(key)
     k = parsed.kernel
     report = Report(k.name, k.line, launches[0].tile if k.template else None, [])
     for i, L in enumerate(launches):
-        prog = programs[L.tile]
+        prog = programs[keys[i]]
         A, B = inputs(L, seed)
         rec = Recorder(L, L.tile * L.tile, prog.has_phase)
         rec.reads = reads_for is not None and (L.M, L.N, L.K, L.tile) == tuple(reads_for)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..i18n import _
 from .errors import SimError
 from .memory import GlobalMem, SharedMem
 from .parse import Parsed, line_of, text
@@ -73,7 +74,7 @@ def _what(node) -> str:
 
 
 def unsupported(node, what: str | None = None) -> SimError:
-    return SimError(f"{what or _what(node)} is outside the simulator's subset", line_of(node))
+    return SimError(_("{value} is outside the simulator's subset", value=what or _what(node)), line_of(node))
 
 
 class StepLimit(Exception):
@@ -281,9 +282,9 @@ class Compiler:
 
     def declare(self, name, sym, node):
         if name in self.scopes[-1]:
-            raise SimError(f"'{name}' is declared twice in one scope", line_of(node))
+            raise SimError(_("'{name}' is declared twice in one scope", name=name), line_of(node))
         if name in BUILTIN_VECTORS:
-            raise SimError(f"'{name}' is a CUDA built-in and cannot be declared", line_of(node))
+            raise SimError(_("'{name}' is a CUDA built-in and cannot be declared", name=name), line_of(node))
         self.scopes[-1][name] = sym
 
     def new_slot(self) -> int:
@@ -293,7 +294,7 @@ class Compiler:
     def enter(self, node):
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise SimError(f"the code is nested more than {MAX_DEPTH} levels deep", line_of(node))
+            raise SimError(_("the code is nested more than {MAX_DEPTH} levels deep", MAX_DEPTH=MAX_DEPTH), line_of(node))
 
     def mark_loops(self):
         for info in self.loop_stack:
@@ -348,7 +349,7 @@ class Compiler:
 
     def base_type(self, tnode):
         if tnode is None:
-            raise SimError("a declaration without a type", None)
+            raise SimError(_("a declaration without a type"), None)
         name = " ".join(text(tnode).split())
         if tnode.type == "primitive_type":
             if name in ("int", "char", "short", "long", "size_t", "ssize_t", "ptrdiff_t", "int32_t",
@@ -366,8 +367,7 @@ class Compiler:
 
     def _bad_type(self, node, name):
         name = name if len(name) <= 40 else name[:40] + "..."
-        raise SimError(f"the type {name} is outside the simulator's subset (int, float, double, bool "
-                       "and pointers to float)", line_of(node))
+        raise SimError(_("the type {name} is outside the simulator's subset (int, float, double, bool and pointers to float)", name=name), line_of(node))
 
     # ---- declarations -------------------------------------------------------------------------
     def declaration(self, node, file_scope=False):
@@ -414,7 +414,7 @@ class Compiler:
             raise unsupported(d)
         name = text(d)
         if base == VOID:
-            raise SimError(f"'{name}' cannot be void", line)
+            raise SimError(_("'{name}' cannot be void", name=name), line)
         it = fn = None
         if init is not None:
             if init.type in ("initializer_list", "argument_list"):
@@ -425,14 +425,14 @@ class Compiler:
             self.check_assign(it, base, init)
             fn = _conv(fn, it, base)
         elif base == "auto":
-            raise SimError(f"'auto {name}' needs an initializer", line)
+            raise SimError(_("'auto {name}' needs an initializer", name=name), line)
         if const and fn is not None and _is_const(fn):
             self.declare(name, ConstSym(fn.cval[0], base, name), d)
             return None
         if file_scope:
             raise unsupported(d, "a global variable that is not __shared__ or a constant")
         if const and fn is None:
-            raise SimError(f"const '{name}' needs an initializer", line)
+            raise SimError(_("const '{name}' needs an initializer", name=name), line)
         slot = self.new_slot()
         self.declare(name, VarSym(slot, base, const, name), d)
         if fn is None:
@@ -455,16 +455,14 @@ class Compiler:
         if file_scope:
             raise unsupported(node, "a global pointer")
         if init is None:
-            raise SimError(f"pointer '{name}' must be initialised where it is declared "
-                           "(e.g. float* As = smem;)", line_of(node))
+            raise SimError(_("pointer '{name}' must be initialised where it is declared (e.g. float* As = smem;)", name=name), line_of(node))
         it, fn = self.expr(init)
         if not is_ptr(it):
-            raise SimError(f"'{name}' is a pointer: its initializer must point into A, B, C or a "
-                           "__shared__ array", line_of(node))
+            raise SimError(_("'{name}' is a pointer: its initializer must point into A, B, C or a __shared__ array", name=name), line_of(node))
         if it.mem.elem != base:
-            raise SimError(f"'{name}' points to {base}, its initializer to {it.mem.elem}", line_of(node))
+            raise SimError(_("'{name}' points to {base}, its initializer to {elem}", name=name, base=base, elem=it.mem.elem), line_of(node))
         if it.const and not const:
-            raise SimError(f"'{name}' drops const: {it.mem.name} points to const {base}", line_of(node))
+            raise SimError(_("'{name}' drops const: {name2} points to const {base}", name=name, name2=it.mem.name, base=base), line_of(node))
         slot = self.new_slot()
         self.declare(name, VarSym(slot, Ptr(it.mem, const), False, name), node)
 
@@ -479,7 +477,7 @@ class Compiler:
         if "__shared__" not in quals:
             raise unsupported(d, "a per-thread (local) array")
         if init is not None:
-            raise SimError("a __shared__ array cannot have an initializer", line)
+            raise SimError(_("a __shared__ array cannot have an initializer"), line)
         if base not in (FLOAT, INT):
             raise unsupported(d, f"a __shared__ array of {base}")
         sizes = []
@@ -493,7 +491,7 @@ class Compiler:
         extern = "extern" in quals
         if extern:
             if len(sizes) != 1 or sizes[0] is not None:
-                raise SimError(f"extern __shared__ {name} must be declared as {name}[]", line)
+                raise SimError(_("extern __shared__ {name} must be declared as {name}[]", name=name), line)
             if base != FLOAT:
                 raise unsupported(d, "extern __shared__ memory of another type than float")
             dims = (self.dyn_floats,)
@@ -501,20 +499,18 @@ class Compiler:
             dims = []
             for s in sizes:
                 if s is None:
-                    raise SimError(f"__shared__ {name}[]: the size is missing (or declare it extern)", line)
+                    raise SimError(_("__shared__ {name}[]: the size is missing (or declare it extern)", name=name), line)
                 t, f = self.expr(s)
                 if t not in (INT, BOOL) or not _is_const(f):
-                    raise SimError(f"the size of __shared__ {name} must be a constant (a literal, a "
-                                   "#define or the template parameter)", line)
+                    raise SimError(_("the size of __shared__ {name} must be a constant (a literal, a #define or the template parameter)", name=name), line)
                 v = int(f.cval[0])
                 if v < 1:
-                    raise SimError(f"__shared__ {name}: size {v} must be at least 1", line)
+                    raise SimError(_("__shared__ {name}: size {v} must be at least 1", name=name, v=v), line)
                 dims.append(v)
             dims = tuple(dims)
             used = 4 * (int(np.prod(dims)) + sum(m.size for m in self.mems if m.kind == "shared" and not m.extern))
             if used > MAX_STATIC_SHARED:
-                raise SimError(f"__shared__ {name}: the kernel's static shared arrays take {used} bytes; CUDA "
-                               f"allows {MAX_STATIC_SHARED} (48 KB) a block", line)
+                raise SimError(_("__shared__ {name}: the kernel's static shared arrays take {used} bytes; CUDA allows {MAX_STATIC_SHARED} (48 KB) a block", name=name, used=used, MAX_STATIC_SHARED=MAX_STATIC_SHARED), line)
         mem = MemSpec(name, "shared", base, dims, line, len(self.mems), extern=extern)
         self.mems.append(mem)
         self.declare(name, ArraySym(mem), d)
@@ -566,7 +562,7 @@ class Compiler:
         if e.type == "call_expression" and text(e.child_by_field_name("function")) == "__syncthreads":
             args = [a for a in e.child_by_field_name("arguments").named_children if a.type != "comment"]
             if args:
-                raise SimError("__syncthreads() takes no arguments", line_of(e))
+                raise SimError(_("__syncthreads() takes no arguments"), line_of(e))
             self.mark_loops()
             line = line_of(e)
 
@@ -574,7 +570,7 @@ class Compiler:
                 st.barrier(m, line)
                 return m
             return sync
-        _, fn = self.expr(e)
+        _t, fn = self.expr(e)
 
         def run(st, m):
             fn(st, m)
@@ -590,7 +586,7 @@ class Compiler:
             node = val
         t, fn = self.expr(node)
         if t not in NUMERIC and not is_ptr(t):
-            raise SimError("a condition must be a number or a bool", line_of(node))
+            raise SimError(_("a condition must be a number or a bool"), line_of(node))
         return fn
 
     def s_if_statement(self, node):
@@ -680,7 +676,7 @@ class Compiler:
             if init_node.type == "declaration":
                 init = self.declaration(init_node)
             else:
-                _, fi = self.expr(init_node)
+                _t, fi = self.expr(init_node)
                 init = fi
         c = node.child_by_field_name("condition")
         cond = self.condition(c) if c is not None else None
@@ -700,12 +696,12 @@ class Compiler:
 
     def s_break_statement(self, node):
         if not self.loop_stack:
-            raise SimError("break outside a loop", line_of(node))
+            raise SimError(_("break outside a loop"), line_of(node))
         return lambda st, m: False  # the threads leave the loop: they are not in its next mask
 
     def s_continue_statement(self, node):
         if not self.loop_stack:
-            raise SimError("continue outside a loop", line_of(node))
+            raise SimError(_("continue outside a loop"), line_of(node))
 
         def run(st, m):
             ctx = st.loops[-1]
@@ -715,7 +711,7 @@ class Compiler:
 
     def s_return_statement(self, node):
         if [c for c in node.named_children if c.type != "comment"]:
-            raise SimError("a __global__ kernel returns void: 'return;' takes no value", line_of(node))
+            raise SimError(_("a __global__ kernel returns void: 'return;' takes no value"), line_of(node))
 
         def run(st, m):
             st.retire(m)
@@ -752,14 +748,14 @@ class Compiler:
             try:
                 val = float(body)
             except ValueError:
-                raise SimError(f"cannot read the number {s!r}", line_of(node)) from None
+                raise SimError(_("cannot read the number {value}", value=repr(s)), line_of(node)) from None
             if low.endswith("f"):
                 return FLOAT, _const(FLOAT, np.float32(val), CONST)
             return DOUBLE, _const(DOUBLE, np.float64(val), CONST)
         from .preprocess import parse_int
         v = parse_int(s, line_of(node))
         if v >= 2**63:
-            raise SimError(f"the number {s} is too large", line_of(node))
+            raise SimError(_("the number {s} is too large", s=s), line_of(node))
         return INT, _const(INT, v, CONST)
 
     def e_true(self, node):
@@ -770,12 +766,10 @@ class Compiler:
 
     def undeclared(self, node, name):
         if name == self.k.name:
-            raise SimError(f"{name} calls itself: recursion (and any function call) is outside the "
-                           "simulator's subset", line_of(node))
+            raise SimError(_("{name} calls itself: recursion (and any function call) is outside the simulator's subset", name=name), line_of(node))
         if name in self.parsed.functions:
-            raise SimError(f"{name}() is a function of the file: the simulator runs the kernel alone "
-                           "(__device__ functions are outside its subset)", line_of(node))
-        raise SimError(f"'{name}' is not declared", line_of(node))
+            raise SimError(_("{name}() is a function of the file: the simulator runs the kernel alone (__device__ functions are outside its subset)", name=name), line_of(node))
+        raise SimError(_("'{name}' is not declared", name=name), line_of(node))
 
     def e_identifier(self, node):
         name = text(node)
@@ -784,7 +778,7 @@ class Compiler:
             if name == "warpSize":
                 return INT, lambda st, m: (32, None)  # a run-time value in CUDA, not a constant
             if name in BUILTIN_VECTORS:
-                raise SimError(f"{name} needs a component: {name}.x or {name}.y", line_of(node))
+                raise SimError(_("{name} needs a component: {name}.x or {name}.y", name=name), line_of(node))
             self.undeclared(node, name)
         if isinstance(sym, ConstSym):
             return sym.ctype, _const(sym.ctype, sym.value, CONST if sym.ctype in (FLOAT, DOUBLE, INT) else None)
@@ -807,7 +801,7 @@ class Compiler:
             raise unsupported(node)
         vec, comp = text(arg), text(fld)
         if comp not in ("x", "y", "z"):
-            raise SimError(f"{vec}.{comp}: the components are x, y and z", line_of(node))
+            raise SimError(_("{vec}.{comp}: the components are x, y and z", vec=vec, comp=comp), line_of(node))
         T = self.T
         if vec == "blockDim" or comp == "z":
             # known here, but not a compile-time constant in CUDA (no __shared__ size from it)
@@ -834,7 +828,7 @@ class Compiler:
             return self.pointer_arith(op, lt, fl, rt, fr, node)
         for t, n in ((lt, L), (rt, R)):
             if t not in NUMERIC:
-                raise SimError(f"the operand of {op} must be a number", line_of(n))
+                raise SimError(_("the operand of {op} must be a number", op=op), line_of(n))
         if op in COMPARE:
             ct = arith_type(lt, rt)
             fa, fb, f = _conv(fl, lt, ct), _conv(fr, rt, ct), COMPARE[op]
@@ -844,7 +838,7 @@ class Compiler:
             return self.fold(BOOL, cmp, fa, fb)
         if op in INT_OPS:
             if lt not in (INT, BOOL) or rt not in (INT, BOOL):
-                raise SimError(f"the operands of {op} must be integers", line)
+                raise SimError(_("the operands of {op} must be integers", op=op), line)
             fa, fb, f = _conv(fl, lt, INT), _conv(fr, rt, INT), INT_OPS[op]
 
             def iop(st, m):
@@ -875,7 +869,7 @@ class Compiler:
         rt, fr = self.expr(R)
         for t, n in ((lt, L), (rt, R)):
             if t not in NUMERIC:
-                raise SimError(f"the operand of {op} must be a number or a bool", line_of(n))
+                raise SimError(_("the operand of {op} must be a number or a bool", op=op), line_of(n))
         if op == "&&":
             def land(st, m):
                 a = truth(fl(st, m)[0])
@@ -917,7 +911,7 @@ class Compiler:
         op = node.child_by_field_name("operator").type
         t, f = self.expr(node.child_by_field_name("argument"))
         if t not in NUMERIC:
-            raise SimError(f"the operand of unary {op} must be a number", line_of(node))
+            raise SimError(_("the operand of unary {op} must be a number", op=op), line_of(node))
         if op == "!":
             def lnot(st, m):
                 v = truth(f(st, m)[0])
@@ -925,7 +919,7 @@ class Compiler:
             return self.fold(BOOL, lnot, f)
         if op == "~":
             if t not in (INT, BOOL):
-                raise SimError("the operand of ~ must be an integer", line_of(node))
+                raise SimError(_("the operand of ~ must be an integer"), line_of(node))
             fi = _conv(f, t, INT)
             return self.fold(INT, lambda st, m: (~fi(st, m)[0], None), fi)
         rt = INT if t == BOOL else t
@@ -947,7 +941,7 @@ class Compiler:
             rt = Ptr(tt.mem, tt.const or te.const)
         else:
             if tt not in NUMERIC or te not in NUMERIC:
-                raise SimError("the branches of ?: must be numbers", line_of(node))
+                raise SimError(_("the branches of ?: must be numbers"), line_of(node))
             rt = BOOL if tt == te == BOOL else arith_type(tt, te)
             ft, fe = _conv(ft, tt, rt), _conv(fe, te, rt)
         is_float = rt in (FLOAT, DOUBLE)
@@ -967,7 +961,7 @@ class Compiler:
         return self.fold(rt, sel, cond, ft, fe) if not is_ptr(rt) else (rt, sel)
 
     def e_comma_expression(self, node):
-        _, fl = self.expr(node.child_by_field_name("left"))
+        _t, fl = self.expr(node.child_by_field_name("left"))
         rt, fr = self.expr(node.child_by_field_name("right"))
 
         def comma(st, m):
@@ -995,7 +989,7 @@ class Compiler:
         if td is not None:
             t = self.type_of_descriptor(td)
         else:
-            t, _ = self.expr(node.child_by_field_name("value"))
+            t, _fn = self.expr(node.child_by_field_name("value"))
         size = {INT: 4, FLOAT: 4, DOUBLE: 8, BOOL: 1}.get(t, 8)
         return INT, _const(INT, size)
 
@@ -1005,22 +999,21 @@ class Compiler:
         args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
         line = line_of(node)
         if name == "__syncthreads":
-            raise SimError("__syncthreads() must be a statement of its own", line)
+            raise SimError(_("__syncthreads() must be a statement of its own"), line)
         if name not in MATH:
             if name is None:
                 raise unsupported(node, "this call")
             if name == self.k.name or name in self.parsed.functions:
                 self.undeclared(fnode, name)
-            raise SimError(f"{name}() is outside the simulator's subset (it knows __syncthreads() and "
-                           f"{', '.join(MATH)})", line)
+            raise SimError(_("{name}() is outside the simulator's subset (it knows __syncthreads() and {value})", name=name, value=', '.join(MATH)), line)
         want = 3 if name in ("fmaf", "__fmaf_rn") else 2 if name in ("min", "max", "fminf", "fmaxf", "fmin", "fmax") \
             else 1
         if len(args) != want:
-            raise SimError(f"{name}() takes {want} argument(s)", line)
+            raise SimError(_("{name}() takes {want} argument(s)", name=name, want=want), line)
         typed = [self.expr(a) for a in args]
-        for (t, _), a in zip(typed, args):
+        for (t, _f), a in zip(typed, args):
             if t not in NUMERIC:
-                raise SimError(f"the arguments of {name}() must be numbers", line_of(a))
+                raise SimError(_("the arguments of {name}() must be numbers", name=name), line_of(a))
         if name in ("min", "max"):
             rt = arith_type(typed[0][0], typed[1][0])
             f = np.minimum if name == "min" else np.maximum
@@ -1061,7 +1054,7 @@ class Compiler:
                 raise unsupported(node, "taking an address with &")
             pt, pf = self.expr(node.child_by_field_name("argument"))
             if not is_ptr(pt):
-                raise SimError("* needs a pointer", line)
+                raise SimError(_("* needs a pointer"), line)
             return self._ptr_access(pt, pf, _const(INT, 0), line, text(node))
         idx_nodes = []
         base = node
@@ -1080,7 +1073,7 @@ class Compiler:
         for n in idx_nodes:
             t, f = self.expr(n)
             if t not in (INT, BOOL):
-                raise SimError("an array index must be an integer", line_of(n))
+                raise SimError(_("an array index must be an integer"), line_of(n))
             idx.append(_conv(f, t, INT))
         if base.type == "identifier" and isinstance(self.lookup(text(base)), ArraySym):
             mem = self.lookup(text(base)).mem
@@ -1090,7 +1083,7 @@ class Compiler:
             return self._array_access(mem, idx, line, text(node))
         pt, pf = self.expr(base)
         if not is_ptr(pt):
-            raise SimError(f"{text(base)} is not an array or a pointer", line)
+            raise SimError(_("{value} is not an array or a pointer", value=text(base)), line)
         if len(idx) != 1:
             raise unsupported(node, "a pointer with several indices")
         return self._ptr_access(pt, pf, idx[0], line, text(node))
@@ -1167,14 +1160,14 @@ class Compiler:
             if sym is None:
                 self.undeclared(node, text(node))
             if isinstance(sym, (ConstSym,)) or (isinstance(sym, VarSym) and sym.const):
-                raise SimError(f"'{text(node)}' is const: it cannot be assigned", line_of(node))
+                raise SimError(_("'{value}' is const: it cannot be assigned", value=text(node)), line_of(node))
             if isinstance(sym, ArraySym):
-                raise SimError(f"'{text(node)}' is an array: assign to its elements", line_of(node))
+                raise SimError(_("'{value}' is an array: assign to its elements", value=text(node)), line_of(node))
             return VarLV(sym)
         if node.type in ("subscript_expression", "pointer_expression"):
             acc = self.access(node)
             if acc.mem.const:
-                raise SimError(f"{acc.mem.name} points to const float: it cannot be stored into",
+                raise SimError(_("{name} points to const float: it cannot be stored into", name=acc.mem.name),
                                line_of(node))
             if acc.mem.kind == "shared":
                 self.mark_loops()
@@ -1185,11 +1178,10 @@ class Compiler:
         if is_ptr(to) or is_ptr(frm):
             if not (is_ptr(to) and is_ptr(frm)) or to.mem is not frm.mem:
                 where_ = to.mem.name if is_ptr(to) else "a number"
-                raise SimError(f"a pointer into {where_} cannot take this value (pointers here keep "
-                               "the array they were declared with)", line_of(node))
+                raise SimError(_("a pointer into {where} cannot take this value (pointers here keep the array they were declared with)", where=where_), line_of(node))
             return
         if frm not in NUMERIC or to not in NUMERIC:
-            raise SimError(f"cannot assign {frm} to {to}", line_of(node))
+            raise SimError(_("cannot assign {frm} to {to}", frm=frm, to=to), line_of(node))
 
     def e_assignment_expression(self, node):
         op = node.child_by_field_name("operator").type
@@ -1224,10 +1216,10 @@ class Compiler:
                 return v, None
             return padd
         if lt not in NUMERIC or rt not in NUMERIC:
-            raise SimError(f"{op}= needs numbers", line_of(node))
+            raise SimError(_("{op}= needs numbers", op=op), line_of(node))
         if op in INT_OPS:
             if lt not in (INT, BOOL) or rt not in (INT, BOOL):
-                raise SimError(f"the operands of {op}= must be integers", line_of(node))
+                raise SimError(_("the operands of {op}= must be integers", op=op), line_of(node))
             ct, f = INT, INT_OPS[op]
         elif op in ARITH or op == "/":
             ct = arith_type(lt, rt)
@@ -1239,7 +1231,7 @@ class Compiler:
 
         def rmw(st, m):
             loc = lv.locate(st, m)
-            ov, _ = lv.get(st, m, loc)
+            ov, _ot = lv.get(st, m, loc)
             a = convert(ov, None, lt, ct)[0]
             v, s = convert(f(a, fb(st, m)[0]), src, ct, lt)
             lv.put(st, m, loc, v, s)
@@ -1253,7 +1245,7 @@ class Compiler:
         lv = self.lvalue(arg)
         lt = lv.ctype
         if not (lt in NUMERIC or is_ptr(lt)):
-            raise SimError(f"{op} needs a number", line_of(node))
+            raise SimError(_("{op} needs a number", op=op), line_of(node))
         delta = 1 if op == "++" else -1
         src = COMPUTED if lt in (FLOAT, DOUBLE) else None
         dt = DTYPE.get(lt)
@@ -1328,9 +1320,9 @@ class BatchState:
         """The step counter passed its next check: the budget, or time to look at the clock."""
         where = self.loops[-1][1] if self.loops else line  # the innermost loop still running
         if self.steps > self.max_steps:
-            raise StepLimit(where, m, f"ran past {self.max_steps} steps")
+            raise StepLimit(where, m, _("ran past {n} steps", n=self.max_steps))
         if time.perf_counter() > self.deadline:
-            raise StepLimit(where, m, "ran past its time limit")
+            raise StepLimit(where, m, _("ran past its time limit"))
         self.check_at = min(self.max_steps, self.steps + 1024)
 
     def retire(self, m):
@@ -1430,7 +1422,7 @@ def compile_kernel(parsed: Parsed, tile: int, dyn_floats: int | None = None) -> 
     try:
         return Compiler(parsed, tile, dyn_floats).compile()
     except RecursionError:
-        raise SimError(f"the code is nested too deeply for the simulator (more than {MAX_DEPTH} levels)") from None
+        raise SimError(_("the code is nested too deeply for the simulator (more than {MAX_DEPTH} levels)", MAX_DEPTH=MAX_DEPTH)) from None
 
 
 __all__ = ["Program", "MemSpec", "compile_kernel", "run_launch", "LaunchRun", "StepLimit", "DEFAULT_MAX_STEPS"]

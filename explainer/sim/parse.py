@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..resources import kernels_dir
+from ..i18n import _
 from .errors import SimError
 from .preprocess import Macro, preprocess
 
@@ -39,8 +40,7 @@ def language():
             import tree_sitter
             import tree_sitter_cuda
         except ImportError as e:  # pragma: no cover - a dependency of the package
-            raise SimError(f"the simulator needs tree-sitter and tree-sitter-cuda ({e}); "
-                           "pip install tree-sitter tree-sitter-cuda") from None
+            raise SimError(_("the simulator needs tree-sitter and tree-sitter-cuda ({e}); pip install tree-sitter tree-sitter-cuda", e=e)) from None
         _LANGUAGE = tree_sitter.Language(tree_sitter_cuda.language())
     return _LANGUAGE
 
@@ -101,11 +101,12 @@ def _first_error(root):
 
 def _syntax_error(node) -> SimError:
     if node.is_missing:
-        return SimError(f"syntax error: expected {node.type!r}", line_of(node))
+        return SimError(_("syntax error: expected {type}", type=repr(node.type)), line_of(node))
     snippet = " ".join(text(node).split())
     if len(snippet) > 40:
         snippet = snippet[:40] + "..."
-    return SimError(f"syntax error near {snippet!r}" if snippet else "syntax error", line_of(node))
+    return SimError(_("syntax error near {snippet}", snippet=repr(snippet)) if snippet else _("syntax error"),
+                    line_of(node))
 
 
 def _has_child(node, kind: str) -> bool:
@@ -155,18 +156,17 @@ def _kernel_decl(fdef, template, extern_c=False) -> KernelDecl:
     ok = len(sig) == 6 and all(s[0] == w[0] and s[1] == w[1] and s[3] and s[3][0] not in "?*"
                                for s, w in zip(sig, want))
     if not ok:
-        raise SimError(f"kernel {name} must have the ladder's signature {SIGNATURE}", line)
+        raise SimError(_("kernel {name} must have the ladder's signature {SIGNATURE}", name=name, SIGNATURE=SIGNATURE), line)
     rtype = fdef.child_by_field_name("type")
     if rtype is None or text(rtype) != "void":
-        raise SimError(f"kernel {name} must return void", line)
+        raise SimError(_("kernel {name} must return void", name=name), line)
     tparam = None
     if template is not None:
         tl = template.child_by_field_name("parameters")
         tps = [c for c in tl.children if c.is_named and c.type != "comment"]
         if len(tps) != 1 or tps[0].type not in ("parameter_declaration", "optional_parameter_declaration") \
                 or text(tps[0].child_by_field_name("type")) not in ("int", "unsigned", "unsigned int", "size_t"):
-            raise SimError(f"kernel {name}: the simulator takes one template parameter, the tile "
-                           "(template <int TILE>)", line_of(template))
+            raise SimError(_("kernel {name}: the simulator takes one template parameter, the tile (template <int TILE>)", name=name), line_of(template))
         tname = tps[0].child_by_field_name("declarator")
         tparam = TemplateParam(text(tname), tps[0].child_by_field_name("default_value"), line_of(tps[0]))
     return KernelDecl(name, line, fdef, [s[3] for s in sig], (sig[0][2], sig[1][2]), tparam, extern_c)
@@ -178,13 +178,12 @@ def parse_source(source: str, path: Path | str | None = None) -> Parsed:
     Raises :class:`SimError` (one line, with the source line) for anything the simulator cannot
     take: too large, a syntax error, no kernel or several, a signature not the ladder's."""
     if not isinstance(source, str):
-        raise SimError("the kernel source must be text")
+        raise SimError(_("the kernel source must be text"))
     size = len(source.encode("utf-8", "replace"))
     if size > MAX_SOURCE_BYTES:
-        raise SimError(f"the source is {size} bytes; the simulator takes kernels of at most "
-                       f"{MAX_SOURCE_BYTES} bytes")
+        raise SimError(_("the source is {size} bytes; the simulator takes kernels of at most {MAX_SOURCE_BYTES} bytes", size=size, MAX_SOURCE_BYTES=MAX_SOURCE_BYTES))
     if "\x00" in source:
-        raise SimError("the source holds a NUL byte: not a text file")
+        raise SimError(_("the source holds a NUL byte: not a text file"))
     path = Path(path) if path is not None else None
     pre = preprocess(source, path, include_dirs=[kernels_dir()])
     import tree_sitter
@@ -229,11 +228,10 @@ def parse_source(source: str, path: Path | str | None = None) -> Parsed:
 
     visit(tree.root_node)
     if not kernels:
-        raise SimError("no __global__ kernel in the file")
+        raise SimError(_("no __global__ kernel in the file"))
     if len(kernels) > 1:
         names = ", ".join(f"{k.name} (line {k.line})" for k in kernels)
-        raise SimError(f"the file defines {len(kernels)} __global__ kernels ({names}); "
-                       "the simulator checks a file with one")
+        raise SimError(_("the file defines {value} __global__ kernels ({names}); the simulator checks a file with one", value=len(kernels), names=names))
     return Parsed(source, pre.text, tree, kernels[0], file_decls, functions, pre.macros, path)
 
 

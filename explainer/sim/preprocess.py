@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..i18n import _
 from .errors import SimError
 
 MAX_TOKENS = 200_000  # tokens the expansions of a file may produce (a macro bomb stops here)
@@ -81,7 +82,7 @@ def strip_comments(src: str) -> str:
     out = _COMMENT.sub(repl, src)
     i = out.find("/*")
     if i >= 0:
-        raise SimError("unterminated /* comment", out.count("\n", 0, i) + 1)
+        raise SimError(_("unterminated /* comment"), out.count("\n", 0, i) + 1)
     return out
 
 
@@ -92,7 +93,7 @@ def tokenize(text: str, line: int) -> list[Tok]:
         m = _TOKEN.match(text, pos)
         if not m:
             ch = text[pos]
-            raise SimError(f"unexpected character {ch!r}", line)
+            raise SimError(_("unexpected character {value}", value=repr(ch)), line)
         kind = m.lastgroup
         if kind != "ws":
             out.append(Tok(kind, m.group(), line))
@@ -160,7 +161,7 @@ class Preprocessor:
                 pending.extend(tokenize(text, line))
         flush()
         if conds:
-            raise SimError("#if without #endif", conds[-1].line)
+            raise SimError(_("#if without #endif"), conds[-1].line)
         return out
 
     # ---- directives -------------------------------------------------------------------
@@ -170,7 +171,7 @@ class Preprocessor:
         if name in ("ifdef", "ifndef"):
             ident = rest.split()[0] if rest.split() else ""
             if not re.fullmatch(r"[A-Za-z_]\w*", ident):
-                raise SimError(f"#{name} needs a macro name", line)
+                raise SimError(_("#{name} needs a macro name", name=name), line)
             on = (ident in self.macros) == (name == "ifdef")
             outer = active()
             conds.append(_Cond(outer and on, on, line))
@@ -182,13 +183,13 @@ class Preprocessor:
             return
         if name in ("elif", "else", "endif"):
             if not conds:
-                raise SimError(f"#{name} without #if", line)
+                raise SimError(_("#{name} without #if", name=name), line)
             c = conds[-1]
             if name == "endif":
                 conds.pop()
                 return
             if c.seen_else:
-                raise SimError(f"#{name} after #else", line)
+                raise SimError(_("#{name} after #else", name=name), line)
             outer = all(x.active for x in conds[:-1])
             if name == "else":
                 c.seen_else = True
@@ -210,31 +211,30 @@ class Preprocessor:
         elif name in ("pragma", "warning", ""):
             return  # #pragma unroll / once (handled by _include) / a null directive
         elif name == "error":
-            raise SimError(f"#error {rest}", line)
+            raise SimError(_("#error {rest}", rest=rest), line)
         else:
-            raise SimError(f"the preprocessor directive #{name} is outside the simulator's subset", line)
+            raise SimError(_("the preprocessor directive #{name} is outside the simulator's subset", name=name), line)
 
     def _define(self, rest: str, line: int, path):
         m = re.match(r"([A-Za-z_]\w*)(\()?", rest)
         if not m:
-            raise SimError("#define needs a macro name", line)
+            raise SimError(_("#define needs a macro name"), line)
         name = m.group(1)
         params = None
         body_text = rest[m.end():]
         if m.group(2):  # function-like: '(' right after the name
             close = body_text.find(")")
             if close < 0:
-                raise SimError(f"#define {name}(: missing ')'", line)
+                raise SimError(_("#define {name}(: missing ')'", name=name), line)
             plist = [p.strip() for p in body_text[:close].split(",")] if body_text[:close].strip() else []
             for p in plist:
                 if p == "..." or not re.fullmatch(r"[A-Za-z_]\w*", p):
-                    raise SimError(f"#define {name}: parameter {p!r} is outside the simulator's subset "
-                                   "(plain names only)", line)
+                    raise SimError(_("#define {name}: parameter {value} is outside the simulator's subset (plain names only)", name=name, value=repr(p)), line)
             params = plist
             body_text = body_text[close + 1:]
         body = tokenize(body_text, line)
         if any(t.text in ("#", "##") for t in body):
-            raise SimError(f"#define {name}: the # and ## operators are outside the simulator's subset", line)
+            raise SimError(_("#define {name}: the # and ## operators are outside the simulator's subset", name=name), line)
         self.macros[name] = Macro(name, params, body, line, str(path) if path else "<source>")
 
     def _include(self, rest: str, line: int, path, depth: int):
@@ -242,9 +242,9 @@ class Preprocessor:
             return  # a system header (cuda_runtime.h, stdio.h): nothing the kernel body needs
         m = re.match(r'"([^"]+)"', rest)
         if not m:
-            raise SimError(f"#include {rest}: expected \"file\" or <file>", line)
+            raise SimError(_('#include {rest}: expected "file" or <file>', rest=rest), line)
         if depth >= MAX_INCLUDE_DEPTH:
-            raise SimError(f"#include nested more than {MAX_INCLUDE_DEPTH} deep", line)
+            raise SimError(_("#include nested more than {MAX_INCLUDE_DEPTH} deep", MAX_INCLUDE_DEPTH=MAX_INCLUDE_DEPTH), line)
         name = m.group(1)
         dirs = ([path.parent] if path is not None else []) + self.include_dirs
         for d in dirs:
@@ -256,15 +256,15 @@ class Preprocessor:
                 try:
                     text = cand.read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError) as e:
-                    raise SimError(f"cannot read #include \"{name}\": {e}", line) from None
+                    raise SimError(_('cannot read #include "{name}": {e}', name=name, e=e), line) from None
                 if "#pragma once" in text:
                     self.once.add(cand)
                 try:
                     self.run(text, cand, depth + 1, emit=False)
                 except SimError as e:
-                    raise SimError(f"in #include \"{name}\" (line {e.line}): {e.reason}", line) from None
+                    raise SimError(_('in #include "{name}" (line {line}): {reason}', name=name, line=e.line, reason=e.reason), line) from None
                 return
-        raise SimError(f"cannot find #include \"{name}\" (looked in {', '.join(str(d) for d in dirs)})", line)
+        raise SimError(_('cannot find #include "{name}" (looked in {value})', name=name, value=', '.join(str(d) for d in dirs)), line)
 
     # ---- #if --------------------------------------------------------------------------
     def _if_value(self, text: str, line: int) -> int:
@@ -277,12 +277,12 @@ class Preprocessor:
             if t.kind == "id" and t.text == "defined":
                 if i + 1 < len(toks) and toks[i + 1].text == "(":
                     if i + 3 >= len(toks) or toks[i + 3].text != ")":
-                        raise SimError("#if defined( needs a name and ')'", line)
+                        raise SimError(_("#if defined( needs a name and ')'"), line)
                     name, i = toks[i + 2].text, i + 4
                 elif i + 1 < len(toks):
                     name, i = toks[i + 1].text, i + 2
                 else:
-                    raise SimError("#if defined needs a name", line)
+                    raise SimError(_("#if defined needs a name"), line)
                 out.append(Tok("num", "1" if name in self.macros else "0", line))
                 continue
             out.append(t)
@@ -310,7 +310,7 @@ class Preprocessor:
                     continue
                 args = self._collect_args(stack, m, tok.line)
                 if len(args) != len(m.params) and not (len(m.params) == 0 and args == [[]]):
-                    raise SimError(f"macro {m.name} takes {len(m.params)} argument(s), got {len(args)}", tok.line)
+                    raise SimError(_("macro {name} takes {value2} argument(s), got {value3}", name=m.name, value2=len(m.params), value3=len(args)), tok.line)
                 expanded = {p: self.expand(a) for p, a in zip(m.params, args)}
                 body = []
                 for b in m.body:
@@ -320,7 +320,7 @@ class Preprocessor:
                         body.append(Tok(b.kind, b.text, tok.line, hide))
             self.produced += len(body)
             if self.produced > MAX_TOKENS:
-                raise SimError(f"macro {m.name} expands to more than {MAX_TOKENS} tokens", tok.line)
+                raise SimError(_("macro {name} expands to more than {MAX_TOKENS} tokens", name=m.name, MAX_TOKENS=MAX_TOKENS), tok.line)
             stack.extend(reversed(body))
         return out
 
@@ -341,7 +341,7 @@ class Preprocessor:
                 args.append([])
                 continue
             args[-1].append(t)
-        raise SimError(f"macro {m.name}( has no closing ')'", line)
+        raise SimError(_("macro {name}( has no closing ')'", name=m.name), line)
 
 
 class _IfParser:
@@ -358,14 +358,14 @@ class _IfParser:
 
     def take(self, text=None):
         if self.i >= len(self.toks) or (text is not None and self.toks[self.i].text != text):
-            raise SimError("#if: cannot read this expression", self.line)
+            raise SimError(_("#if: cannot read this expression"), self.line)
         self.i += 1
         return self.toks[self.i - 1]
 
     def parse(self) -> int:
         v = self.cond()
         if self.i != len(self.toks):
-            raise SimError("#if: cannot read this expression", self.line)
+            raise SimError(_("#if: cannot read this expression"), self.line)
         return v
 
     def cond(self):
@@ -386,7 +386,7 @@ class _IfParser:
             op = self.take().text
             w = self.binary(level + 1)
             if op in ("/", "%") and w == 0:
-                raise SimError("#if: division by zero", self.line)
+                raise SimError(_("#if: division by zero"), self.line)
             v = {"||": lambda: int(bool(v) or bool(w)), "&&": lambda: int(bool(v) and bool(w)),
                  "|": lambda: v | w, "^": lambda: v ^ w, "&": lambda: v & w,
                  "==": lambda: int(v == w), "!=": lambda: int(v != w), "<": lambda: int(v < w),
@@ -411,7 +411,7 @@ class _IfParser:
             return parse_int(t.text, self.line)
         if t.kind == "chr" and len(t.text) == 3:
             return ord(t.text[1])
-        raise SimError(f"#if: unexpected {t.text!r}", self.line)
+        raise SimError(_("#if: unexpected {text}", text=repr(t.text)), self.line)
 
 
 def parse_int(text: str, line: int) -> int:
@@ -425,7 +425,7 @@ def parse_int(text: str, line: int) -> int:
             return int(s, 8)
         return int(s)
     except ValueError:
-        raise SimError(f"{text!r} is not an integer", line) from None
+        raise SimError(_("{value} is not an integer", value=repr(text)), line) from None
 
 
 def preprocess(source: str, path: Path | None = None, include_dirs=()) -> Preprocessed:

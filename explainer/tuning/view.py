@@ -12,11 +12,17 @@ import html
 import ipywidgets as W
 
 from ..gpu import recorded
+from ..i18n import _, N_
 from . import planner
 from ..model.launch import ceil_div, padded_shape
 from .planner import tile_fixup_ms
 
 SM_COLS = 12
+
+
+def _n(n: int, one: str, many: str) -> str:
+    """``one`` or ``many`` (msgids with a field ``{n}``) for the count ``n``, in the reader's language."""
+    return _(one, n=n) if n == 1 else _(many, n=n)
 #: What the SM strip's colours say.
 IDLE, FEWER, MOST = "#e5e7eb", "#93c5fd", "#1d4ed8"
 
@@ -30,73 +36,77 @@ def why_text(c: "planner.Candidate") -> str:
     s = ""
     if c.pad:
         M, N, K = c.padded_from
-        what = " and ".join(f"{m} into rows of {w} floats ({x} = {v})"
-                            for m, x, v, w in (("A", "K", K, c.K), ("B", "N", N, c.N)) if v != w)
-        s = (f"rows padded to 16 bytes ({what}: copied first, then the fast 16-byte copies, C stored "
-             f"in place; {c.pad_ms:.4f} ms of copies in the estimate); ")
+        what = _(" and ").join(_("{m} into rows of {w} floats ({x} = {v})", m=m, w=w, x=x, v=v)
+                               for m, x, v, w in (("A", "K", K, c.K), ("B", "N", N, c.N)) if v != w)
+        s = _("rows padded to 16 bytes ({what}: copied first, then the fast 16-byte copies, C stored in place; "
+              "{ms} ms of copies in the estimate); ", what=what, ms=f"{c.pad_ms:.4f}")
+    tiles = dict(BM=r.BM, BN=r.BN, gx=c.grid[0], gy=c.grid[1], sms=c.sms)
     if c.splits == 1:
-        s += f"{r.BM}×{r.BN} tiles → {c.grid[0]}×{c.grid[1]} = {c.blocks:,} blocks on {c.sms} SMs: "
+        s += _("{BM}×{BN} tiles → {gx}×{gy} = {blocks} blocks on {sms} SMs: ", blocks=f"{c.blocks:,}", **tiles)
     elif c.tail:
         whole = c.tiles - c.tail
-        s += (f"{r.BM}×{r.BN} tiles → {c.grid[0]}×{c.grid[1]} = {c.tiles:,} tiles: {whole:,} whole "
-             f"({whole // c.sms} round{'s' if whole // c.sms != 1 else ''} of {c.sms} SMs), the last "
-             f"{c.tail} split in {c.splits} (split tail) → {c.tail * c.splits:,} blocks of "
-             f"1/{c.splits} of K: ")
+        s += _("{BM}×{BN} tiles → {gx}×{gy} = {tiles} tiles: {whole} whole ({rounds} of {sms} SMs), the last {tail} "
+               "split in {splits} (split tail) → {blocks} blocks of 1/{splits} of K: ", tiles=f"{c.tiles:,}",
+               whole=f"{whole:,}", rounds=_n(whole // c.sms, N_("{n} round"), N_("{n} rounds")), tail=c.tail,
+               splits=c.splits, blocks=f"{c.tail * c.splits:,}", **tiles)
     else:
-        s += (f"{r.BM}×{r.BN} tiles → {c.grid[0]}×{c.grid[1]} = {c.tiles:,} tiles, K split in "
-             f"{c.splits} (split-K, {r.phases(c.K)} phases"
-             + (", the slices added by a second kernel over every SM" if c.reduce else "")
-             + f") → {c.blocks:,} blocks on {c.sms} SMs: ")
+        s += _("{BM}×{BN} tiles → {gx}×{gy} = {tiles} tiles, K split in {splits} (split-K, {phases} phases{reduce}) "
+               "→ {blocks} blocks on {sms} SMs: ", tiles=f"{c.tiles:,}", splits=c.splits, phases=r.phases(c.K),
+               reduce=_(", the slices added by a second kernel over every SM") if c.reduce else "",
+               blocks=f"{c.blocks:,}", **tiles)
     if c.tail:
         whole = ceil_div(c.tiles - c.tail, c.sms)
         part = ceil_div(c.tail * c.splits, c.sms)
-        s += (f"the busiest SM runs {whole} whole block{'s' if whole != 1 else ''} and {part} slice"
-              f"{'s' if part != 1 else ''} (without the split: {ceil_div(c.tiles, c.sms)} whole blocks; "
-              f"the last block of each split tile adds its {c.splits} slices alone "
-              f"({tile_fixup_ms(r, c.splits):.4f} ms))")
+        s += _("the busiest SM runs {whole} and {part} (without the split: {n} whole blocks; the last block of each "
+               "split tile adds its {splits} slices alone ({ms} ms))",
+               whole=_n(whole, N_("{n} whole block"), N_("{n} whole blocks")), part=_n(part, N_("{n} slice"), N_("{n} slices")),
+               n=ceil_div(c.tiles, c.sms), splits=c.splits, ms=f"{tile_fixup_ms(r, c.splits):.4f}")
     else:
-        s += f"the busiest SM runs {c.longest} block{'s' if c.longest != 1 else ''}"
+        s += _("the busiest SM runs {blocks}", blocks=_n(c.longest, N_("{n} block"), N_("{n} blocks")))
     if planner.runs_roomy(r, c.M, c.N, c.K, c.sms, c.splits, c.tail):
         at = c.runs_at  # kernel 14's GUARD 4: the same rounds with a block fewer per SM
-        s += (f", {at} at a time (registers for {r.min_blocks - 1} blocks per SM instead of {r.min_blocks}: "
-              f"the element copies keep their addresses in registers, and the busiest SM still needs "
-              f"{ceil_div(c.longest, at)} round{'s' if ceil_div(c.longest, at) != 1 else ''})")
+        s += _(", {at} at a time (registers for {fewer} blocks per SM instead of {blocks}: the element copies keep "
+               "their addresses in registers, and the busiest SM still needs {rounds})", at=at,
+               fewer=r.min_blocks - 1, blocks=r.min_blocks,
+               rounds=_n(ceil_div(c.longest, at), N_("{n} round"), N_("{n} rounds")))
     elif c.resident > 1:
-        s += f", {c.resident} at a time"
-    s += f", {idle} SM{'s' if idle != 1 else ''} idle" if idle else f", {c.busy_fraction:.0%} of the SM time does work"
+        s += _(", {n} at a time", n=c.resident)
+    s += (_n(idle, N_(", {n} SM idle"), N_(", {n} SMs idle")) if idle
+          else _(", {pct} of the SM time does work", pct=f"{c.busy_fraction:.0%}"))
     slow = c.latency_slowdown
     if slow > 1.0:
         warps = c.starved_blocks * r.threads // 32
-        s += (f"; {warps} warp{'s' if warps != 1 else ''} an SM, too few to cover a phase's loads: "
-              f"each block counted {slow:.2f}× longer than on a full SM")
+        s += _("; {warps} an SM, too few to cover a phase's loads: each block counted {slow}× longer than on a full "
+               "SM", warps=_n(warps, N_("{n} warp"), N_("{n} warps")), slow=f"{slow:.2f}")
     if c.guarded:
-        s += "; guarded path (a tile does not divide the shape)"
+        s += _("; guarded path (a tile does not divide the shape)")
         M, N = c.padded_from[:2] if c.pad else (c.M, c.N)
         if r.splits_k and r.shifts(M, N):  # the tuned kernel: one body in every block
-            s += (", every block on the interior body: a tile that would cross C's edge moves back to end on "
-                  "its last row and column and stores only its own outputs")
+            s += _(", every block on the interior body: a tile that would cross C's edge moves back to end on "
+                   "its last row and column and stores only its own outputs")
         elif r.splits_k:
-            s += ", the edge blocks copy from rows and columns clamped into A and B (C is narrower than a tile)"
+            s += _(", the edge blocks copy from rows and columns clamped into A and B (C is narrower than a tile)")
         rows, cols = c.grid[1] * r.BM, c.grid[0] * r.BN
         if (rows, cols) != (M, N):  # the tiles' outputs outside C are computed and thrown away
             share = M * N / (rows * cols)
             pct = f"{share:.1%}" if share > 0.995 else f"{share:.0%}"  # 2047^3: 99.9%, not 100%
-            s += f", the tiles cover {rows}×{cols} of C's {M}×{N}: {pct} of their multiply-adds land in C"
+            s += _(", the tiles cover {rows}×{cols} of C's {M}×{N}: {pct} of their multiply-adds land in C",
+                   rows=rows, cols=cols, M=M, N=N, pct=pct)
     if c.tuned_at and c.tuned_ms:
         at = "{}x{}x{}".format(*c.tuned_at)
         if c.tuned_splits == 1 and c.splits > 1:
-            at += " as one whole launch"
+            at += _(" as one whole launch")
         elif c.tuned_splits not in (None, c.splits):
-            at += f" with K split in {c.tuned_splits}"
+            at += _(" with K split in {n}", n=c.tuned_splits)
         if c.reduce and c.tuned_reduce is False:
-            at += " without the separate reduction"
-        measured = "measured"
+            at += _(" without the separate reduction")
+        measured = _("measured")
         if c.pad and c.tuned_at != padded_shape(*c.tuned_at):  # scaled from a padded row
-            measured, at = "measured padded", at + ", less its copies there"
-        s += (f"; {c.tuned_ms:.4f} ms estimated from this device's tuning table ({measured} at {at}, "
-              "scaled by the model)")
+            measured, at = _("measured padded"), at + _(", less its copies there")
+        s += _("; {ms} ms estimated from this device's tuning table ({measured} at {at}, scaled by the model)",
+               ms=f"{c.tuned_ms:.4f}", measured=measured, at=at)
         if c.pad:
-            s += f", {c.tuned_ms + c.pad_ms:.4f} ms with the copies"
+            s += _(", {ms} ms with the copies", ms=f"{c.tuned_ms + c.pad_ms:.4f}")
     return s
 
 
@@ -108,11 +118,13 @@ def plan_text(plan) -> str:
         return why_text(c)
     ran = {label: ms for label, ms in times.items() if ms}
     if not ran:
-        return why_text(c) + "; not measured here (nothing on the planner's shortlist ran), the planner's choice"
-    others = ", ".join(f"{label} {ms:.4f}" if ms else f"{label} failed" for label, ms in times.items() if label != plan.label)
+        return why_text(c) + _("; not measured here (nothing on the planner's shortlist ran), the planner's choice")
+    others = ", ".join(f"{label} {ms:.4f}" if ms else _("{label} failed", label=label)
+                       for label, ms in times.items() if label != plan.label)
     first = times.get(plan.choice)
-    head = (f"the fastest measured here, {ran[plan.label]:.4f} ms, of the planner's shortlist of {len(times)} "
-            f"(its choice {plan.choice}" + ("" if plan.choice == plan.label else f" {first:.4f} ms" if first else " failed")
+    head = (_("the fastest measured here, {ms} ms, of the planner's shortlist of {n} (its choice {choice}",
+              ms=f"{ran[plan.label]:.4f}", n=len(times), choice=plan.choice)
+            + ("" if plan.choice == plan.label else f" {first:.4f} ms" if first else _(" failed"))
             + (f"; {others} ms" if others else "") + ")")
     return f"{head}; {why_text(c)}"
 
@@ -123,8 +135,8 @@ def split_text(c: "planner.Candidate") -> str:
     if c.splits == 1:
         return "–"
     if c.tail:
-        return f"last {c.tail} tiles × {c.splits}"
-    return f"{c.splits}, then a reduction kernel" if c.reduce else str(c.splits)
+        return _("last {tail} tiles × {splits}", tail=c.tail, splits=c.splits)
+    return _("{n}, then a reduction kernel", n=c.splits) if c.reduce else str(c.splits)
 
 
 def starved_text(c: "planner.Candidate") -> str:
@@ -134,8 +146,9 @@ def starved_text(c: "planner.Candidate") -> str:
     if slow <= 1.0:
         return ""
     warps = c.starved_blocks * c.rung.threads // 32
-    return (f"<br><span style='font-size:11px;color:#b45309' title='{warps} warps on the SM: too few to issue "
-            f"multiply-adds while a phase&#39;s copies travel'>{warps} warps: each ×{slow:.2f}</span>")
+    title = _("{warps} warps on the SM: too few to issue multiply-adds while a phase's copies travel", warps=warps)
+    return (f"<br><span style='font-size:11px;color:#b45309' title='{html.escape(title)}'>"
+            + _("{warps} warps: each ×{slow}", warps=warps, slow=f"{slow:.2f}") + "</span>")
 
 
 def sm_strip(c: planner.Candidate, cell: int = 9) -> str:
@@ -151,8 +164,9 @@ def sm_strip(c: planner.Candidate, cell: int = 9) -> str:
         k = sfull + (1 if i < sextra else 0)  # slices of the split tail
         colour = IDLE if n + k == 0 else MOST if n + k == c.longest else FEWER
         x, y = (i % SM_COLS) * (cell + 1), (i // SM_COLS) * (cell + 1)
-        what = f'{n} block{"s" if n != 1 else ""}' if not c.tail else (
-            f'{n} whole block{"s" if n != 1 else ""} + {k} slice{"s" if k != 1 else ""} of 1/{c.splits} of K')
+        what = _n(n, N_("{n} block"), N_("{n} blocks")) if not c.tail else _(
+            "{whole} + {slices} of 1/{splits} of K", whole=_n(n, N_("{n} whole block"), N_("{n} whole blocks")),
+            slices=_n(k, N_("{n} slice"), N_("{n} slices")), splits=c.splits)
         parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{colour}"><title>SM {i}: {what}'
                      f'</title></rect>')
     w, h = SM_COLS * (cell + 1), rows * (cell + 1)
@@ -171,37 +185,43 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
         pred = f"{c.predicted_ms:.4f}" if c.predicted_ms else "–"
         tuned_s = f"{c.tuned_ms:.4f}" if c.tuned_ms else "–"
         if c.pad and c.tuned_ms:
-            tuned_s = f"{c.tuned_ms + c.pad_ms:.4f} (with {c.pad_ms:.4f} of copies)"
-        meas = f"{c.measured_ms:.4f}" if c.measured_ms else "not recorded at this shape"
-        pick = " ◀ planner's choice" if i == 0 else ""
+            tuned_s = _("{ms} (with {pad} of copies)", ms=f"{c.tuned_ms + c.pad_ms:.4f}", pad=f"{c.pad_ms:.4f}")
+        meas = f"{c.measured_ms:.4f}" if c.measured_ms else _("not recorded at this shape")
+        pick = " ◀ " + _("planner's choice") if i == 0 else ""
         rows.append(
             f"<tr data-kernel='{c.rung.name}'><td style='{TD};text-align:left'><b>{html.escape(c.rung.name)}</b>"
-            f"{' + rows padded' if c.pad else ''}{pick}</td>"
+            f"{' + ' + _('rows padded') if c.pad else ''}{pick}</td>"
             f"<td style='{TD}'>{c.rung.BM}×{c.rung.BN}</td><td style='{TD}'>{split_text(c)}</td>"
             f"<td style='{TD}'>{c.blocks:,}</td>"
             f"<td style='{TD}'>{c.longest}{starved_text(c)}</td><td style='{TD}'>{c.busy_fraction:.0%}</td>"
             f"<td style='{TD}'>{sm_strip(c)}</td><td style='{TD}'>{pred}</td><td style='{TD}'>{tuned_s}</td>"
             f"<td style='{TD}'>{meas}</td></tr>")
     head = "".join(f"<th style='padding:3px 8px;border-bottom:2px solid #9ca3af'>{h}</th>" for h in (
-        "kernel", "block tile", "K split in (split-K; the split tail: tiles × S)", "blocks", "on the busiest SM", "SM time used", f"the {sms} SMs", "model ms",
-        "from the tuning table ms", "measured ms"))
+        _("kernel"), _("block tile"), _("K split in (split-K; the split tail: tiles × S)"), _("blocks"),
+        _("on the busiest SM"), _("SM time used"), _("the {sms} SMs", sms=sms), _("model ms"),
+        _("from the tuning table ms"), _("measured ms")))
     best = cands[0]
-    tuned_note = (f"From the tuning table ({html.escape(tuned['source'])}) = the kernel's time measured at the nearest "
-                  "tuned shape, scaled by the model's ratio between the two shapes; it ranks the kernels." if tuned else "No tuning table for this device (tiled-explainer tune writes one).")
+    tuned_note = (_("From the tuning table ({source}) = the kernel's time measured at the nearest tuned shape, scaled "
+                    "by the model's ratio between the two shapes; it ranks the kernels.",
+                    source=html.escape(tuned['source'])) if tuned
+                  else _("No tuning table for this device (tiled-explainer tune writes one)."))
     return (
-        f"<div style='font-size:14px;margin:4px 0'><b>{html.escape(best.label)}</b> for M={M}, N={N}, K={K}: "
-        f"{html.escape(why_text(best))}.</div>"
+        "<div style='font-size:14px;margin:4px 0'>"
+        + _("<b>{label}</b> for M={M}, N={N}, K={K}: {why}.", label=html.escape(best.label), M=M, N=N, K=K,
+            why=html.escape(why_text(best))) + "</div>"
         f"<table class='explainer-plan' style='font-size:13px;border-collapse:collapse'><tr>{head}</tr>{''.join(rows)}</table>"
-        f"<div style='font-size:12px;color:#4b5563'>Dark: the SMs that get the most blocks; light: one block fewer; "
-        f"grey: none. Model = blocks on the busiest SM × that kernel's SM time per block, measured once with every "
-        f"SM busy ({html.escape(data['label'])}), each counted longer where an SM gets too few warps to issue "
-        f"multiply-adds for {planner.LATENCY_CYCLES:,.0f} cycles while a phase's copies travel; it leaves out launch "
-        f"overhead and the rest of a lone block's latency, so small launches run slower than it says. Split-K (kernel 14): S blocks share a tile of C, each summing 1/S of K; the last to "
-        f"finish adds the S partial tiles (the model charges their traffic at {planner.FIXUP_GBS:,.0f} GB/s); each "
-        f"kernel's row shows its best S. Rows padded (K or N not a multiple of 4): A where K, B where N is not, copied "
-        f"first into rows of a multiple of 4 floats, so the kernel reads 16-byte granules instead of single elements "
-        f"and stores C in place; the copies "
-        f"are charged at {planner.PAD_GBS:,.0f} GB/s. {tuned_note} Computed by explainer.tuning.planner.</div>")
+        "<div style='font-size:12px;color:#4b5563'>"
+        + _("Dark: the SMs that get the most blocks; light: one block fewer; grey: none. Model = blocks on the busiest "
+            "SM × that kernel's SM time per block, measured once with every SM busy ({label}), each counted longer "
+            "where an SM gets too few warps to issue multiply-adds for {cycles} cycles while a phase's copies travel; "
+            "it leaves out launch overhead and the rest of a lone block's latency, so small launches run slower than "
+            "it says. Split-K (kernel 14): S blocks share a tile of C, each summing 1/S of K; the last to finish adds "
+            "the S partial tiles (the model charges their traffic at {fixup} GB/s); each kernel's row shows its best "
+            "S. Rows padded (K or N not a multiple of 4): A where K, B where N is not, copied first into rows of a "
+            "multiple of 4 floats, so the kernel reads 16-byte granules instead of single elements and stores C in "
+            "place; the copies are charged at {pad} GB/s.", label=html.escape(data['label']),
+            cycles=f"{planner.LATENCY_CYCLES:,.0f}", fixup=f"{planner.FIXUP_GBS:,.0f}", pad=f"{planner.PAD_GBS:,.0f}")
+        + f" {tuned_note} " + _("Computed by explainer.tuning.planner.") + "</div>")
 
 
 class PlannerPanel:
@@ -227,7 +247,7 @@ class PlannerPanel:
         shape = (self.w_M.value, self.w_N.value, self.w_K.value)
         try:
             if not self.data:
-                raise ValueError("no recorded timings to calibrate the planner (tiled-explainer bench --save)")
+                raise ValueError(_("no recorded timings to calibrate the planner (tiled-explainer bench --save)"))
             out = table_html(*shape, self.data, self.tuned)
         except ValueError as e:
             self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}</span>'

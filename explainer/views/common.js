@@ -48,7 +48,9 @@ function at(a, ...idx) {
 // A loop counter as every label shows it: "phase t = 2 of 0..5", counted from 0 as in the
 // kernel's loop and tiled-explainer trace (explainer.model.count_label says the same in Python).
 function countText(name, i, n) {
-  return `${name} = ${i} of 0..${n - 1}`;
+  // The counters' names the views pass, in the reader's language (a name already translated stays).
+  const names = { "phase t": tr("phase t"), "stage": tr("stage"), "buffer": tr("buffer"), "k-step": tr("k-step") };
+  return tr("{name} = {i} of 0..{last}", { name: names[name] || name, i, last: n - 1 });
 }
 
 function el(tag, attrs = {}, parent = null, text = null) {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import resources
-from ..i18n import _
+from ..i18n import N_, _
 from ..model import LaunchError, as_int
 
 #: The figures' font stack (plotly figures and the views' own CSS in common.js, page.css): system
@@ -31,15 +31,16 @@ PALETTE = [
     "#c4b5fd",  # WAITING   a thread that has arrived at the barrier (not "stored to C")
     "#ffffff",  # OUTSIDE   past the edge of A, B or C (page 03 draws the tiles whole)
 ]
+#: The stepper's colour key (translated where shown: ``_(text)``).
 LEGEND = [
-    (PANEL, "this block's panel"),
-    (TILE, "tile of this phase"),
-    (ACTIVE, "copied / read now"),
-    (PINNED, "pinned thread"),
-    (PADDING, "padding zero"),
-    (STORED, "stored to C"),
-    (STALE, "left from the previous phase"),
-    (WAITING, "waiting at the barrier"),
+    (PANEL, N_("this block's panel")),
+    (TILE, N_("tile of this phase")),
+    (ACTIVE, N_("copied / read now")),
+    (PINNED, N_("pinned thread")),
+    (PADDING, N_("padding zero")),
+    (STORED, N_("stored to C")),
+    (STALE, N_("left from the previous phase")),
+    (WAITING, N_("waiting at the barrier")),
 ]
 
 
@@ -72,13 +73,14 @@ def _colorscale():
 COLORSCALE = _colorscale()
 ZRANGE = dict(zmin=0, zmax=len(PALETTE), colorscale=COLORSCALE, showscale=False)
 
+#: What each kind of step does, in words (translated where shown: ``_(STEP_WORDS[kind])``).
 STEP_WORDS = {
-    "load_a": "loading the A tile into As",
-    "load_b": "loading the B tile into Bs",
-    "barrier1": "barrier 1: waiting until every thread has stored its elements",
-    "compute": "multiply-adds from As and Bs",
-    "barrier2": "barrier 2: waiting until every thread has finished reading the tiles",
-    "store": "storing C",
+    "load_a": N_("loading the A tile into As"),
+    "load_b": N_("loading the B tile into Bs"),
+    "barrier1": N_("barrier 1: waiting until every thread has stored its elements"),
+    "compute": N_("multiply-adds from As and Bs"),
+    "barrier2": N_("barrier 2: waiting until every thread has finished reading the tiles"),
+    "store": N_("storing C"),
 }
 TEXT_MAX = 24  # draw cell labels only when a view has at most this many cells per axis
 

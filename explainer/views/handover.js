@@ -22,11 +22,11 @@ function createHandoverView({ model, el: host }) {
 
   function draw() {
     const s = meta.steps[step];
-    label.textContent = `step ${step + 1} / ${meta.steps.length} · ${meta.actors[s.actor]}` +
-      (s.phase >= 0 ? ` · ${countText("phase t", s.phase, meta.phases)}` : "") + (s.waits ? " · waits" : "");
+    label.textContent = `${tr("step {i} / {n}", { i: step + 1, n: meta.steps.length })} · ${meta.actors[s.actor]}` +
+      (s.phase >= 0 ? ` · ${countText("phase t", s.phase, meta.phases)}` : "") + (s.waits ? ` · ${tr("waits")}` : "");
     actors.textContent = "";
     meta.actors.forEach((name, a) => {
-      const acting = a === s.actor, waiting = s.doing[a].startsWith("waits");
+      const acting = a === s.actor, waiting = s.waiting[a];
       const box = el("div", { class: "explainer-handover-actor", "data-acting": String(acting),
         style: `min-width:150px;padding:4px 8px;border:${acting ? "2px solid #111827" : "1px solid #9ca3af"};` +
                `border-radius:4px;background:${waiting ? "#fef3c7" : "#ffffff"}` }, actors);
@@ -39,17 +39,18 @@ function createHandoverView({ model, el: host }) {
         style: `min-width:170px;padding:6px 8px;border:${b === s.stage ? "2px solid #111827" : "1px solid #9ca3af"};` +
                `border-radius:4px;background:${meta.palette[s.state[b]]}` }, stages);
       el("div", { style: "font-weight:600" }, box, `${countText("stage", b, meta.stages)}: ` +
-        (ph < 0 ? "(empty)" : countText("phase t", ph, meta.phases)));
+        (ph < 0 ? tr("(empty)") : countText("phase t", ph, meta.phases)));
       el("div", { style: "font-size:12px" }, box, meta.states[s.state[b]]);
       el("div", { class: "explainer-handover-full", style: "font-size:12px;margin-top:4px" }, box,
-        `full[${b}]: phase bit ${s.full_done[b] % 2} · arrived ${s.full_arrived[b]}/${meta.full_arrivals}` +
-        ` · ${s.full_bytes[b].toLocaleString("en")} B to land`);
+        tr("full[{b}]: phase bit {bit} · arrived {n}/{total} · {bytes} B to land", { b, bit: s.full_done[b] % 2,
+          n: s.full_arrived[b], total: meta.full_arrivals, bytes: s.full_bytes[b].toLocaleString("en") }));
       el("div", { class: "explainer-handover-empty", style: "font-size:12px" }, box,
-        `empty[${b}]: phase bit ${s.empty_done[b] % 2} · arrived ${s.empty_arrived[b]}/${meta.empty_arrivals}`);
+        tr("empty[{b}]: phase bit {bit} · arrived {n}/{total}", { b, bit: s.empty_done[b] % 2,
+          n: s.empty_arrived[b], total: meta.empty_arrivals }));
     });
     text.textContent = s.text;
     code.innerHTML = listingHtml(meta.code, s.code) + (s.code.length || s.line !== "land" ? ""
-      : "\n      (the copy engine: no thread runs a line for this step)");
+      : "\n      " + escapeHtml(tr("(the copy engine: no thread runs a line for this step)")));
   }
 
   model.on("change:rev", load);

@@ -11,12 +11,16 @@ from __future__ import annotations
 import re
 
 from .. import resources
+from ..i18n import _, N_
 from ..model import hopper
 from .store import STATIC_BUDGET, BrowserView, keyed_store
 
 K_DEFAULT = 6 * hopper.KERNEL.BK  # 6 phases: the producer waits on empty, the stages wrap
 #: Stage colours by state (hopper.STAGE_*): free, copy in flight, full, read by wgmma.
 PALETTE = ["#f3f4f6", "#fde68a", "#86efac", "#93c5fd"]
+#: The model's stage states and roles (hopper.STAGE_STATES, hopper.ACTORS) marked for the catalogue; shown with _().
+STATE_WORDS = (N_("free"), N_("TMA copy in flight"), N_("full"), N_("read by wgmma"))
+ACTOR_WORDS = (N_("producer"), N_("TMA"), N_("consumer 1"), N_("consumer 2"))
 #: The markers each step kind highlights ("land" is the copy engine's: no line of the kernel).
 MARKERS = {"init": ("init",), "wait_empty": ("wait_empty",), "expect_tx": ("expect_tx",),
            "load": ("load_a", "load_b"), "land": (), "wait_full": ("wait_full",), "compute": ("compute",),
@@ -43,18 +47,19 @@ def handover_data(K: int = K_DEFAULT, kern: hopper.HopperKernel = hopper.KERNEL)
     rows = {kind: [j for j, (m, _, _) in enumerate(lines) if m in ms] for kind, ms in MARKERS.items()}
     return {
         "view": "handover", "kernel": kern.name, "K": K, "stages": kern.stages, "phases": kern.phases(K),
-        "palette": PALETTE, "states": list(hopper.STAGE_STATES), "actors": list(hopper.ACTORS),
+        "palette": PALETTE, "states": [_(s) for s in hopper.STAGE_STATES], "actors": [_(a) for a in hopper.ACTORS],
         "full_arrivals": 1, "empty_arrivals": kern.empty_arrivals, "stage_bytes": kern.stage_bytes,
         "code": [{"line": n, "text": t} for _, n, t in lines],
         "steps": [{"actor": s.actor, "line": s.line, "phase": s.phase, "stage": s.stage, "waits": s.waits,
                    "holds": list(s.holds), "state": list(s.state), "full_done": list(s.full_done),
                    "full_arrived": list(s.full_arrived), "full_bytes": list(s.full_bytes),
                    "empty_done": list(s.empty_done), "empty_arrived": list(s.empty_arrived),
-                   "doing": list(s.doing), "text": s.text, "code": rows[s.line]} for s in steps],
-        "caption": (f"Kernel 17, one block, K = {K} ({kern.phases(K)} phases of {kern.BK}), {kern.stages} stages: "
-                    "one order the roles may take (they run at once; the mbarriers make every order compute the "
-                    "same C). Computed by explainer.model.hopper.schedule; the code lines are the kernel's own. "
-                    "A barrier's phase bit is the number of phases it has completed, mod 2."),
+                   "doing": list(s.doing), "waiting": list(s.waiting), "text": s.text, "code": rows[s.line]} for s in steps],
+        "caption": _("Kernel 17, one block, K = {K} ({phases} phases of {BK}), {stages} stages: one order the roles "
+                     "may take (they run at once; the mbarriers make every order compute the same C). Computed by "
+                     "explainer.model.hopper.schedule; the code lines are the kernel's own. A barrier's phase bit is "
+                     "the number of phases it has completed, mod 2.",
+                     K=K, phases=kern.phases(K), BK=kern.BK, stages=kern.stages),
     }
 
 

@@ -88,37 +88,37 @@ def exercises() -> dict[str, Exercise]:
                  (_("x is the column direction: col comes from blockIdx.x, blockDim.x and threadIdx.x."),
                   "row = blockIdx.y * blockDim.y + threadIdx.y.",
                   _("A is M x K and B is K x N, row-major: element (r, c) of A is A[r * K + c]."))),
-        Exercise("tiled", "Write the tiled kernel",
-                 "Fill in the indices of the copies into As and Bs and of the compute loop, and put the "
-                 "two barriers back.", tiled,
-                 ("row and col are as in the naive kernel, with TILE for blockDim.",
-                  "In phase t a thread copies A[row][t * TILE + tx] and B[t * TILE + ty][col].",
-                  "The compute loop reads As[ty][k] and Bs[k][tx].",
-                  "One __syncthreads() after the copies (nobody reads a tile before it is whole), one after "
-                  "the loop (nobody overwrites it while others still read it).")),
-        Exercise("any_size", "Make the tiled kernel work for any M, N, K",
-                 "PMPP fig. 5.9 as printed: correct only when TILE divides M, N and K. Add the checks.",
+        Exercise("tiled", _("Write the tiled kernel"),
+                 _("Fill in the indices of the copies into As and Bs and of the compute loop, and put the "
+                 "two barriers back."), tiled,
+                 (_("row and col are as in the naive kernel, with TILE for blockDim."),
+                  _("In phase t a thread copies A[row][t * TILE + tx] and B[t * TILE + ty][col]."),
+                  _("The compute loop reads As[ty][k] and Bs[k][tx]."),
+                  _("One __syncthreads() after the copies (nobody reads a tile before it is whole), one after "
+                  "the loop (nobody overwrites it while others still read it)."))),
+        Exercise("any_size", _("Make the tiled kernel work for any M, N, K"),
+                 _("PMPP fig. 5.9 as printed: correct only when TILE divides M, N and K. Add the checks."),
                  _kernel_body("06_tiled_unguarded.cu"),
-                 ("Run it as it is first: the simulator names the out-of-bounds accesses and their lines.",
-                  "A load past A's or B's edge must store a zero instead (it adds nothing to the sum).",
-                  "The number of phases is CEIL_DIV(K, TILE), not K / TILE.",
-                  "Only threads inside C may store: if (row < M && col < N).")),
-        Exercise("no_barriers", "Repair the kernel without barriers",
-                 "Both __syncthreads() are gone: the simulator finds the races. Put back what is needed.",
+                 (_("Run it as it is first: the simulator names the out-of-bounds accesses and their lines."),
+                  _("A load past A's or B's edge must store a zero instead (it adds nothing to the sum)."),
+                  _("The number of phases is CEIL_DIV(K, TILE), not K / TILE."),
+                  _("Only threads inside C may store: if (row < M && col < N)."))),
+        Exercise("no_barriers", _("Repair the kernel without barriers"),
+                 _("Both __syncthreads() are gone: the simulator finds the races. Put back what is needed."),
                  _kernel_body("09_tiled_no_barriers.cu"),
-                 ("Which thread writes a cell of As that another thread reads, with no barrier between?",
-                  "Barrier 1: after the copies, before the compute loop.",
-                  "Barrier 2: after the compute loop, before the next phase's copies.")),
-        Exercise("no_barrier1", "Repair the kernel without barrier 1",
-                 "One barrier is missing: threads read the tile before every thread has written it.",
+                 (_("Which thread writes a cell of As that another thread reads, with no barrier between?"),
+                  _("Barrier 1: after the copies, before the compute loop."),
+                  _("Barrier 2: after the compute loop, before the next phase's copies."))),
+        Exercise("no_barrier1", _("Repair the kernel without barrier 1"),
+                 _("One barrier is missing: threads read the tile before every thread has written it."),
                  _kernel_body("07_tiled_no_barrier1.cu"),
-                 ("The simulator reports reads of cells not yet written in this phase.",
-                  "Put __syncthreads() between the copies and the compute loop.")),
-        Exercise("no_barrier2", "Repair the kernel without barrier 2",
-                 "One barrier is missing: a fast thread overwrites the tile while a slow one still reads it.",
+                 (_("The simulator reports reads of cells not yet written in this phase."),
+                  _("Put __syncthreads() between the copies and the compute loop."))),
+        Exercise("no_barrier2", _("Repair the kernel without barrier 2"),
+                 _("One barrier is missing: a fast thread overwrites the tile while a slow one still reads it."),
                  _kernel_body("08_tiled_no_barrier2.cu"),
-                 ("The race is between the compute loop of phase t and the copies of phase t + 1.",
-                  "Put __syncthreads() after the compute loop.")),
+                 (_("The race is between the compute loop of phase t and the copies of phase t + 1."),
+                  _("Put __syncthreads() after the compute loop."))),
     )}
 
 
@@ -269,11 +269,12 @@ class KernelExercise:
             self.stepper = TiledStepper(M, N, K, T, block=block, thread=thread)
             self.stepper_box.children = (self.stepped, self.stepper.widget)
         self.stepped.value = (
-            f'<div style="font-size:14px;margin-top:8px"><b>Your kernel, stepped</b> ({M}×{N}×{K}, T = {T}, as the '
-            "simulator ran it): As and Bs hold the elements <i>your</i> kernel copied, red where they are not the "
-            "tiled kernel's or where two threads raced on the cell; in the compute loop, the cells the pinned thread "
-            "reads (red where they are not As[ty][k] and Bs[k][tx]: the one read and the one meant); at the store, the "
-            "C elements stored in the wrong place. Pick another block or thread to see theirs.</div>")
+            '<div style="font-size:14px;margin-top:8px">'
+            + _("<b>Your kernel, stepped</b> ({M}×{N}×{K}, T = {T}, as the simulator ran it): As and Bs hold the "
+                "elements <i>your</i> kernel copied, red where they are not the tiled kernel's or where two threads "
+                "raced on the cell; in the compute loop, the cells the pinned thread reads (red where they are not "
+                "As[ty][k] and Bs[k][tx]: the one read and the one meant); at the store, the C elements stored in the "
+                "wrong place. Pick another block or thread to see theirs.", M=M, N=N, K=K, T=T) + "</div>")
         self.stepper.show_student(run)
         self.stepper_box.layout.display = ""
 
@@ -285,28 +286,36 @@ class KernelExercise:
 
         st = gpu.status()
         if not st.available:
-            return f'<div class="ex-note">On a CUDA GPU it would also run on the device here ({html.escape(st.why)}).</div>'
+            return ('<div class="ex-note">' + _("On a CUDA GPU it would also run on the device here ({why}).",
+                                                   why=html.escape(st.why)) + "</div>")
         from ..gpu.student import StudentRun, run_student_kernel
 
         M, N, K = GPU_SHAPE
         try:
             got = run_student_kernel(self.editor.value, M, N, K, self.exercise.tile, time_it=True)
         except Exception as err:  # a refusal or a compiler error says so in one line
-            return f'<div style="color:#b91c1c">⚠ on the GPU: {html.escape(str(err).splitlines()[0])}</div>'
+            return ('<div style="color:#b91c1c">⚠ ' + _("on the GPU: {error}", error=html.escape(str(err).splitlines()[0]))
+                    + "</div>")
         if not isinstance(got, StudentRun):
-            return f'<div style="color:#b91c1c">⚠ on the GPU: {html.escape(getattr(got, "why", str(got)))}</div>'
-        verdict = "matches numpy" if got.passed else "does NOT match numpy"
+            return ('<div style="color:#b91c1c">⚠ ' + _("on the GPU: {error}", error=html.escape(getattr(got, "why", str(got))))
+                    + "</div>")
+        verdict = _("C matches numpy") if got.passed else _("C does NOT match numpy")
         colour = "#15803d" if got.passed else "#b91c1c"
-        line = (f'<div style="color:{colour}">On the GPU ({html.escape(st.device or "CUDA")}), {M}×{N}×{K}, T={got.tile}: '
-                f"C {verdict} (largest relative error {got.rel_error:.1e}, tolerance {got.tol:.1e}"
-                f"{'' if got.all_written else f'; {got.unwritten:,} elements never written'}).</div>")
+        unwritten = "" if got.all_written else _("; {n} elements never written", n=f"{got.unwritten:,}")
+        line = (f'<div style="color:{colour}">'
+                + _("On the GPU ({device}), {M}×{N}×{K}, T={T}: {verdict} (largest relative error {err}, tolerance "
+                    "{tol}{unwritten}).", device=html.escape(st.device or "CUDA"), M=M, N=N, K=K, T=got.tile,
+                    verdict=verdict, err=f"{got.rel_error:.1e}", tol=f"{got.tol:.1e}", unwritten=unwritten)
+                + "</div>")
         if got.ms is not None:
             import datetime as dt
 
             beside = ""
             if got.rung_ms is not None:
-                rung = {"tiled": "kernel 03 (tiled)", "naive": "kernel 01 (naive)"}[got.rung]
-                beside = f", {rung} {got.rung_ms:.3f} ms, cuBLAS {got.cublas_ms:.3f} ms"
-            line += (f'<div class="ex-note">Measured, median of CUDA-event timings: yours {got.ms:.3f} ms{beside} '
-                     f"({html.escape(got.device or '')}, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC).</div>")
+                rung = {"tiled": _("kernel 03 (tiled)"), "naive": _("kernel 01 (naive)")}[got.rung]
+                beside = f"{_(', ')}{rung} {got.rung_ms:.3f} ms{_(', ')}cuBLAS {got.cublas_ms:.3f} ms"
+            line += ('<div class="ex-note">'
+                     + _("Measured, median of CUDA-event timings: yours {ms} ms{beside} ({device}, {date} UTC).",
+                         ms=f"{got.ms:.3f}", beside=beside, device=html.escape(got.device or ""),
+                         date=f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M}") + "</div>")
         return line

@@ -66,10 +66,10 @@ function createLadderView({ model, el: host }) {
   const rungRow = el("div", { class: "ex-row" }, root);
   const rungSeg = el("span", { class: "ex-seg explainer-ladder-rung" }, rungRow);
   const ctlRow = el("div", { class: "ex-row" }, root);
-  const fThread = numberField(ctlRow, "thread: threadIdx.x", 0, () => pickTyped());
+  const fThread = numberField(ctlRow, tr("thread: threadIdx.x"), 0, () => pickTyped());
   fThread.classList.add("explainer-ladder-thread");
   const kLabel = el("label", { class: "ex-field" }, ctlRow);
-  el("span", {}, kLabel, "step k in the tile");
+  el("span", {}, kLabel, tr("step k in the tile"));
   const kInput = el("input", { type: "range", min: "0", max: "0", step: "1", value: "0", "data-field": "k",
                                class: "explainer-ladder-k", style: "width:160px" }, kLabel);
   const kOut = el("output", { class: "explainer-ladder-k-value", style: "font-size:13px;min-width:1.5em" }, kLabel, "0");
@@ -220,7 +220,8 @@ function createLadderView({ model, el: host }) {
 
   function describe(warp) {
     const [rows, cols] = meta.thr_ranges[tid];
-    return `${meta.info_rung}<br><b>thread ${tid}</b> = warp ${warp}, lane ${at(A.thr_lane, tid)}: outputs in rows ${rows} × columns ${cols} of the block tile; ${meta.warp_text[warp]}.`;
+    return `${meta.info_rung}<br>` + tr("<b>thread {tid}</b> = warp {warp}, lane {lane}: outputs in rows {rows} × columns {cols} of the block tile; {text}.",
+      { tid, warp, lane: at(A.thr_lane, tid), rows, cols, text: meta.warp_text[warp] });
   }
 
   function registersHtml() {
@@ -250,25 +251,28 @@ function createLadderView({ model, el: host }) {
       const slots = Array.from({ length: A.cp_a_slot.shape[2] }, (_, c) => at(A.cp_a_slot, tid, i, c));
       const banks = Array.from({ length: A.cp_a_bank.shape[2] }, (_, c) => at(A.cp_a_bank, tid, i, c));
       const elem = vec ? `A[row0+${m}][k0+${k0}..${k1}]` : `A[row0+${m}][k0+${k0}]`;
-      lines.push(`${elem} → ${slots.map((x) => `As[${x}]`).join(", ")} (bank${vec ? "s" : ""} ${banks.join(", ")})`);
+      const bankText = vec ? tr("(banks {list})", { list: banks.join(", ") }) : tr("(bank {list})", { list: banks.join(", ") });
+      lines.push(`${elem} → ${slots.map((x) => `As[${x}]`).join(", ")} ${bankText}`);
     }
     for (let i = 0; i < A.cp_b.shape[1]; i++) {
       const kk = at(A.cp_b, tid, i, 0), n0 = at(A.cp_b, tid, i, 1), n1 = at(A.cp_b, tid, i, 2);
       if (kk < 0) continue;
       const s0 = at(A.cp_b_slot, tid, i, 0), s1 = at(A.cp_b_slot, tid, i, 1);
-      lines.push(vec ? `B[k0+${kk}][col0+${n0}..${n1}] → Bs[${s0}..${s1}] (one STS.128)` : `B[k0+${kk}][col0+${n0}] → Bs[${s0}]`);
+      lines.push(vec ? `B[k0+${kk}][col0+${n0}..${n1}] → Bs[${s0}..${s1}] ${tr("(one STS.128)")}` : `B[k0+${kk}][col0+${n0}] → Bs[${s0}]`);
     }
     return `${fill(meta.copies_head)}<br>` + lines.map(escapeHtml).join("<br>");
   }
 
   function hoverText(name, r, c) {
     if (name === "A") {
-      return `A window (m=${r}, k=${c}) → ${meta.as_name} = slot ${at(A.a_slot, r, c)}, bank ${at(A.a_bank, r, c)} · copied by thread ${at(A.loader_a, r, c)}`;
+      return tr("A window (m={r}, k={c}) → {name} = slot {slot}, bank {bank} · copied by thread {t}",
+        { r, c, name: meta.as_name, slot: at(A.a_slot, r, c), bank: at(A.a_bank, r, c), t: at(A.loader_a, r, c) });
     }
     if (name === "B") {
-      return `B window (k=${r}, n=${c}) → ${meta.bs_name} = slot ${at(A.b_slot, r, c)}, bank ${at(A.b_bank, r, c)} · copied by thread ${at(A.loader_b, r, c)}`;
+      return tr("B window (k={r}, n={c}) → {name} = slot {slot}, bank {bank} · copied by thread {t}",
+        { r, c, name: meta.bs_name, slot: at(A.b_slot, r, c), bank: at(A.b_bank, r, c), t: at(A.loader_b, r, c) });
     }
-    return `C tile (m=${r}, n=${c}) · computed by thread ${at(A.owner, r, c)} · click to pick it`;
+    return tr("C tile (m={r}, n={c}) · computed by thread {t} · click to pick it", { r, c, t: at(A.owner, r, c) });
   }
 
   // ---- picking ------------------------------------------------------------------------------
@@ -283,11 +287,11 @@ function createLadderView({ model, el: host }) {
   function pickTyped() {
     const v = fThread.value.trim();
     if (v === "" || !Number.isInteger(Number(v))) {
-      setError(`${meta.thread_whole}, got '${v}'`);
+      setError(tr("{what}, got {value}", { what: meta.thread_whole, value: `'${v}'` }));
       return syncControls();
     }
     if (!validThread(v)) {
-      setError(`${meta.thread_range}, got ${Number(v)}`);
+      setError(tr("{what}, got {value}", { what: meta.thread_range, value: Number(v) }));
       return syncControls();
     }
     pick(Number(v), k, mode);
@@ -296,7 +300,7 @@ function createLadderView({ model, el: host }) {
   // A request only Python can answer; a static page looks it up in its store.
   function ask(msg) {
     askPython(model, msg, {
-      busy: () => info.insertAdjacentHTML("afterbegin", '<div class="ex-note">computing…</div>'),
+      busy: () => info.insertAdjacentHTML("afterbegin", `<div class="ex-note">${escapeHtml(tr("computing…"))}</div>`),
       loaded: () => { setError(""); load(); },
       missing: (note) => { setError(note); syncControls(); },
     });

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..model import ladder
 from .. import resources
+from ..i18n import _
 from ..model.ladder import RUNGS, WARP, Rung
 from .ladder_maps import (MODES, NOW_C, OTHER_EVEN, OTHER_ODD, PALETTE, THREAD_C, WARP_C, check_thread,
                            copies, ranges, register_counts, rung_facts, rung_label, shared_loads_per_k,
@@ -57,12 +58,15 @@ def _warp_text(r: Rung, warp: int) -> str:
     box = warp_region(r, warp)
     wd = r.warp_dims
     if r.layout == "warp":
-        return (f"warp {warp} owns the warp tile rows {box['row0']}–{box['row1'] - 1}, columns {box['col0']}–"
-                f"{box['col1'] - 1} ({wd['WM']}×{wd['WN']}), cut into {wd['WMITER']}×{wd['WNITER']} sub-tiles of "
-                f"{wd['WSUBM']}×{wd['WSUBN']} (dotted); in each, the 32 lanes form a {wd['WSUBM'] // r['TM']}×"
-                f"{wd['WSUBN'] // r['TN']} grid of {r['TM']}×{r['TN']} micro-tiles")
-    return (f"warp {warp} covers rows {box['row0']}–{box['row1'] - 1}, columns {box['col0']}–{box['col1'] - 1} "
-            f"of the block tile ({box['rows']}×{box['cols']}{'' if box['compact'] else ', not all of it'})")
+        return _("warp {warp} owns the warp tile rows {r0}–{r1}, columns {c0}–{c1} ({WM}×{WN}), cut into "
+                 "{mi}×{ni} sub-tiles of {sm}×{sn} (dotted); in each, the 32 lanes form a {gm}×{gn} grid of "
+                 "{tm}×{tn} micro-tiles", warp=warp, r0=box['row0'], r1=box['row1'] - 1, c0=box['col0'],
+                 c1=box['col1'] - 1, WM=wd['WM'], WN=wd['WN'], mi=wd['WMITER'], ni=wd['WNITER'], sm=wd['WSUBM'],
+                 sn=wd['WSUBN'], gm=wd['WSUBM'] // r['TM'], gn=wd['WSUBN'] // r['TN'], tm=r['TM'], tn=r['TN'])
+    part = "" if box['compact'] else _(", not all of it")
+    return _("warp {warp} covers rows {r0}–{r1}, columns {c0}–{c1} of the block tile ({rows}×{cols}{part})",
+             warp=warp, r0=box['row0'], r1=box['row1'] - 1, c0=box['col0'], c1=box['col1'] - 1, rows=box['rows'],
+             cols=box['cols'], part=part)
 
 
 def _info_rung(r: Rung) -> str:
@@ -70,17 +74,21 @@ def _info_rung(r: Rung) -> str:
     lds = shared_loads_per_k(r)
     tm, tn = f["thread_tile"]
     kind = f"LDS.{32 * r.vector}" if r.layout != "1d" else "LDS.32"
-    per_k = (f"{lds['lds_a']} As loads (straight into the FMAs) + {lds['lds_b']} Bs load (into a register)"
-             if r.layout == "1d" else f"{lds['lds_a']} As + {lds['lds_b']} Bs loads ({kind}, {lds['bytes_per_lds']} B each)")
-    return (
-        f"<b>{html.escape(rung_label(r))}</b> "
-        f"(<code>kernels/{html.escape(r.file)}</code>): block tile {r.BM}×{r.BN}, BK = {r.BK}; "
-        f"{r.threads} threads = {f['warps']} warps; each thread owns {tm}×{tn} = <b>{f['outputs']}</b> outputs. "
-        f"Per step k a thread does {lds['fmas']} FMAs for {per_k}: <b>{f['fma_per_lds']:.2f} FMAs per shared "
-        f"load</b>. Shared memory {f['shared_bytes']:,} B per block ({r.buffers} buffer{'s' if r.buffers > 1 else ''}"
-        f"{', As transposed' if r.transposed else ''}{', rows padded by ' + str(f['pad']) if f['pad'] else ''}); "
-        f"{f['barriers']} barrier{'s' if f['barriers'] > 1 else ''} per phase; DRAM intensity "
-        f"{f['intensity']:.1f} FLOP/B.")
+    per_k = (_("{a} As loads (straight into the FMAs) + {b} Bs load (into a register)", a=lds['lds_a'], b=lds['lds_b'])
+             if r.layout == "1d" else _("{a} As + {b} Bs loads ({kind}, {bytes} B each)", a=lds['lds_a'],
+                                        b=lds['lds_b'], kind=kind, bytes=lds['bytes_per_lds']))
+    buffers = (_("{n} buffers", n=r.buffers) if r.buffers > 1 else _("{n} buffer", n=r.buffers))
+    buffers += (_(", As transposed") if r.transposed else "") + (_(", rows padded by {pad}", pad=f['pad']) if f['pad'] else "")
+    barriers = (_("{n} barriers per phase", n=f["barriers"]) if f["barriers"] > 1
+                else _("{n} barrier per phase", n=f["barriers"]))
+    return _("<b>{label}</b> (<code>kernels/{file}</code>): block tile {BM}×{BN}, BK = {BK}; {threads} threads = "
+             "{warps} warps; each thread owns {tm}×{tn} = <b>{outputs}</b> outputs. Per step k a thread does {fmas} "
+             "FMAs for {per_k}: <b>{ratio} FMAs per shared load</b>. Shared memory {shared} B per block ({buffers}); "
+             "{barriers}; DRAM intensity {intensity} FLOP/B.",
+             label=html.escape(rung_label(r)), file=html.escape(r.file), BM=r.BM, BN=r.BN, BK=r.BK, threads=r.threads,
+             warps=f['warps'], tm=tm, tn=tn, outputs=f['outputs'], fmas=lds['fmas'], per_k=per_k,
+             ratio=f"{f['fma_per_lds']:.2f}", shared=f"{f['shared_bytes']:,}", buffers=buffers, barriers=barriers,
+             intensity=f"{f['intensity']:.1f}")
 
 
 def _as_index(r: Rung, k: str) -> str:
@@ -98,17 +106,18 @@ def _registers(r: Rung) -> dict:
     tm, tn = rc["acc_shape"]
     a_of = _as_index(r, "{k}")
     if r.layout == "1d":
-        counts = (f"acc[{rc['acc']}] and one register b = Bs[{{k}}·{r.BN} + {{n0}}]; the {tm} values {a_of} are "
-                  "read straight from shared memory")
-        what = "cell: acc[i] accumulates As[m][k]·b into C(m, n)"
+        counts = _("acc[{acc}] and one register b = Bs[{k}·{BN} + {n0}]; the {tm} values {a_of} are read straight "
+                   "from shared memory", acc=rc['acc'], BN=r.BN, tm=tm, a_of=a_of)
+        what = _("cell: acc[i] accumulates As[m][k]·b into C(m, n)")
     else:
-        counts = (f"acc[{tm}][{tn}] = {rc['acc']}, regM[{rc['regM']}] (regM[i] = {a_of}, m in the left column), "
-                  f"regN[{rc['regN']}] (regN[j] = Bs[{{k}}·{r.BN} + n], n in the top row)")
-        what = "cell i,j: acc[i][j] += regM[i]·regN[j], the C element (m, n) of the block tile"
+        counts = _("acc[{tm}][{tn}] = {acc}, regM[{nm}] (regM[i] = {a_of}, m in the left column), regN[{nn}] "
+                   "(regN[j] = Bs[{k}·{BN} + n], n in the top row)", tm=tm, tn=tn, acc=rc['acc'], nm=rc['regM'],
+                   a_of=a_of, nn=rc['regN'], BN=r.BN)
+        what = _("cell i,j: acc[i][j] += regM[i]·regN[j], the C element (m, n) of the block tile")
     if rc["staging"]:
-        counts += f", staging ra/rb: {rc['staging']} floats (tile t+1 on its way)"
-    return {"text": (f"<b>Registers of thread {{tid}}</b> at step k = {{k}} of 0..{r.BK - 1}: {counts}; {rc['total']} floats in all. "
-                     f"{what}."),
+        counts += _(", staging ra/rb: {n} floats (tile t+1 on its way)", n=rc['staging'])
+    return {"text": _("<b>Registers of thread {tid}</b> at step k = {k} of 0..{last}: {counts}; {total} floats in all. "
+                      "{what}.", last=r.BK - 1, counts=counts, total=rc['total'], what=what),
             "table": "1d" if r.layout == "1d" else "2d", "counts": rc}
 
 
@@ -185,9 +194,9 @@ def ladder_data(r: Rung) -> tuple[dict, dict[str, np.ndarray]]:
     reg = _registers(r)
     op = "LDG.128 (float4)" if v == 4 else "LDG.32"
     per = arrays["cp_a"].shape[1], arrays["cp_b"].shape[1]
-    note = ("each float4 of A is one 16-byte load along k, written to 4 rows of the transposed As "
-            "(4 scalar stores)" if r.transposed else "one element per load instruction")
-    vec = "float4s" if v == 4 else "elements"
+    note = (_("each float4 of A is one 16-byte load along k, written to 4 rows of the transposed As "
+              "(4 scalar stores)") if r.transposed else _("one element per load instruction"))
+    other = _("other float4s (striped)") if v == 4 else _("other elements (striped)")
     meta = {
         "view": "ladder", "rung": r.name, "file": r.file, "label": rung_label(r),
         "labels": {x.name: rung_label(x) for x in RUNGS},
@@ -195,28 +204,33 @@ def ladder_data(r: Rung) -> tuple[dict, dict[str, np.ndarray]]:
         "thread_tile": [tm, tn], "vector": v, "transposed": r.transposed,
         "palette": PALETTE,
         "colours": {"OTHER_EVEN": OTHER_EVEN, "OTHER_ODD": OTHER_ODD, "WARP": WARP_C, "THREAD": THREAD_C, "NOW": NOW_C},
-        "modes": [[key, label] for key, label in MODES.items()],
-        "title": f"{rung_label(r)}: block tile {r.BM}×{r.BN}, As {r.BM}×{r.BK}, Bs {r.BK}×{r.BN}",
+        "modes": [[key, _(label)] for key, label in MODES.items()],
+        "title": _("{label}: block tile {BM}×{BN}, As {BM}×{BK}, Bs {BK}×{BN}", label=rung_label(r), BM=r.BM,
+                   BN=r.BN, BK=r.BK),
         "axis_a": f"As: k (BK = {r.BK})",
-        "axis_m": f"m: row of the block tile (BM = {r.BM})",
+        "axis_m": _("m: row of the block tile (BM = {BM})", BM=r.BM),
         "axis_b": "Bs: k",
-        "axis_n": f"n: column of the block tile (BN = {r.BN})",
+        "axis_n": _("n: column of the block tile (BN = {BN})", BN=r.BN),
         "as_name": _as_index(r, "k"),
         "bs_name": f"Bs[k·{r.BN} + n]",
         "info_rung": _info_rung(r),
         "thr_ranges": [[ranges(rows), ranges(cols)] for rows, cols in reads],
         "warp_text": [_warp_text(r, w) for w in range(warps)],
         "registers": reg["text"], "registers_table": reg["table"],
-        "copies_head": (f"<b>Copies of thread {{tid}} per phase</b> ({per[0]} + {per[1]} {op}; {note}):"),
+        "copies_head": _("<b>Copies of thread {tid} per phase</b> ({na} + {nb} {op}; {note}):", na=per[0], nb=per[1],
+                         op=op, note=note),
         "legend": {
-            "reads": [[NOW_C, "thread {tid}: its outputs; its As / Bs reads at step k"], [THREAD_C, "its reads at the other k"],
-                      [WARP_C, "its warp (outputs; reads at step k)"], [OTHER_EVEN, "other warps / k (striped)"]],
-            "copies": [[NOW_C, "thread {tid}: its outputs; the elements it copies"],
-                       [WARP_C, "its warp's outputs and copies"], [OTHER_EVEN, f"other {vec} (striped)"]],
+            "reads": [[NOW_C, _("thread {tid}: its outputs; its As / Bs reads at step k")],
+                      [THREAD_C, _("its reads at the other k")],
+                      [WARP_C, _("its warp (outputs; reads at step k)")], [OTHER_EVEN, _("other warps / k (striped)")]],
+            "copies": [[NOW_C, _("thread {tid}: its outputs; the elements it copies")],
+                       [WARP_C, _("its warp's outputs and copies")], [OTHER_EVEN, other]],
         },
-        "legend_tail": " Blue frame: the warp's region (dotted: warp sub-tiles). Click a cell of the C tile to pick its thread.",
-        "thread_whole": "thread must be a whole number",
-        "thread_range": f"thread must be 0..{threads - 1} for kernel {r.file} ({threads} threads per block)",
+        "legend_tail": " " + _("Blue frame: the warp's region (dotted: warp sub-tiles). Click a cell of the C tile to "
+                               "pick its thread."),
+        "thread_whole": _("thread must be a whole number"),
+        "thread_range": _("thread must be 0..{last} for kernel {file} ({threads} threads per block)", last=threads - 1,
+                          file=r.file, threads=threads),
         "warp_size": WARP,
     }
     return meta, arrays
@@ -294,11 +308,11 @@ class LadderExplorer:
         try:
             kk = int(k)
         except (TypeError, ValueError):
-            raise ValueError(f"step k must be a whole number, got {k!r}") from None
+            raise ValueError(_("step k must be a whole number, got {value}", value=repr(k))) from None
         if not 0 <= kk < r.BK:
-            raise ValueError(f"step k must be 0..{r.BK - 1} (BK = {r.BK}), got {kk}")
+            raise ValueError(_("step k must be 0..{last} (BK = {BK}), got {value}", last=r.BK - 1, BK=r.BK, value=kk))
         if mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+            raise ValueError(_("mode must be one of {modes}, got {value}", modes=', '.join(MODES), value=repr(mode)))
         return tid, kk, mode
 
     def _show(self, r: Rung, tid: int, k: int, mode: str) -> None:
@@ -357,7 +371,7 @@ class LadderExplorer:
                 return ladder_payload(r, self.tid, self.k, self.mode)
             return ladder_payload(r, self.tid if self.tid < r.threads else 0, self.k if self.k < r.BK else 0, self.mode)
 
-        return keyed_store(payload, NAMES, self.r.name, budget, OFFLINE_NOTE)
+        return keyed_store(payload, NAMES, self.r.name, budget, _(OFFLINE_NOTE))
 
 
 def ladder_explorer(**kw):

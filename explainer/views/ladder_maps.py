@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _, N_
 from ..model import ladder
 from ..model.ladder import WARP, Rung
 
@@ -27,11 +28,11 @@ PALETTE = [
 ]
 ZRANGE = dict(zmin=0, zmax=len(PALETTE), showscale=False,
               colorscale=[x for i, c in enumerate(PALETTE) for x in ([i / len(PALETTE), c], [(i + 1) / len(PALETTE), c])])
-MODES = {"reads": "what the thread reads (compute loop)", "copies": "who copies what (global → shared)"}
+MODES = {"reads": N_("what the thread reads (compute loop)"), "copies": N_("who copies what (global → shared)")}
 
 
 def rung_label(r: Rung) -> str:
-    return f"{r.file.split('_')[0]} · {r.title}"
+    return f"{r.file.split('_')[0]} · {_(r.title)}"
 
 
 # --------------------------------------------------------------------------------------
@@ -42,10 +43,10 @@ def check_thread(r: Rung, tid) -> int:
     try:
         t = int(tid)
     except (TypeError, ValueError):
-        raise ValueError(f"thread must be a whole number, got {tid!r}") from None
+        raise ValueError(_("thread must be a whole number, got {value}", value=repr(tid))) from None
     if not 0 <= t < r.threads:
-        raise ValueError(f"thread must be 0..{r.threads - 1} for kernel {r.file} ({r.threads} threads "
-                         f"per block), got {t}")
+        raise ValueError(_("thread must be 0..{last} for kernel {file} ({threads} threads per block), got {value}",
+                           last=r.threads - 1, file=r.file, threads=r.threads, value=t))
     return t
 
 
@@ -184,7 +185,7 @@ def rung_facts(r: Rung) -> dict:
     """The numbers page 08 states about a rung, all computed from :mod:`explainer.model.ladder`."""
     tm, tn = r.thread_tile
     lds = shared_loads_per_k(r)
-    return {"file": r.file, "title": r.title, "BM": r.BM, "BN": r.BN, "BK": r.BK, "threads": r.threads,
+    return {"file": r.file, "title": _(r.title), "BM": r.BM, "BN": r.BN, "BK": r.BK, "threads": r.threads,
             "warps": r.threads // WARP, "thread_tile": (tm, tn), "outputs": r.outputs_per_thread,
             "fma_per_lds": r.fma_per_lds, "lds_per_k": lds["lds"], "bytes_per_lds": lds["bytes_per_lds"],
             "shared_bytes": r.shared_bytes, "buffers": r.buffers, "barriers": r.barriers_per_phase,

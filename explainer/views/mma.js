@@ -14,9 +14,9 @@ function createMmaView({ model, el: host }) {
   let lane = 0, step = 0, picked = null;  // picked: [r, c] of a clicked C element, or null
 
   const row = el("div", { class: "ex-row" }, root);
-  const warpSel = el("select", { class: "explainer-mma-warp", "aria-label": "warp" }, el("label", { class: "ex-field" }, row, "warp "));
-  const prev = el("button", { type: "button", class: "explainer-prev", "aria-label": "previous k-step" }, row, "◀");
-  const next = el("button", { type: "button", class: "explainer-next", "aria-label": "next k-step" }, row, "▶");
+  const warpSel = el("select", { class: "explainer-mma-warp", "aria-label": tr("warp") }, el("label", { class: "ex-field" }, row, tr("warp") + " "));
+  const prev = el("button", { type: "button", class: "explainer-prev", "aria-label": tr("previous k-step") }, row, "◀");
+  const next = el("button", { type: "button", class: "explainer-next", "aria-label": tr("next k-step") }, row, "▶");
   const stepLabel = el("span", { class: "explainer-step-label", style: "font-size:13px" }, row);
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
   const stepText = el("div", { class: "explainer-mma-step", style: "font-size:13px;max-width:900px;margin:4px 0" }, root);
@@ -28,7 +28,7 @@ function createMmaView({ model, el: host }) {
   prev.addEventListener("click", () => go(step - 1));
   next.addEventListener("click", () => go(step + 1));
   warpSel.addEventListener("change", () => askPython(model, { cmd: "kernel", name: warpSel.value, lane, step, thread: lane, k: step }, {
-    busy: () => setError("loading " + warpSel.value + " …"),
+    busy: () => setError(tr("loading {what} …", { what: warpSel.selectedOptions[0] ? warpSel.selectedOptions[0].textContent : warpSel.value })),
     loaded: () => { setError(""); load(); },
     missing: (note) => { setError(note); warpSel.value = `warp ${meta.warp}`; },
   }));
@@ -50,7 +50,7 @@ function createMmaView({ model, el: host }) {
     picked = null;
     build();
     warpSel.textContent = "";
-    for (let w = 0; w < meta.warps; w++) el("option", { value: `warp ${w}` }, warpSel, `warp ${w}`);
+    for (let w = 0; w < meta.warps; w++) el("option", { value: `warp ${w}` }, warpSel, tr("warp {n}", { n: w }));
     warpSel.value = `warp ${meta.warp}`;
     caption.textContent = meta.caption;
     draw();
@@ -64,9 +64,9 @@ function createMmaView({ model, el: host }) {
     const W = bX + cols * size + 10, H = cY + rows * size + 10;
     const fig = el("div", { class: "ex-fig explainer-mma-fig", style: `width:${W}px;height:${H}px` }, figBox);
     const s = svg("svg", { width: W, height: H, role: "img" }, fig);
-    svg("text", { x: bX, y: 14, class: "ex-title" }, s, "B slab (8 × 32): lane of each element");
-    svg("text", { x: 4, y: cY - 8, class: "ex-title" }, s, "A slab (32 × 8)");
-    svg("text", { x: bX, y: cY - 8, class: "ex-title" }, s, "C warp tile (32 × 32): its owning lane");
+    svg("text", { x: bX, y: 14, class: "ex-title" }, s, tr("B slab (8 × 32): lane of each element"));
+    svg("text", { x: 4, y: cY - 8, class: "ex-title" }, s, tr("A slab (32 × 8)"));
+    svg("text", { x: bX, y: cY - 8, class: "ex-title" }, s, tr("C warp tile (32 × 32): its owning lane"));
     const grids = {
       A: new Grid(fig, "A", rows, kk, left, cY, size, meta.palette),
       B: new Grid(fig, "B", kk, cols, bX, top, size, meta.palette),
@@ -96,20 +96,21 @@ function createMmaView({ model, el: host }) {
 
   function elemA(r, c) {
     const gr = at(A.a_row, step, r, c), gc = at(A.a_col, step, r, c);
-    return gr < 0 ? "0 (padding)" : `A[${gr}][${gc}]`;
+    return gr < 0 ? tr("0 (padding)") : `A[${gr}][${gc}]`;
   }
   function elemB(r, c) {
     const gr = at(A.b_row, step, r, c), gc = at(A.b_col, step, r, c);
-    return gr < 0 ? "0 (padding)" : `B[${gr}][${gc}]`;
+    return gr < 0 ? tr("0 (padding)") : `B[${gr}][${gc}]`;
   }
 
   // a register's name, as the kernel names it: Python sent the names and, per cell, which one
   function regName(which, names, r, c) { return meta.reg_names[which][at(names, r, c)]; }
 
   function describe(name, r, c) {
-    if (name === "A") return `${elemA(r, c)}: lane ${at(A.lane_a, r, c)}, register ${regName("a", A.name_a, r, c)}`;
-    if (name === "B") return `${elemB(r, c)}: lane ${at(A.lane_b, r, c)}, register ${regName("b", A.name_b, r, c)}`;
-    return `C[${at(A.c_row, r, c)}][${at(A.c_col, r, c)}]: lane ${at(A.lane_c, r, c)}, register ${regName("c", A.name_c, r, c)} of m16n8 tile (${at(A.mi_c, r, c)}, ${at(A.ni_c, r, c)})`;
+    if (name === "A") return tr("{elem}: lane {lane}, register {reg}", { elem: elemA(r, c), lane: at(A.lane_a, r, c), reg: regName("a", A.name_a, r, c) });
+    if (name === "B") return tr("{elem}: lane {lane}, register {reg}", { elem: elemB(r, c), lane: at(A.lane_b, r, c), reg: regName("b", A.name_b, r, c) });
+    return tr("{elem}: lane {lane}, register {reg} of m16n8 tile ({mi}, {ni})", { elem: `C[${at(A.c_row, r, c)}][${at(A.c_col, r, c)}]`,
+      lane: at(A.lane_c, r, c), reg: regName("c", A.name_c, r, c), mi: at(A.mi_c, r, c), ni: at(A.ni_c, r, c) });
   }
 
   function go(s) {
@@ -142,7 +143,7 @@ function createMmaView({ model, el: host }) {
     next.disabled = step === meta.steps.length - 1;
     const lines = [];
     if (picked) lines.push(`<b>${escapeHtml(describe("C", picked[0], picked[1]))}</b>`);
-    lines.push(`<b>lane ${lane}</b> (groupID g = ${at(A.g, lane)}, threadID_in_group t = ${at(A.t, lane)}) at this k-step:`);
+    lines.push(tr("<b>lane {lane}</b> (groupID g = {g}, threadID_in_group t = {t}) at this k-step:", { lane, g: at(A.g, lane), t: at(A.t, lane) }));
     // the lane's registers in the kernel's order (the order of meta.reg_names), each under its own name
     const own = (lanes, names, rows, cols, fmt, which) => {
       const out = [];
@@ -150,9 +151,9 @@ function createMmaView({ model, el: host }) {
         if (at(lanes, r, c) === lane) out.push([at(names, r, c), `${regName(which, names, r, c)} = ${fmt(r, c)}`]);
       return out.sort((x, y) => x[0] - y[0]).map((x) => x[1]);
     };
-    lines.push("A fragments: " + own(A.lane_a, A.name_a, meta.rows, meta.kk, elemA, "a").join(", "));
-    lines.push("B fragments: " + own(A.lane_b, A.name_b, meta.kk, meta.cols, elemB, "b").join(", "));
-    lines.push("C registers: " + own(A.lane_c, A.name_c, meta.rows, meta.cols, (r, c) => `C[${at(A.c_row, r, c)}][${at(A.c_col, r, c)}]`, "c").join(", "));
+    lines.push(tr("A fragments: {list}", { list: own(A.lane_a, A.name_a, meta.rows, meta.kk, elemA, "a").join(", ") }));
+    lines.push(tr("B fragments: {list}", { list: own(A.lane_b, A.name_b, meta.kk, meta.cols, elemB, "b").join(", ") }));
+    lines.push(tr("C registers: {list}", { list: own(A.lane_c, A.name_c, meta.rows, meta.cols, (r, c) => `C[${at(A.c_row, r, c)}][${at(A.c_col, r, c)}]`, "c").join(", ") }));
     info.innerHTML = lines.map((l) => `<div style="margin:2px 0">${l.startsWith("<b>") ? l : escapeHtml(l)}</div>`).join("");
   }
 

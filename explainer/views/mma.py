@@ -22,6 +22,7 @@ import colorsys
 import numpy as np
 
 from .. import resources
+from ..i18n import _, N_
 from ..model import count_label, mma, phase_label
 from .payload import pack, unpack
 from .store import STATIC_BUDGET, BrowserView, keyed_store
@@ -45,7 +46,7 @@ def lane_palette() -> list[str]:
 def mma_data(warp: int = 0, kern: mma.MmaKernel = mma.KERNEL) -> tuple[dict, dict[str, np.ndarray]]:
     """``(meta, arrays)`` for warp ``warp`` of block (0, 0) of kernel 15 on M = N = 64, K = 32."""
     if not isinstance(warp, (int, np.integer)) or isinstance(warp, bool) or not 0 <= warp < kern.warps:
-        raise ValueError(f"warp must be 0..{kern.warps - 1}, got {warp!r}")
+        raise ValueError(_("warp must be 0..{last}, got {value}", last=kern.warps - 1, value=repr(warp)))
     tr = mma.predict_trace(M, N, K, kern)
     P, S = kern.phases(K), kern.ksteps
     fa, fb, fc = mma.fragment("a"), mma.fragment("b"), mma.fragment("c")
@@ -103,24 +104,26 @@ def mma_data(warp: int = 0, kern: mma.MmaKernel = mma.KERNEL) -> tuple[dict, dic
     for p in range(P):
         for s in range(S):
             k0 = p * kern.BK + s * mma.MMA_K
-            steps.append(
-                f"{count_label('k-step', p * S + s, P * S)}: {phase_label(p, P)} (As / Bs hold K columns {p * kern.BK}.."
-                f"{p * kern.BK + kern.BK - 1}), k-step {s} inside it: K = {k0}..{k0 + mma.MMA_K - 1}. "
-                f"The warp issues {MI * NI} mma.sync ({MI} m16 tiles × {NI} n8 tiles), each adding "
-                f"a 16 × 8 piece of A[{row0}..{row0 + WM - 1}][{k0}..{k0 + 7}] times an 8 × 8 piece of "
-                f"B[{k0}..{k0 + 7}][{col0}..{col0 + WN - 1}] to 16 × 8 of C.")
+            steps.append(_(
+                "{count}: {phase} (As / Bs hold K columns {c0}..{c1}), k-step {s} inside it: K = {k0}..{k1}. "
+                "The warp issues {n} mma.sync ({mi} m16 tiles × {ni} n8 tiles), each adding a 16 × 8 piece of "
+                "A[{r0}..{r1}][{k0}..{k7}] times an 8 × 8 piece of B[{k0}..{k7}][{col0}..{col1}] to 16 × 8 of C.",
+                count=count_label('k-step', p * S + s, P * S), phase=phase_label(p, P), c0=p * kern.BK,
+                c1=p * kern.BK + kern.BK - 1, s=s, k0=k0, k1=k0 + mma.MMA_K - 1, n=MI * NI, mi=MI, ni=NI,
+                r0=row0, r1=row0 + WM - 1, k7=k0 + 7, col0=col0, col1=col0 + WN - 1))
     meta = {
         "view": "mma", "kernel": kern.name, "warp": warp, "warps": kern.warps,
         "launch": {"M": M, "N": N, "K": K}, "origin": [row0, col0],
         "rows": WM, "cols": WN, "kk": mma.MMA_K, "mi": MI, "ni": NI, "steps": steps,
         "palette": lane_palette(), "dim": DIM,
         "reg_names": {w: mma.register_names(w, kern) for w in ("a", "b", "c")},
-        "caption": (f"Kernel 15, block (0, 0), warp {warp} (its {WM} × {WN} warp tile of C starts at row {row0}, "
-                    f"column {col0}); M = N = {M}, K = {K}. Colours: the lane whose register holds the element "
-                    "(PTX ISA fragment tables; explainer.model.mma, proved equal to the kernel's own trace on the GPU). "
-                    f"Registers are named as in kernels/{kern.file}: a[mi][i] holds A's register i of m16 tile mi, "
-                    "b[ni][i] B's of n8 tile ni, acc[mi][ni][i] C's of m16n8 tile (mi, ni); i is the PTX register "
-                    "number (a0..a3, b0, b1, c0..c3 of the fragment table)."),
+        "caption": _("Kernel 15, block (0, 0), warp {warp} (its {WM} × {WN} warp tile of C starts at row {row0}, "
+                     "column {col0}); M = N = {M}, K = {K}. Colours: the lane whose register holds the element "
+                     "(PTX ISA fragment tables; explainer.model.mma, proved equal to the kernel's own trace on the "
+                     "GPU). Registers are named as in kernels/{file}: a[mi][i] holds A's register i of m16 tile mi, "
+                     "b[ni][i] B's of n8 tile ni, acc[mi][ni][i] C's of m16n8 tile (mi, ni); i is the PTX register "
+                     "number (a0..a3, b0, b1, c0..c3 of the fragment table).", warp=warp, WM=WM, WN=WN, row0=row0,
+                     col0=col0, M=M, K=K, file=kern.file),
     }
     return meta, arrays
 
@@ -134,9 +137,9 @@ def mma_payload(warp: int = 0, lane: int = 0, step: int = 0) -> tuple[dict, byte
 
 
 def _check_lane_step(lane, step, n_steps) -> tuple[int, int]:
-    for name, v, hi in (("lane", lane, mma.WARP - 1), ("k-step", step, n_steps - 1)):
+    for name, v, hi in ((N_("lane"), lane, mma.WARP - 1), (N_("k-step"), step, n_steps - 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= hi:
-            raise ValueError(f"{name} must be a whole number 0..{hi}, got {v!r}")
+            raise ValueError(_("{name} must be a whole number 0..{hi}, got {value}", name=_(name), hi=hi, value=repr(v)))
     return int(lane), int(step)
 
 

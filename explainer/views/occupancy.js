@@ -8,6 +8,7 @@
 // calculator does (perf.occupancy_html); it computes nothing.
 
 function createOccupancyView({ model, el: host }) {
+  learnStrings(model);
   injectCss();
   const root = el("div", { class: "explainer-occupancy explainer-view" }, host);
   const meta = model.get("meta");
@@ -25,15 +26,15 @@ function createOccupancyView({ model, el: host }) {
   }
 
   const row1 = el("div", { class: "ex-row" }, root);
-  const fArch = menu(row1, "architecture", "explainer-occ-arch", meta.arches, first.arch);
+  const fArch = menu(row1, tr("architecture"), "explainer-occ-arch", meta.arches, first.arch);
   const row2 = el("div", { class: "ex-row" }, root);
   const fields = {
-    threads: menu(row2, "threads / block", "explainer-occ-threads", meta.threads.map((v) => [v, String(v)]), first.threads),
-    smem: menu(row2, "shared bytes / block", "explainer-occ-smem", meta.smem.map((v) => [v, String(v)]), first.smem),
-    regs: menu(row2, "registers / thread (0: ignore)", "explainer-occ-regs",
-               meta.regs.map((v) => [v, v === 0 ? "0 (ignore)" : String(v)]), first.regs),
+    threads: menu(row2, tr("threads / block"), "explainer-occ-threads", meta.threads.map((v) => [v, String(v)]), first.threads),
+    smem: menu(row2, tr("shared bytes / block"), "explainer-occ-smem", meta.smem.map((v) => [v, String(v)]), first.smem),
+    regs: menu(row2, tr("registers / thread (0: ignore)"), "explainer-occ-regs",
+               meta.regs.map((v) => [v, v === 0 ? tr("0 (ignore)") : String(v)]), first.regs),
   };
-  const TITLES = { threads: "threads / block", smem: "shared bytes / block", regs: "registers / thread" };
+  const TITLES = { threads: tr("threads / block"), smem: tr("shared bytes / block"), regs: tr("registers / thread") };
   el("div", { class: "ex-note explainer-occupancy-offer" }, root, meta.offer);
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
   const out = el("div", { class: "explainer-occupancy-out" }, root);
@@ -53,10 +54,10 @@ function createOccupancyView({ model, el: host }) {
       ix[k] = position(meta[k], sel.value);
       if (ix[k] < 0) {
         const values = meta[k].join(", ");
-        return refuse(meta.refuse.replace("{field}", TITLES[k]).replace("{value}", sel.value || "(none)").replace("{values}", values));
+        return refuse(meta.refuse.replace("{field}", TITLES[k]).replace("{value}", sel.value || tr("(none)")).replace("{values}", values));
       }
     }
-    if (a < 0) return refuse(meta.refuse.replace("{field}", "architecture").replace("{value}", fArch.value)
+    if (a < 0) return refuse(meta.refuse.replace("{field}", tr("architecture")).replace("{value}", fArch.value)
       .replace("{values}", meta.arches.map(([k]) => k).join(", ")));
     const outcome = meta.outcomes[a][at(A.cell, a, ix.threads, ix.smem, ix.regs)];
     if (typeof outcome === "string") return refuse(outcome);
@@ -70,13 +71,15 @@ function createOccupancyView({ model, el: host }) {
     };
     const { td, th } = meta.styles;
     const rows = meta.resources.filter((r) => limits[r] >= 0).map((r) =>
-      "<tr>" + [meta.names[r], limits[r], r === limiter ? "◀ limiter" : ""]
+      "<tr>" + [meta.names[r], limits[r], r === limiter ? tr("◀ limiter") : ""]
         .map((c) => `<td style='${td}'>${escapeHtml(c)}</td>`).join("") + "</tr>");
-    const head = ["resource", "blocks it allows", ""].map((c) => `<th style='${th}'>${escapeHtml(c)}</th>`).join("");
+    const head = [tr("resource"), tr("blocks it allows"), ""].map((c) => `<th style='${th}'>${escapeHtml(c)}</th>`).join("");
+    // the same msgid as views/perf.py's RESULT_LINE
     out.innerHTML =
-      `<div style='font-size:15px;margin:4px 0'><b>${blocks} block(s) per SM</b> = ` +
-      `${at(A.warps, a, ix.threads, blocks)} warps = ${at(A.active, a, ix.threads, blocks)} threads; ` +
-      `occupancy <b>${at(A.percent, a, ix.threads, blocks)}%</b>; limited by <b>${escapeHtml(meta.names[limiter])}</b>.</div>` +
+      "<div style='font-size:15px;margin:4px 0'>" +
+      tr("<b>{blocks} block(s) per SM</b> = {warps} warps = {threads} threads; occupancy <b>{percent}</b>; limited by <b>{resource}</b>.", {
+        blocks, warps: at(A.warps, a, ix.threads, blocks), threads: at(A.active, a, ix.threads, blocks),
+        percent: `${at(A.percent, a, ix.threads, blocks)}%`, resource: escapeHtml(meta.names[limiter]) }) + "</div>" +
       `<table class='' style='font-size:13px;border-collapse:collapse;margin:4px 0'><tr>${head}</tr>${rows.join("")}` +
       `<caption style='caption-side:bottom;font-size:12px;color:#4b5563;text-align:left'>${escapeHtml(meta.caption)}</caption></table>`;
     shown = true;

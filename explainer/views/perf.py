@@ -11,7 +11,8 @@ from functools import lru_cache
 import ipywidgets as W
 import numpy as np
 
-from .. import resources
+from .. import i18n, resources
+from ..i18n import N_, _
 from ..model import WARP_SIZE, Launch, hardware, roofline
 from .payload import pack
 from .store import STATIC_BUDGET, BrowserView, keyed_store
@@ -38,31 +39,35 @@ def table(head, rows, caption: str = "", cls: str = "") -> str:
 
 def verdict(sectors: int, ideal: int) -> tuple:
     if sectors <= ideal:
-        return ("html", "<span style='color:#047857'>coalesced</span>")
-    return ("html", f"<span style='color:#b91c1c'>{sectors / ideal:.0f}× the ideal</span>")
+        return ("html", f"<span style='color:#047857'>{_('coalesced')}</span>")
+    return ("html", f"<span style='color:#b91c1c'>{_('{times}× the ideal', times=f'{sectors / ideal:.0f}')}</span>")
 
 
 # --------------------------------------------------------------------------------------
 # Occupancy calculator
 # --------------------------------------------------------------------------------------
-#: What the result names each resource, and the caption under its table (live and static alike).
-RESOURCE_NAMES = {"threads": "warps (threads) per SM", "blocks": "resident blocks per SM",
-                  "shared": "shared memory per SM", "registers": "registers per SM"}
+#: What the result names each resource, and the caption under its table (live and static alike);
+#: marked for the catalogue, shown with _().
+RESOURCE_NAMES = {"threads": N_("warps (threads) per SM"), "blocks": N_("resident blocks per SM"),
+                  "shared": N_("shared memory per SM"), "registers": N_("registers per SM")}
 RESULT_CAPTION = ("Each resource alone allows this many blocks; the SM holds the smallest. "
                   "Rules of the CUDA Occupancy Calculator, limits from explainer/data/arches.json.")
 KEPT = " (the result below is for the last values that worked)"
+#: The result's first line, here and in occupancy.js (the same msgid: tr() there).
+RESULT_LINE = ("<b>{blocks} block(s) per SM</b> = {warps} warps = {threads} threads; occupancy <b>{percent}</b>; "
+               "limited by <b>{resource}</b>.")
 
 
 def occupancy_html(o: hardware.Occupancy) -> str:
     """The calculator's answer for one :class:`~explainer.model.hardware.Occupancy` (``occupancy.js``
     writes the same for a static page, from the table of :func:`occupancy_table`)."""
-    rows = [(RESOURCE_NAMES[r], o.limits[r], "◀ limiter" if r == o.limiter else "")
+    rows = [(_(RESOURCE_NAMES[r]), o.limits[r], _("◀ limiter") if r == o.limiter else "")
             for r in hardware.RESOURCES if r in o.limits]
     return (
-        f"<div style='font-size:15px;margin:4px 0'><b>{o.blocks_per_sm} block(s) per SM</b> = "
-        f"{o.active_warps} warps = {o.active_threads} threads; occupancy <b>{o.occupancy:.0%}</b>; "
-        f"limited by <b>{html.escape(RESOURCE_NAMES[o.limiter])}</b>.</div>"
-        + table(("resource", "blocks it allows", ""), rows, RESULT_CAPTION))
+        "<div style='font-size:15px;margin:4px 0'>"
+        + _(RESULT_LINE, blocks=o.blocks_per_sm, warps=o.active_warps, threads=o.active_threads,
+            percent=f"{o.occupancy:.0%}", resource=html.escape(_(RESOURCE_NAMES[o.limiter]))) + "</div>"
+        + table((_("resource"), _("blocks it allows"), ""), rows, html.escape(_(RESULT_CAPTION))))
 
 
 class OccupancyCalculator:
@@ -80,12 +85,12 @@ class OccupancyCalculator:
         # The labels at their own width: a fixed description width cuts the longer ones off.
         st = {"description_width": "initial"}
         self.w_arch = W.Dropdown(options=[(a["label"], k) for k, a in hardware.arches().items()], value=arch,
-                                 description="architecture", style=st, layout=W.Layout(width="420px"))
-        self.w_threads = W.IntText(value=threads, description="threads / block", style=st,
+                                 description=_("architecture"), style=st, layout=W.Layout(width="420px"))
+        self.w_threads = W.IntText(value=threads, description=_("threads / block"), style=st,
                                    layout=W.Layout(width="220px"))
-        self.w_smem = W.IntText(value=smem, description="shared bytes / block", style=st,
+        self.w_smem = W.IntText(value=smem, description=_("shared bytes / block"), style=st,
                                 layout=W.Layout(width="260px"))
-        self.w_regs = W.IntText(value=regs, description="registers / thread (0: ignore)", style=st,
+        self.w_regs = W.IntText(value=regs, description=_("registers / thread (0: ignore)"), style=st,
                                 layout=W.Layout(width="320px"))
         self.w_error = W.HTML()
         self.w_error.add_class("explainer-error")
@@ -101,11 +106,12 @@ class OccupancyCalculator:
     def update(self):
         try:
             if self.w_regs.value < 0:
-                raise hardware.OccupancyError(f"registers per thread must be 0 (ignore) or more, got {self.w_regs.value}")
+                raise hardware.OccupancyError(_("registers per thread must be 0 (ignore) or more, got {value}",
+                                                value=self.w_regs.value))
             o = hardware.occupancy(self.w_arch.value, self.w_threads.value, self.w_smem.value,
                                    self.w_regs.value or None)
         except hardware.OccupancyError as e:
-            kept = KEPT if self.result is not None else ""
+            kept = _(KEPT) if self.result is not None else ""
             self.w_error.value = f'<span style="color:#b91c1c">⚠ {html.escape(str(e))}{kept}</span>'
             return
         self.w_error.value = ""
@@ -154,11 +160,16 @@ def _largest_unit() -> list[str]:
 
 
 def _words(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return names[0] if len(names) == 1 else _("{names} and {last}", names=", ".join(names[:-1]), last=names[-1])
+
+
+def occupancy_table(threads=None, smem=None, regs=None) -> tuple[dict, dict[str, np.ndarray]]:
+    """:func:`_occupancy_table` in the current language (its words are part of the answer)."""
+    return _occupancy_table(threads, smem, regs, i18n.language())
 
 
 @lru_cache(maxsize=8)
-def occupancy_table(threads=None, smem=None, regs=None) -> tuple[dict, dict[str, np.ndarray]]:
+def _occupancy_table(threads=None, smem=None, regs=None, lang: str = "en") -> tuple[dict, dict[str, np.ndarray]]:
     """``(meta, arrays)``: :func:`explainer.model.hardware.occupancy` for every architecture
     preset and every combination of the offered ``threads`` / ``smem`` / ``regs`` (default:
     :func:`offered_values`; 0 registers: not counted), as tables the browser only looks up.
@@ -218,23 +229,34 @@ def occupancy_table(threads=None, smem=None, regs=None) -> tuple[dict, dict[str,
         "view": "occupancy",
         "arches": [[k, hardware.arch(k)["label"]] for k in names],
         "threads": list(threads), "smem": list(smem), "regs": list(regs),
-        "outcomes": outcomes, "resources": list(hardware.RESOURCES), "names": RESOURCE_NAMES,
-        "caption": RESULT_CAPTION, "kept": KEPT, "styles": {"td": TD, "th": TH},
-        "offer": ("This static page holds the answers for the values in these menus, on every architecture: "
-                  f"threads / block in whole warps ({threads[0]} to {threads[-1]}), shared bytes / block up to "
-                  f"{smem[-1]:,}, registers / thread in steps of {reg_step()} (a warp's registers are allocated "
-                  f"{reg_step() * WARP_SIZE} at a time on {_words(_largest_unit())}) "
-                  f"and each architecture's maximum. Other values need {ELSEWHERE}."),
-        "refuse": ("{field} {value} is not in this static page's table, which holds {values}; other values need "
-                   f"{ELSEWHERE}."),
+        "outcomes": outcomes, "resources": list(hardware.RESOURCES),
+        "names": {k: _(v) for k, v in RESOURCE_NAMES.items()},
+        "caption": _(RESULT_CAPTION), "kept": _(KEPT), "styles": {"td": TD, "th": TH},
+        "offer": _("This static page holds the answers for the values in these menus, on every architecture: "
+                   "threads / block in whole warps ({first} to {last}), shared bytes / block up to {smem}, registers / "
+                   "thread in steps of {step} (a warp's registers are allocated {unit} at a time on {arches}) and each "
+                   "architecture's maximum. Other values need {where}.", first=threads[0], last=threads[-1],
+                   smem=f"{smem[-1]:,}", step=reg_step(), unit=reg_step() * WARP_SIZE, arches=_words(_largest_unit()),
+                   where=_(_ELSEWHERE)),
+        # {field}, {value} and {values} are filled in the browser (occupancy.js)
+        "refuse": _("{field} {value} is not in this static page's table, which holds {values}; other values need "
+                    "{where}.", where=_(_ELSEWHERE)),
     }
     return meta, arrays
 
 
 #: Where a static page sends a student for what it does not hold; a page exported with a live twin
 #: (``export --live-prefix``, what serve uses) says :data:`ELSEWHERE_SERVED` instead.
-ELSEWHERE = "the live app (tiled-explainer serve) or JupyterLab"
-ELSEWHERE_SERVED = "the live page (link at the top)"
+_ELSEWHERE = N_("the live app (tiled-explainer serve) or JupyterLab")
+_ELSEWHERE_SERVED = N_("the live page (link at the top)")
+
+
+def __getattr__(name: str) -> str:
+    """``ELSEWHERE`` / ``ELSEWHERE_SERVED``: those lines in the current language (the export
+    swaps one for the other in the page's own language)."""
+    if name in ("ELSEWHERE", "ELSEWHERE_SERVED"):
+        return _(globals()["_" + name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def occupancy_store(start: dict, budget: int = STATIC_BUDGET) -> dict:
@@ -302,13 +324,13 @@ def roofline_figure(roofs: dict, points: list[dict], title: str = "") -> Figure:
     xs = np.logspace(-2, 3, 200)
     fig = Figure(layout=dict(
         height=460, width=780, font=FONT, plot_bgcolor="white", margin=dict(l=70, r=10, t=50, b=50),
-        xaxis=dict(type="log", title="arithmetic intensity, FLOP per byte of DRAM traffic", gridcolor="#e5e7eb"),
+        xaxis=dict(type="log", title=_("arithmetic intensity, FLOP per byte of DRAM traffic"), gridcolor="#e5e7eb"),
         yaxis=dict(type="log", title="GFLOP/s", gridcolor="#e5e7eb"),
         legend=dict(font=dict(size=11), tracegroupgap=6),
         title=dict(text=html.escape(title), font=dict(size=12), x=0.01)))
-    fig.add_scatter(x=xs.tolist(), y=[min(peak, x * bw) for x in xs], mode="lines", name="roofline",
+    fig.add_scatter(x=xs.tolist(), y=[min(peak, x * bw) for x in xs], mode="lines", name=_("roofline"),
                     line=dict(color="#111827", width=2),
-                    hovertemplate="%{x:.3g} FLOP/B → bound %{y:,.0f} GFLOP/s<extra></extra>")
+                    hovertemplate=_("%{x:.3g} FLOP/B → bound %{y:,.0f} GFLOP/s<extra></extra>"))
     kernels = list(dict.fromkeys(p["kernel"] for p in points))
     for kernel in kernels:
         # the largest T first: the legend draws a series' symbol in its first point's colour
@@ -316,15 +338,17 @@ def roofline_figure(roofs: dict, points: list[dict], title: str = "") -> Figure:
         tiles = sorted(p["tile"] for p in pts)
         base = KERNEL_COLORS.get(kernel, "#6b7280")
         shade = {p["tile"]: tile_shade(base, p["tile"], tiles) for p in pts}
+        ts = ", ".join(map(str, tiles))
         group = dict(legendgroup=kernel, legendgrouptitle=dict(
-            text=f"{kernel}: T = {', '.join(map(str, tiles))}" + (" (light → dark)" if len(tiles) > 1 else "")))
+            text=_("{kernel}: T = {tiles} (light → dark)", kernel=kernel, tiles=ts) if len(tiles) > 1
+            else f"{kernel}: T = {ts}"))
         fig.add_scatter(
             x=[p["flop_per_byte"] for p in pts], y=[p["gflops"] for p in pts], mode="markers",
-            name="model bytes", **group,
+            name=_("model bytes"), **group,
             marker=dict(size=11, color=[shade[p["tile"]] for p in pts], symbol="circle", line=dict(width=1, color=base)),
             customdata=[p["tile"] for p in pts],
-            hovertemplate=[f"{kernel} T={p['tile']}: %{{x:.3g}} FLOP/B (model), %{{y:,.0f}} GFLOP/s measured<extra></extra>"
-                           for p in pts])
+            hovertemplate=[_("{name}: %{x:.3g} FLOP/B (model), %{y:,.0f} GFLOP/s measured<extra></extra>",
+                             name=f"{kernel} T={p['tile']}") for p in pts])
         dram = [p for p in pts if p.get("dram_flop_per_byte")]
         if not dram:
             continue
@@ -339,14 +363,16 @@ def roofline_figure(roofs: dict, points: list[dict], title: str = "") -> Figure:
             colour += [shade[p["tile"]], "rgba(0,0,0,0)", "rgba(0,0,0,0)"]
             tile += [p["tile"]] * 3
             name = f"{kernel} T={p['tile']}"
-            hover += [f"{name}: %{{x:.3g}} FLOP/B against the bytes DRAM moved (Nsight Compute), %{{y:,.0f}} GFLOP/s<extra></extra>",
-                      f"{name}: %{{x:.3g}} FLOP/B counting the model's bytes; the dotted line leads to the bytes DRAM moved<extra></extra>",
+            hover += [_("{name}: %{x:.3g} FLOP/B against the bytes DRAM moved (Nsight Compute), %{y:,.0f} GFLOP/s"
+                        "<extra></extra>", name=name),
+                      _("{name}: %{x:.3g} FLOP/B counting the model's bytes; the dotted line leads to the bytes DRAM "
+                        "moved<extra></extra>", name=name),
                       ""]
-        fig.add_scatter(x=x, y=y, mode="lines+markers", name="DRAM bytes (ncu)", **group,
+        fig.add_scatter(x=x, y=y, mode="lines+markers", name=_("DRAM bytes (ncu)"), **group,
                         line=dict(color=base, dash="dot", width=1),
                         marker=dict(size=size, color=colour, symbol="diamond-open"),
                         customdata=tile, hovertemplate=hover)
-    fig.add_annotation(x=math.log10(roofline.ridge(bw, peak)), y=math.log10(peak), text=f"ridge {roofline.ridge(bw, peak):.1f} FLOP/B",
+    fig.add_annotation(x=math.log10(roofline.ridge(bw, peak)), y=math.log10(peak), text=_("ridge {ridge} FLOP/B", ridge=f"{roofline.ridge(bw, peak):.1f}"),
                        showarrow=True, arrowhead=2, ay=-30, font=dict(size=11))
     sync_figure(fig)
     return fig

@@ -21,19 +21,19 @@ function createPipelineView({ model, el: host }) {
 
   function draw() {
     const s = meta.steps[step];
-    label.textContent = `step ${step + 1} / ${meta.steps.length}` +
-      (s.phase >= 0 ? ` · ${countText("phase t", s.phase, meta.phases)}` : " · prologue");
+    label.textContent = tr("step {i} / {n}", { i: step + 1, n: meta.steps.length }) +
+      (s.phase >= 0 ? ` · ${countText("phase t", s.phase, meta.phases)}` : ` · ${tr("prologue")}`);
     buffers.textContent = "";
     s.holds.forEach((ph, b) => {
       const box = el("div", { class: "explainer-pipeline-buffer", "data-state": String(s.state[b]),
         style: `min-width:150px;padding:6px 8px;border:1px solid #9ca3af;border-radius:4px;background:${meta.palette[s.state[b]]}` }, buffers);
       el("div", { style: "font-weight:600" }, box, countText("buffer", b, meta.stages));
-      el("div", {}, box, ph < 0 ? "(empty)" : countText("phase t", ph, meta.phases));
+      el("div", {}, box, ph < 0 ? tr("(empty)") : countText("phase t", ph, meta.phases));
       el("div", { style: "font-size:12px" }, box, meta.states[s.state[b]]);
     });
     flight.textContent = s.in_flight.length
-      ? `this thread's copies not yet waited for: ${s.in_flight.map((t) => countText("phase t", t, meta.phases)).join(", ")}`
-      : "no copy of this thread is waiting to be confirmed";
+      ? tr("this thread's copies not yet waited for: {list}", { list: s.in_flight.map((t) => countText("phase t", t, meta.phases)).join(", ") })
+      : tr("no copy of this thread is waiting to be confirmed");
     text.textContent = s.text;
     code.innerHTML = listingHtml(meta.code, s.code);
   }

@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 
 from .. import resources
+from ..i18n import _, N_
 from ..model import mma
 from .store import STATIC_BUDGET, BrowserView, keyed_store
 
 K_DEFAULT = 2 * mma.STAGED.stages * mma.STAGED.BK  # 6 phases: the buffers wrap twice
 #: Buffer colours by state (mma.BUF_*): free, in flight, landed, read by the mma.
 PALETTE = ["#f3f4f6", "#fde68a", "#86efac", "#93c5fd"]
+#: The model's buffer states (mma.BUF_STATES) marked for the catalogue; shown with _().
+STATE_WORDS = (N_("free"), N_("copy in flight"), N_("landed"), N_("read by the mma"))
 #: The kernel lines each step runs, found in the .cu file: (step kind, a fragment of the line, which
 #: of the matching lines: 0 the first, -1 the last).
 CODE = (("prologue", "if (ph < phases) issue(ph, ph, fast);", 0),
@@ -55,17 +58,18 @@ def pipeline_data(K: int = K_DEFAULT, kern: mma.MmaKernel = mma.STAGED) -> dict:
     steps = mma.pipeline(K, kern)
     lines = sorted(kernel_lines(kern), key=lambda x: x[1])  # in the file's order
     first_of = {}
-    for j, (kind, _, _) in enumerate(lines):
+    for j, (kind, _line, _text) in enumerate(lines):
         first_of.setdefault(kind, []).append(j)
     return {
         "view": "pipeline", "kernel": kern.name, "K": K, "stages": kern.stages, "phases": kern.phases(K),
-        "palette": PALETTE, "states": list(mma.BUF_STATES),
+        "palette": PALETTE, "states": [_(s) for s in mma.BUF_STATES],
         "code": [{"line": n, "text": re.sub(r"\s*// @step:\w+\s*$", "", t)} for _, n, t in lines],
         "steps": [{"line": s.line, "phase": s.phase, "holds": list(s.holds), "state": list(s.state),
                    "in_flight": list(s.in_flight), "text": s.text,
                    "ksteps": list(s.ksteps), "code": first_of[_kind(s)]} for s in steps],
-        "caption": (f"Kernel 16 with K = {K} ({kern.phases(K)} phases of {kern.BK}), {kern.stages} shared buffers, as "
-                    "one thread sees it: computed by explainer.model.mma.pipeline; the code lines are the kernel's own."),
+        "caption": _("Kernel 16 with K = {K} ({phases} phases of {BK}), {stages} shared buffers, as one thread sees "
+                     "it: computed by explainer.model.mma.pipeline; the code lines are the kernel's own.",
+                     K=K, phases=kern.phases(K), BK=kern.BK, stages=kern.stages),
     }
 
 

@@ -7,6 +7,7 @@
 // ({cmd: "kernel", name: "<preset>|<latency kind>"}; a static page's keyed store answers it).
 
 function createSchedulerView({ model, el: host }) {
+  learnStrings(model);
   injectCss();
   const root = el("div", { class: "explainer-scheduler explainer-view" }, host);
   const tip = tooltip(root);
@@ -17,23 +18,23 @@ function createSchedulerView({ model, el: host }) {
   // ---- controls -------------------------------------------------------------------------
   const presetRow = el("div", { class: "ex-row" }, root);
   const presetLab = el("label", { class: "ex-field" }, presetRow);
-  el("span", {}, presetLab, "SM holds");
-  const presetSel = el("select", { class: "explainer-scheduler-preset", "aria-label": "preset" }, presetLab);
+  el("span", {}, presetLab, tr("SM holds"));
+  const presetSel = el("select", { class: "explainer-scheduler-preset", "aria-label": tr("preset") }, presetLab);
   let latSeg = null;
   const latBox = el("span", {}, presetRow);
   const stepRow = el("div", { class: "ex-row" }, root);
-  const bFirst = el("button", { type: "button", title: "first cycle", class: "explainer-first" }, stepRow, "|◀");
-  const bPrev = el("button", { type: "button", title: "back (←)", class: "explainer-prev", "aria-label": "previous cycle" }, stepRow, "◀");
-  const bPlay = el("button", { type: "button", title: "play / pause", class: "explainer-play" }, stepRow, "Play");
-  const bNext = el("button", { type: "button", title: "forward (→)", class: "explainer-next", "aria-label": "next cycle" }, stepRow, "▶");
-  const bLast = el("button", { type: "button", title: "last cycle", class: "explainer-last" }, stepRow, "▶|");
-  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", class: "explainer-slider", "aria-label": "cycle", style: "width:300px" }, stepRow);
-  const strideSeg = toggle(stepRow, "cycles per step", ["1", "10", "100"], "1", (v) => { stride = Number(v); });
+  const bFirst = el("button", { type: "button", title: tr("first cycle"), class: "explainer-first" }, stepRow, "|◀");
+  const bPrev = el("button", { type: "button", title: tr("back (←)"), class: "explainer-prev", "aria-label": tr("previous cycle") }, stepRow, "◀");
+  const bPlay = el("button", { type: "button", title: tr("play / pause"), class: "explainer-play" }, stepRow, tr("Play"));
+  const bNext = el("button", { type: "button", title: tr("forward (→)"), class: "explainer-next", "aria-label": tr("next cycle") }, stepRow, "▶");
+  const bLast = el("button", { type: "button", title: tr("last cycle"), class: "explainer-last" }, stepRow, "▶|");
+  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", class: "explainer-slider", "aria-label": tr("cycle"), style: "width:300px" }, stepRow);
+  const strideSeg = toggle(stepRow, tr("cycles per step"), ["1", "10", "100"], "1", (v) => { stride = Number(v); });
   strideSeg.buttons.forEach((b) => b.classList.add("explainer-stride"));
-  const motionLab = el("label", { class: "ex-field", title: "animate the issue" }, stepRow);
-  const motionBox = el("input", { type: "checkbox", class: "explainer-motion", "aria-label": "motion" }, motionLab);
+  const motionLab = el("label", { class: "ex-field", title: tr("animate the issue") }, stepRow);
+  const motionBox = el("input", { type: "checkbox", class: "explainer-motion", "aria-label": tr("motion") }, motionLab);
   motionBox.checked = true;
-  el("span", {}, motionLab, "motion");
+  el("span", {}, motionLab, tr("motion"));
   const fly = motion(root, { enabled: () => motionBox.checked && stride === 1 && !timer });
   motionBox.addEventListener("change", () => { if (!motionBox.checked) fly.cancel(); });
 
@@ -67,7 +68,7 @@ function createSchedulerView({ model, el: host }) {
   function play() {
     if (!meta) return;
     if (c >= meta.cycles - 1) go(0);
-    bPlay.textContent = "Pause";
+    bPlay.textContent = tr("Pause");
     timer = setInterval(() => {
       if (c >= meta.cycles - 1) return stop();
       go(c + stride);
@@ -76,7 +77,7 @@ function createSchedulerView({ model, el: host }) {
   function stop() {
     if (timer) clearInterval(timer);
     timer = null;
-    bPlay.textContent = "Play";
+    bPlay.textContent = tr("Play");
   }
 
   // ---- the payload ----------------------------------------------------------------------
@@ -92,15 +93,17 @@ function createSchedulerView({ model, el: host }) {
     for (const [key, label] of meta.presets) el("option", { value: key }, presetSel, label);
     presetSel.value = meta.preset;
     latBox.textContent = "";
-    latSeg = toggle(latBox, "latency", meta.latencies.map(([, t]) => t),
+    latSeg = toggle(latBox, tr("latency"), meta.latencies.map(([, t]) => t),
       meta.latencies.find(([k]) => k === meta.latency_kind)[1],
       (label) => ask(meta.preset, meta.latencies.find(([, t]) => t === label)[0]));
     latSeg.buttons.forEach((b) => b.classList.add("explainer-latency"));
     slider.max = String(meta.cycles - 1);
     legend.innerHTML = meta.states.map((s, i) => swatch(meta.palette[i], s)).join("") +
-      ` · letters: ${escapeHtml(meta.letter_text)}<br>SM slots used per cycle: ${meta.busy_palette.map((col, i) => swatch(col, String(i))).join("")}` +
-      ` · scheduler 0 issuing, per column of the whole run: ${meta.busy_palette.map((col, i) => swatch(col, meta.busy_text[i])).join("")}`;
-    notes.innerHTML = `<div>${escapeHtml(meta.occupancy)}.</div><div>${escapeHtml(meta.rule)}</div>` +
+      " · " + tr("letters: {letters}", { letters: escapeHtml(meta.letter_text) }) + "<br>" +
+      tr("SM slots used per cycle: {swatches}", { swatches: meta.busy_palette.map((col, i) => swatch(col, String(i))).join("") }) +
+      " · " + tr("scheduler 0 issuing, per column of the whole run: {swatches}",
+        { swatches: meta.busy_palette.map((col, i) => swatch(col, meta.busy_text[i])).join("") });
+    notes.innerHTML = `<div>${tr("{sentence}.", { sentence: escapeHtml(meta.occupancy) })}</div><div>${escapeHtml(meta.rule)}</div>` +
       `<div>${escapeHtml(meta.result)}</div>`;
     caption.textContent = meta.caption;
     build();
@@ -112,7 +115,8 @@ function createSchedulerView({ model, el: host }) {
   function build() {
     figBox.textContent = "";
     const rows = meta.rows.length, W = meta.window, size = 18, osize = 6;
-    const slotsName = `SM slots used (of ${meta.schedulers})`, busyName = "scheduler 0 issuing";
+    const slotsName = tr("SM slots used (of {n})", { n: meta.schedulers }), busyName = tr("scheduler 0 issuing");
+    const wholeRun = tr("the whole run, {bin} cycle(s) a column: each warp's most frequent state", { bin: meta.bin });
     const left = Math.max(...[...meta.rows, slotsName, busyName].map((t) => textWidth(t, 11))) + 10;
     const top = 46;
     const gridW = W * size, gridH = rows * size;
@@ -120,12 +124,12 @@ function createSchedulerView({ model, el: host }) {
     const ovTop = slotsTop + size + 40;
     const ovW = meta.bins * osize, ovH = rows * osize;
     const busyTop = ovTop + ovH + 4;
-    const width = Math.max(left + gridW, left + ovW, textWidth(`the whole run, ${meta.bin} cycle(s) a column: each warp's most frequent state`, 13) + 8) + 12;
+    const width = Math.max(left + gridW, left + ovW, textWidth(wholeRun, 13) + 8) + 12;
     const height = busyTop + osize + 22;
     const fig = el("div", { class: "ex-fig explainer-scheduler-fig", style: `width:${width}px;height:${height}px` }, figBox);
     const s = svg("svg", { width, height, role: "img" }, fig);
     const title = svg("text", { x: 4, y: 14, class: "ex-title" }, s, "");
-    svg("text", { x: left, y: top - 22, class: "ex-axis" }, s, "cycle →");
+    svg("text", { x: left, y: top - 22, class: "ex-axis" }, s, tr("cycle →"));
     const ticks = indexTicks(s, W, size, (i) => [left + i * size + size / 2, top - 7], "middle", meta.cycles);
     meta.rows.forEach((t, r) => svg("text", { x: left - 6, y: top + r * size + size / 2, class: "ex-axis",
       "text-anchor": "end", "dominant-baseline": "middle" }, s, t));
@@ -134,7 +138,7 @@ function createSchedulerView({ model, el: host }) {
     const grid = new Grid(fig, "window", rows, W, left, top, size, meta.palette);
     const slots = new Grid(fig, "slots", 1, W, left, slotsTop, size, meta.busy_palette);
     const cur = svg("rect", { y: top - 2, width: size, height: gridH + size + 10, fill: "none", stroke: "#111827", "stroke-width": 2 }, s);
-    svg("text", { x: 4, y: ovTop - 8, class: "ex-title" }, s, `the whole run, ${meta.bin} cycle(s) a column: each warp's most frequent state`);
+    svg("text", { x: 4, y: ovTop - 8, class: "ex-title" }, s, wholeRun);
     const ov = new Grid(fig, "overview", rows, meta.bins, left, ovTop, osize, meta.palette);
     const busy = new Grid(fig, "busy", 1, meta.bins, left, busyTop, osize, meta.busy_palette);
     svg("text", { x: left - 6, y: busyTop + osize / 2, class: "ex-axis", "text-anchor": "end", "dominant-baseline": "middle" },
@@ -149,14 +153,15 @@ function createSchedulerView({ model, el: host }) {
     fig.addEventListener("mousemove", (e) => {
       const rc = grid.cellOf(e);
       const sl = slots.cellOf(e);
-      if (sl) return tip.show(`cycle ${built.first + sl[1]}: ${at(A.slots, built.first + sl[1])} of ${meta.schedulers} issue slots used`, e);
+      if (sl) return tip.show(tr("cycle {c}: {used} of {n} issue slots used",
+        { c: built.first + sl[1], used: at(A.slots, built.first + sl[1]), n: meta.schedulers }), e);
       if (rc) {
         const cyc = built.first + rc[1];
         const st = at(A.state, rc[0], cyc);
-        return tip.show(`${meta.rows[rc[0]]} · cycle ${cyc}: ${meta.states[st]}`, e);
+        return tip.show(`${meta.rows[rc[0]]} · ` + tr("cycle {c}: {state}", { c: cyc, state: meta.states[st] }), e);
       }
       const ob = ov.cellOf(e) || busy.cellOf(e);
-      if (ob) return tip.show(`cycles ${at(A.bin_start, ob[1])}… · click to go there`, e);
+      if (ob) return tip.show(tr("cycles {start}… · click to go there", { start: at(A.bin_start, ob[1]) }), e);
       tip.hide();
     });
     fig.addEventListener("mouseleave", () => tip.hide());
@@ -210,36 +215,40 @@ function createSchedulerView({ model, el: host }) {
     const x = b.left + (at(A.bin_of, c) + 0.5) * b.osize;
     b.now.setAttribute("x1", String(x));
     b.now.setAttribute("x2", String(x));
-    b.title.textContent = `scheduler 0 of ${meta.schedulers}: its ${rows} warps, cycles ${first}..${Math.min(meta.cycles, first + W) - 1}`;
+    b.title.textContent = tr("scheduler 0 of {n}: its {rows} warps, cycles {first}..{last}",
+      { n: meta.schedulers, rows, first, last: Math.min(meta.cycles, first + W) - 1 });
 
     const ir = at(A.issued_row, c);
-    labelMain.textContent = `${countText("cycle", c, meta.cycles)} · ` + (ir < 0
-      ? "scheduler 0 is idle: none of its warps is ready"
-      : `scheduler 0 issues ${meta.rows[ir].split(" (")[0]}'s ${meta.kinds[at(A.issued_kind, c)]}`);
-    labelSub.textContent = `running utilisation: scheduler 0 ${at(A.running, c).toFixed(1)}% · whole SM ${at(A.running_sm, c).toFixed(1)}%`;
+    const warpName = (r) => tr("warp {w}", { w: meta.row_warps[r] });
+    labelMain.textContent = tr("cycle = {c} of 0..{last}", { c, last: meta.cycles - 1 }) + " · " + (ir < 0
+      ? tr("scheduler 0 is idle: none of its warps is ready")
+      : tr("scheduler 0 issues {warp}'s {instruction}", { warp: warpName(ir), instruction: meta.kinds[at(A.issued_kind, c)] }));
+    labelSub.textContent = tr("running utilisation: scheduler 0 {mine}% · whole SM {all}%",
+      { mine: at(A.running, c).toFixed(1), all: at(A.running_sm, c).toFixed(1) });
     const groups = meta.states.map(() => []);
-    for (let r = 0; r < rows; r++) groups[at(A.state, r, c)].push(meta.rows[r].split(" (")[0].replace("warp ", ""));
+    for (let r = 0; r < rows; r++) groups[at(A.state, r, c)].push(String(meta.row_warps[r]));
     const lines = [];
     if (ir >= 0) {
       const k = at(A.issued_k, c), kind = at(A.issued_kind, c), ph = at(A.issued_phase, c);
-      lines.push(`<b>Issued:</b> ${escapeHtml(meta.rows[ir])}: <code>${escapeHtml(meta.kind_text[kind])}</code>` +
-        ` (phase t = ${ph}${meta.kinds[kind] === "fma" ? `, k = ${k}` : meta.kinds[kind] === "bar" ? `, barrier ${k + 1} of 2` : ""})`);
+      const detail = meta.kinds[kind] === "fma" ? `, k = ${k}` : meta.kinds[kind] === "bar" ? tr(", barrier {n} of 2", { n: k + 1 }) : "";
+      lines.push(tr("<b>Issued:</b> {warp}: <code>{instruction}</code> (phase t = {phase}{detail})",
+        { warp: escapeHtml(meta.rows[ir]), instruction: escapeHtml(meta.kind_text[kind]), phase: ph, detail }));
     } else {
-      lines.push("<b>Issued:</b> nothing: an idle cycle (an issue slot lost)");
+      lines.push(tr("<b>Issued:</b> nothing: an idle cycle (an issue slot lost)"));
     }
     meta.states.forEach((name, v) => {
       if (v === 0) return;
-      lines.push(`${swatch(meta.palette[v], name)}: ${groups[v].length ? "warps " + groups[v].join(", ") : "none"}`);
+      lines.push(`${swatch(meta.palette[v], name)}: ${groups[v].length ? tr("warps {list}", { list: groups[v].join(", ") }) : tr("none")}`);
     });
     const others = [];
     for (let sc = 0; sc < meta.schedulers; sc++) {
       const w = at(A.issued_all, sc, c);
-      others.push(`${sc}: ${w < 0 ? "idle" : "warp " + w}`);
+      others.push(`${sc}: ${w < 0 ? tr("idle") : tr("warp {w}", { w })}`);
     }
-    lines.push(`<b>Each scheduler this cycle</b> (scheduler: warp issued): ${others.join(" · ")}`);
+    lines.push(tr("<b>Each scheduler this cycle</b> (scheduler: warp issued): {list}", { list: others.join(" · ") }));
     side.innerHTML = lines.map((t) => `<div>${t}</div>`).join("");
-    util.innerHTML = `Issue slots used this cycle: <b>${at(A.slots, c)} of ${meta.schedulers}</b> · running utilisation ` +
-      `(cycles 0..${c}): scheduler 0 <b>${at(A.running, c).toFixed(1)}%</b>, whole SM <b>${at(A.running_sm, c).toFixed(1)}%</b>`;
+    util.innerHTML = tr("Issue slots used this cycle: <b>{used} of {n}</b> · running utilisation (cycles 0..{c}): scheduler 0 <b>{mine}%</b>, whole SM <b>{all}%</b>",
+      { used: at(A.slots, c), n: meta.schedulers, c, mine: at(A.running, c).toFixed(1), all: at(A.running_sm, c).toFixed(1) });
     pres.drew();
   }
 
@@ -256,7 +265,7 @@ function createSchedulerView({ model, el: host }) {
 
   function ask(preset, latency) {
     askPython(model, { cmd: "kernel", name: `${preset}|${latency}` }, {
-      busy: () => { errorLine.textContent = "computing…"; },
+      busy: () => { errorLine.textContent = tr("computing…"); },
       loaded: () => { setError(""); load(); },
       missing: (note) => { setError(note); if (meta) { presetSel.value = meta.preset; } },
     });

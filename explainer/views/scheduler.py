@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import resources
+from ..i18n import N_, _
 from ..model import hardware
 from ..model import scheduler as sm
 from .payload import narrow, pack, unpack
@@ -45,8 +46,8 @@ LATENCIES = ("global_l2_hit", "global_dram")
 PALETTE = ["#16a34a", "#fde68a", "#fca5a5", "#c4b5fd", "#e5e7eb"]
 #: Shades of scheduler 0's issuing share per bin (0 = idle throughout .. 4 = issued every cycle).
 BUSY_PALETTE = ["#ffffff", "#dcfce7", "#86efac", "#22c55e", "#15803d"]
-BUSY_TEXT = ["idle throughout", "issued in under a third of its cycles", "a third to two thirds",
-             "over two thirds", "every cycle"]
+BUSY_TEXT = [N_("idle throughout"), N_("issued in under a third of its cycles"), N_("a third to two thirds"),
+             N_("over two thirds"), N_("every cycle")]
 #: Letters on the issuing cells (:data:`explainer.model.scheduler.KINDS`).
 LETTERS = ["L", "L", "S", "S", "B", "F", "C"]
 LETTER_TEXT = "L a global load (ldg), S a store into As / Bs (sts), B __syncthreads(), F an FMA, C the store of C"
@@ -57,10 +58,11 @@ PHASES = 3
 
 def preset_label(key: str, occ: hardware.Occupancy, per_sched: int, schedulers: int) -> str:
     T, regs = PRESETS[key]
-    r = f"{regs} registers per thread" if regs else "registers not limiting"
-    return (f"{hardware.arch(ARCH)['label'].split(' (')[0]}, T={T}, {r}: {occ.blocks_per_sm} block(s) of "
-            f"{occ.warps_per_block} warps = {occ.active_warps} warps ({occ.occupancy:.0%}), "
-            f"{per_sched} per scheduler")
+    r = _("{regs} registers per thread", regs=regs) if regs else _("registers not limiting")
+    return _("{arch}, T={T}, {regs}: {blocks} block(s) of {per_block} warps = {warps} warps ({occupancy}), "
+             "{per_scheduler} per scheduler", arch=hardware.arch(ARCH)["label"].split(" (")[0], T=T, regs=r,
+             blocks=occ.blocks_per_sm, per_block=occ.warps_per_block, warps=occ.active_warps,
+             occupancy=f"{occ.occupancy:.0%}", per_scheduler=per_sched)
 
 
 def _bins(cycles: int) -> int:
@@ -70,15 +72,18 @@ def _bins(cycles: int) -> int:
 def scheduler_data(key: str = f"{OPENING}|{LATENCIES[0]}", policy: str = "oldest",
                    phases: int = PHASES) -> tuple[dict, dict[str, np.ndarray]]:
     """``(meta, arrays)`` for ``"<preset>|<latency kind>"`` (see the module doc)."""
-    preset, _, lat_kind = str(key).partition("|")
+    preset, _sep, lat_kind = str(key).partition("|")
     if preset not in PRESETS:
-        raise sm.SchedulerError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+        raise sm.SchedulerError(_("unknown preset {preset}; choose one of {presets}", preset=repr(preset),
+                                  presets=", ".join(PRESETS)))
     if lat_kind not in LATENCIES:
-        raise sm.SchedulerError(f"latency must be one of {', '.join(LATENCIES)}, got {lat_kind!r}")
+        raise sm.SchedulerError(_("latency must be one of {kinds}, got {kind}", kinds=", ".join(LATENCIES),
+                                  kind=repr(lat_kind)))
     T, regs = PRESETS[preset]
     run, occ, lat = sm.tile_run(ARCH, T, regs, phases=phases, policy=policy, latency_kind=lat_kind)
     if run.schedulers >= len(BUSY_PALETTE):  # (slots[c] is a colour of BUSY_PALETTE)
-        raise sm.SchedulerError(f"{run.schedulers} schedulers: the view draws at most {len(BUSY_PALETTE) - 1}")
+        raise sm.SchedulerError(_("{n} schedulers: the view draws at most {most}", n=run.schedulers,
+                                  most=len(BUSY_PALETTE) - 1))
     s = sm.summary(run)
     rows = run.warps_of(0)
     C = run.cycles
@@ -109,34 +114,37 @@ def scheduler_data(key: str = f"{OPENING}|{LATENCIES[0]}", policy: str = "oldest
     arrays["running"] = (100 * run.running(0)).astype(np.float32)
     arrays["running_sm"] = (100 * run.running()).astype(np.float32)
     per_sched = len(rows)
-    labels = [f"warp {w} (block {run.block_of(w)})" for w in rows]
+    labels = [_("warp {w} (block {b})", w=w, b=run.block_of(w)) for w in rows]
     lat_label = lat["label"]
     meta = {
         "view": "scheduler", "key": f"{preset}|{lat_kind}", "preset": preset, "latency_kind": lat_kind,
         "presets": [[p, preset_label(p, *_occ_of(p))] for p in PRESETS],
-        "latencies": [[kk, sm.LATENCY_KINDS[kk].replace("a global load ", "loads ")] for kk in LATENCIES],
-        "arch": ARCH, "T": T, "regs": regs, "policy": policy, "policy_text": sm.POLICY_TEXT[policy],
+        "latencies": [[kk, _(sm.LATENCY_BUTTONS[kk])] for kk in LATENCIES],
+        "arch": ARCH, "T": T, "regs": regs, "policy": policy, "policy_text": _(sm.POLICY_TEXT[policy]),
         "phases": phases, "cycles": C, "window": WINDOW, "bin": bin_, "bins": nb,
         "schedulers": run.schedulers, "rows": labels, "row_warps": rows,
-        "states": list(sm.STATES), "palette": PALETTE, "busy_palette": BUSY_PALETTE, "busy_text": BUSY_TEXT,
-        "kinds": list(sm.KINDS), "kind_text": [sm.KIND_TEXT[i] for i in range(len(sm.KINDS))], "letters": LETTERS,
-        "letter_text": LETTER_TEXT,
+        "states": [_(s) for s in sm.STATES], "palette": PALETTE, "busy_palette": BUSY_PALETTE,
+        "busy_text": [_(t) for t in BUSY_TEXT],
+        "kinds": list(sm.KINDS), "kind_text": [_(sm.KIND_TEXT[i]) for i in range(len(sm.KINDS))], "letters": LETTERS,
+        "letter_text": _(LETTER_TEXT),
         "latency": run.latency, "latency_label": lat_label, "measured": lat["measured"],
         "summary": s,
         "occupancy": preset_label(preset, occ, per_sched, run.schedulers),
-        "rule": (f"Rule of thumb: a warp issues n = T + 6 = {s['per_phase']} instructions per phase (2 loads, 2 "
-                 f"shared stores, 2 barriers, {T} FMAs), then waits L = {run.latency} cycles for its next loads. "
-                 f"One scheduler issuing one instruction per cycle needs about L × 1 / n = {run.latency} / "
-                 f"{s['per_phase']} → {s['warps_needed']} warps to stay busy; it has {per_sched}."),
-        "result": (f"Scheduler 0 issued in {s['issued_0']:,} of {C:,} cycles ({s['utilisation_0']:.0%}); idle "
-                   f"{s['idle_0']:,}. From cycle {run.latency} (no load has returned before it) until the first warp "
-                   f"finishes (cycle {s['first_done']:,}) the SM's schedulers issued in {s['steady']:.0%} of the "
-                   "cycles."),
-        "caption": (f"{phases} phases of the tiled kernel's loop (K = {phases}×T) on one {hardware.arch(ARCH)['label']} "
-                    f"SM: {run.schedulers} schedulers, resident warp w on scheduler w mod {run.schedulers}; rows: "
-                    f"scheduler 0's warps. Policy: {sm.POLICY_TEXT[policy]}. {lat_label}. Computed by "
-                    "explainer.model.scheduler; shared-memory latency, the FMA chain through sum and address "
-                    "arithmetic are left out, so the model is kind to few warps."),
+        "rule": _("Rule of thumb: a warp issues n = T + 6 = {n} instructions per phase (2 loads, 2 shared stores, 2 "
+                  "barriers, {T} FMAs), then waits L = {L} cycles for its next loads. One scheduler issuing one "
+                  "instruction per cycle needs about L × 1 / n = {L} / {n} → {needed} warps to stay busy; it has {has}.",
+                  n=s["per_phase"], T=T, L=run.latency, needed=s["warps_needed"], has=per_sched),
+        "result": _("Scheduler 0 issued in {issued} of {cycles} cycles ({share}); idle {idle}. From cycle {L} (no load "
+                    "has returned before it) until the first warp finishes (cycle {first_done}) the SM's schedulers "
+                    "issued in {steady} of the cycles.", issued=f"{s['issued_0']:,}", cycles=f"{C:,}",
+                    share=f"{s['utilisation_0']:.0%}", idle=f"{s['idle_0']:,}", L=run.latency,
+                    first_done=f"{s['first_done']:,}", steady=f"{s['steady']:.0%}"),
+        "caption": _("{phases} phases of the tiled kernel's loop (K = {phases}×T) on one {arch} SM: {schedulers} "
+                     "schedulers, resident warp w on scheduler w mod {schedulers}; rows: scheduler 0's warps. Policy: "
+                     "{policy}. {latency}. Computed by explainer.model.scheduler; shared-memory latency, the FMA chain "
+                     "through sum and address arithmetic are left out, so the model is kind to few warps.",
+                     phases=phases, arch=hardware.arch(ARCH)["label"], schedulers=run.schedulers,
+                     policy=_(sm.POLICY_TEXT[policy]), latency=lat_label),
     }
     return meta, arrays
 
@@ -184,7 +192,7 @@ class SchedulerExplorer:
     def select(self, preset: str | None = None, latency: str | None = None) -> bool:
         """Show ``preset`` with ``latency`` (unchanged where None); on bad input one line in the
         view, the last good state stays."""
-        cur_p, _, cur_l = (self.key or f"{OPENING}|{LATENCIES[0]}").partition("|")
+        cur_p, _sep, cur_l = (self.key or f"{OPENING}|{LATENCIES[0]}").partition("|")
         key = f"{cur_p if preset is None else preset}|{cur_l if latency is None else latency}"
         try:
             meta, buf = scheduler_payload(key)
@@ -197,7 +205,7 @@ class SchedulerExplorer:
 
     def _on_msg(self, widget, content, buffers):
         if isinstance(content, dict) and content.get("cmd") == "kernel":
-            preset, _, latency = str(content.get("name", "")).partition("|")
+            preset, _sep, latency = str(content.get("name", "")).partition("|")
             self.select(preset, latency)
 
     def static_store(self, budget: int = STATIC_BUDGET) -> dict:

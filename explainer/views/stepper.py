@@ -15,6 +15,7 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
+from ..i18n import N_, _
 from ..model import Launch, LaunchError, Step, steps
 from .plotly_widget import Figure
 
@@ -55,11 +56,11 @@ def abc_figure(height=560, width=760) -> Figure:
         margin=dict(l=50, r=10, t=30, b=40),
         plot_bgcolor="white",
         font=dict(family=SANS),
-        xaxis=_axis("A: column (k)", anchor="y"),
-        yaxis=_axis("A: row", anchor="x", autorange="reversed"),
+        xaxis=_axis(_("A: column (k)"), anchor="y"),
+        yaxis=_axis(_("A: row"), anchor="x", autorange="reversed"),
         xaxis2=_axis("", anchor="y2", side="top"),
-        yaxis2=_axis("B: row (k)", anchor="x2", autorange="reversed"),
-        xaxis3=_axis("C: column (= B column)", anchor="y3"),
+        yaxis2=_axis(_("B: row (k)"), anchor="x2", autorange="reversed"),
+        xaxis3=_axis(_("C: column (= B column)"), anchor="y3"),
         yaxis3=_axis("", anchor="x3", autorange="reversed"),
     )
     return g
@@ -85,11 +86,11 @@ def draw_abc_window(g: Figure, L: Launch, win, title: str) -> None:
     g.layout.xaxis3.domain, g.layout.yaxis3.domain = d["x_c"], d["y_c"]
 
     def clip(lo, hi, n):
-        return "" if (lo == 0 and hi == n) else f" (showing {lo}..{hi - 1} of {n})"
+        return "" if (lo == 0 and hi == n) else _(" (showing {lo}..{last} of {n})", lo=lo, last=hi - 1, n=n)
 
-    g.layout.xaxis.title.text = f"A: column k{clip(k0, k1, L.K)}"
-    g.layout.yaxis.title.text = f"A / C: row{clip(m0, m1, L.M)}"
-    g.layout.xaxis3.title.text = f"B / C: column{clip(n0, n1, L.N)}"
+    g.layout.xaxis.title.text = _("A: column k") + clip(k0, k1, L.K)
+    g.layout.yaxis.title.text = _("A / C: row") + clip(m0, m1, L.M)
+    g.layout.xaxis3.title.text = _("B / C: column") + clip(n0, n1, L.N)
     g.layout.title = dict(text=title, font=dict(size=13), x=0.01)
 
 
@@ -134,13 +135,14 @@ class TiledStepper:
     steps back: ``index`` is the last step set from Python.
     """
 
+    #: name -> launch; the names are the menu's keys (English), shown in the reader's language
     PRESETS = {
-        "the gemm_tiled walk-through: 1024³, T=16, block (x=2, y=1), thread (x=4, y=3)": (1024, 1024, 1024, 16, (2, 1), (4, 3)),
-        "small: 8×8×8, T=4": (8, 8, 8, 4, (1, 0), (1, 2)),
-        "the course notes: Width=3, TILE_WIDTH=2 (padding)": (3, 3, 3, 2, (1, 0), (1, 0)),
-        "rectangular: 35×79×19, T=8": (35, 79, 19, 8, (3, 2), (5, 1)),
+        N_("the gemm_tiled walk-through: 1024³, T=16, block (x=2, y=1), thread (x=4, y=3)"): (1024, 1024, 1024, 16, (2, 1), (4, 3)),
+        N_("small: 8×8×8, T=4"): (8, 8, 8, 4, (1, 0), (1, 2)),
+        N_("the course notes: Width=3, TILE_WIDTH=2 (padding)"): (3, 3, 3, 2, (1, 0), (1, 0)),
+        N_("rectangular: 35×79×19, T=8"): (35, 79, 19, 8, (3, 2), (5, 1)),
         "64³, T=16": (64, 64, 64, 16, (1, 2), (4, 3)),
-        "the sliding-window write-up: A 4×8, B 8×4, BLOCK_SIZE=2 (4 windows)": (4, 4, 8, 2, (1, 0), (1, 1)),
+        N_("the sliding-window write-up: A 4×8, B 8×4, BLOCK_SIZE=2 (4 windows)"): (4, 4, 8, 2, (1, 0), (1, 1)),
     }
 
     def __init__(self, M=1024, N=1024, K=1024, tile=16, block=(2, 1), thread=(4, 3), window_cells=48, per_k=True,
@@ -163,13 +165,18 @@ class TiledStepper:
                             if spec == (M, N, K, tile, tuple(block), tuple(thread))), None)
         L = Launch(kernel, M, N, K, tile)
         if not L.guarded:
-            raise LaunchError("the stepper draws guarded kernels; see model.unguarded_report")
+            raise LaunchError(_("the stepper draws guarded kernels; see model.unguarded_report"))
         L.check_block(*block)
         L.check_thread(*thread)
         self.variants = tuple(variants)
         if self.variants and kernel not in self.variants:
-            raise LaunchError(f"kernel {kernel!r} is not one of the variants {', '.join(self.variants)}")
+            raise LaunchError(_("kernel {name} is not one of the variants {variants}", name=repr(kernel),
+                                variants=", ".join(self.variants)))
         self.view = TiledView(presets=list(self.PRESETS), kernels=list(self.variants))
+        # the preset menu shows each name in the reader's language (tiled.js: tr(name)); the names stay the keys
+        named = {n: _(n) for n in self.PRESETS if _(n) != n}
+        if named:
+            self.view.i18n = {**self.view.i18n, "strings": {**self.view.i18n.get("strings", {}), **named}}
         self.view.on_msg(self._on_msg)
         self.view.static_store = self.static_store
         self._set(L, tuple(block), tuple(thread), 0)
@@ -250,7 +257,8 @@ class TiledStepper:
             elif cmd == "kernel":
                 name = content.get("name")
                 if name not in self.variants:
-                    raise LaunchError(f"unknown kernel {name!r}: this view offers {', '.join(self.variants) or 'no other'}")
+                    raise LaunchError(_("unknown kernel {name}: this view offers {variants}", name=repr(name),
+                                        variants=", ".join(self.variants) or _("no other")))
                 self.set_kernel(name, self._thread_of(int(content.get("thread", 0))))
             elif cmd == "chunk":
                 tx, ty = self._thread_of(int(content.get("thread", 0)))
@@ -407,7 +415,7 @@ class TiledStepper:
 
     def set_preset(self, name: str):
         if name not in self.PRESETS:
-            raise LaunchError(f"unknown preset {name!r}")
+            raise LaunchError(_("unknown preset {name}", name=repr(name)))
         M, N, K, T, block, thread = self.PRESETS[name]
         self.preset = name
         self.set_launch(M, N, K, T, block, thread)
@@ -417,7 +425,7 @@ class TiledStepper:
         ``thread`` (x, y) stays (default: the last one set from Python)."""
         L = Launch(kernel, self.L.M, self.L.N, self.L.K, self.L.T)
         if not L.guarded:
-            raise LaunchError("the stepper draws guarded kernels; see model.unguarded_report")
+            raise LaunchError(_("the stepper draws guarded kernels; see model.unguarded_report"))
         self.kernel = kernel
         self._set(L, self.block, tuple(thread) if thread is not None else self.thread, 0)
 

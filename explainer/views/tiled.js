@@ -10,6 +10,7 @@ const PIN_NONE = 0, PIN_STORE_A = 1, PIN_STORE_B = 2, PIN_READ_K = 3, PIN_READ_A
 
 function createTiledView({ model, el: host }) {
   injectCss();
+  learnStrings(model);
   const root = el("div", { class: "explainer-stepper explainer-view" }, host);
   const tip = tooltip(root);
 
@@ -24,11 +25,11 @@ function createTiledView({ model, el: host }) {
 
   // ---- controls -------------------------------------------------------------------------
   const presetRow = el("div", { class: "ex-row" }, root);
-  const presetSel = el("select", { class: "explainer-preset", "aria-label": "Preset" }, presetRow);
+  const presetSel = el("select", { class: "explainer-preset", "aria-label": tr("Preset") }, presetRow);
   // The kernel variants this page compares (page 04); hidden when there is only one.
   const kernelLab = el("label", { class: "ex-field", style: "display:none" }, presetRow);
-  el("span", {}, kernelLab, "kernel");
-  const kernelSel = el("select", { class: "explainer-kernel", "aria-label": "Kernel" }, kernelLab);
+  el("span", {}, kernelLab, tr("kernel"));
+  const kernelSel = el("select", { class: "explainer-kernel", "aria-label": tr("kernel") }, kernelLab);
   // M, N, K, T and the block are typed, then committed together (Apply or Enter): one launch,
   // not one request per field (a field sent alone would be refused or snap back).
   const sizeRow = el("div", { class: "ex-row" }, root);
@@ -36,7 +37,8 @@ function createTiledView({ model, el: host }) {
   const fM = numberField(sizeRow, "M", 0, typed);
   const fN = numberField(sizeRow, "N", 0, typed);
   const fK = numberField(sizeRow, "K", 0, typed);
-  const fT = numberField(sizeRow, "tile T", 0, typed);
+  const fT = numberField(sizeRow, tr("tile T"), 0, typed);
+  fT.dataset.field = "tile T";  // the field's name for tests and tools, whatever the language
   const idRow = el("div", { class: "ex-row" }, root);
   const fbx = numberField(idRow, "blockIdx.x", 0, typed);
   const fby = numberField(idRow, "blockIdx.y", 0, typed);
@@ -48,31 +50,34 @@ function createTiledView({ model, el: host }) {
   const fty = numberField(idRow, "threadIdx.y", 0, () => pinTyped());
   // Static pages: the blocks this page holds for the launch, named by where they sit in the grid.
   const storedLab = el("label", { class: "ex-field", style: "display:none" }, idRow);
-  el("span", {}, storedLab, "stored blocks");
-  const storedSel = el("select", { class: "explainer-stored-blocks", "aria-label": "stored blocks" }, storedLab);
+  el("span", {}, storedLab, tr("stored blocks"));
+  const storedSel = el("select", { class: "explainer-stored-blocks", "aria-label": tr("stored blocks") }, storedLab);
   const storedNote = el("span", { class: "ex-note" }, idRow, "");
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
 
   const stepRow = el("div", { class: "ex-row" }, root);
-  const bFirst = el("button", { type: "button", title: "first step", class: "explainer-first" }, stepRow, "|◀");
-  const bPrev = el("button", { type: "button", title: "previous step (←)", class: "explainer-prev" }, stepRow, "◀");
-  const bPlay = el("button", { type: "button", title: "play / pause", class: "explainer-play" }, stepRow, "▶ Play");
-  const bNext = el("button", { type: "button", title: "next step (→)", class: "explainer-next" }, stepRow, "▶");
-  const bLast = el("button", { type: "button", title: "last step", class: "explainer-last" }, stepRow, "▶|");
-  const slider = el("input", { type: "range", min: "0", value: "0", class: "explainer-slider", "aria-label": "step", style: "width:360px" }, stepRow);
+  const bFirst = el("button", { type: "button", title: tr("first step"), class: "explainer-first" }, stepRow, "|◀");
+  const bPrev = el("button", { type: "button", title: tr("previous step (←)"), class: "explainer-prev" }, stepRow, "◀");
+  const bPlay = el("button", { type: "button", title: tr("play / pause"), class: "explainer-play" }, stepRow, tr("▶ Play"));
+  const bNext = el("button", { type: "button", title: tr("next step (→)"), class: "explainer-next" }, stepRow, "▶");
+  const bLast = el("button", { type: "button", title: tr("last step"), class: "explainer-last" }, stepRow, "▶|");
+  const slider = el("input", { type: "range", min: "0", value: "0", class: "explainer-slider", "aria-label": tr("step"), style: "width:360px" }, stepRow);
   const speedLab = el("label", { class: "ex-field" }, stepRow);
-  el("span", {}, speedLab, "ms / step");
+  el("span", {}, speedLab, tr("ms / step"));
   const speed = el("input", { type: "range", min: "33", max: "2000", step: "1", value: "600", class: "explainer-speed", style: "width:140px" }, speedLab);
   const speedOut = el("span", { style: "font-size:12px;width:3em" }, speedLab, "600");
   const toggleRow = el("div", { class: "ex-row" }, root);
-  const tMode = toggle(toggleRow, "compute", ["one k per step", "whole loop"], "one k per step", (v) => setMode(v === "whole loop" ? "loop" : "k"));
-  const tShow = toggle(toggleRow, "As / Bs show", ["names", "values"], "names", (v) => { show = v; draw(); });
+  const tMode = toggle(toggleRow, tr("compute"), ["one k per step", "whole loop"], "one k per step", (v) => setMode(v === "whole loop" ? "loop" : "k"));
+  const tShow = toggle(toggleRow, tr("As / Bs show"), ["names", "values"], "names", (v) => { show = v; draw(); });
+  // the buttons' values stay the English words (what the code compares); their text is the reader's language
+  const toggleText = { "one k per step": tr("one k per step"), "whole loop": tr("whole loop"), names: tr("names"), values: tr("values") };
+  for (const b of [...tMode.buttons, ...tShow.buttons]) b.textContent = toggleText[b.dataset.value];
   // Motion: in a load step the pinned thread's value flies from A / B to As / Bs, at the store from
   // the thread to C (after the draw; off under prefers-reduced-motion or with this box unticked).
-  const motionLab = el("label", { class: "ex-field", title: "animate the pinned thread's copy" }, toggleRow);
-  const motionBox = el("input", { type: "checkbox", class: "explainer-motion", "aria-label": "motion" }, motionLab);
+  const motionLab = el("label", { class: "ex-field", title: tr("animate the pinned thread's copy") }, toggleRow);
+  const motionBox = el("input", { type: "checkbox", class: "explainer-motion", "aria-label": tr("motion") }, motionLab);
   motionBox.checked = true;
-  el("span", {}, motionLab, "motion");
+  el("span", {}, motionLab, tr("motion"));
   const fly = motion(root, { enabled: () => motionBox.checked });
   motionBox.addEventListener("change", () => { if (!motionBox.checked) fly.cancel(); });
 
@@ -105,7 +110,7 @@ function createTiledView({ model, el: host }) {
   // Where the shared figure puts grid j (As, Bs, threads) of cell size ss, and its size.
   // Row and column numbers sit left of and above each grid (x0, and 12 px over it); each grid's
   // name is under it, so a grid is at least as wide as its name, and the figure as its title.
-  const SHARED_NAMES = ["As[ty][tx]", "Bs[ty][tx]", "threads: threadIdx.x →, threadIdx.y ↓"];
+  const SHARED_NAMES = ["As[ty][tx]", "Bs[ty][tx]", tr("threads: threadIdx.x →, threadIdx.y ↓")];
   function sharedGeom(Tn, a) {
     const ss = Math.max(8, Math.min(40, Math.floor(300 / Tn)));
     const sw = Tn * ss, x0 = 24;
@@ -123,7 +128,7 @@ function createTiledView({ model, el: host }) {
   function sharedTitleLines(a, tp = null) {
     const hold = tp == null ? meta.hold_text.reduce((x, y) => (y.length > x.length ? y : x), "") : meta.hold_text[tp];
     const parts = meta.title_shared.split(" · ");  // ["Shared memory of block (x, y)", "its N threads (k warps)"]
-    const holds = `As and Bs hold ${hold}`;
+    const holds = tr("As and Bs hold {phase}", { phase: hold });
     return a ? [parts[0], holds, parts.slice(1).join(" · ")] : [parts.join(" · "), holds];
   }
 
@@ -168,6 +173,8 @@ function createTiledView({ model, el: host }) {
   function giveUp() { const w = goal; goal = null; if (w) w.done(false); }
 
   function steps() { return meta.steps[mode]; }
+  function stepText() { return tr("step {n} of {total}", { n: g + 1, total: steps().total }); }
+  const padText = tr("0 (pad)"), ghostText = tr("ghost");
   function S(name) { return A[`${mode}_${name}`]; }
   function local() { return g - steps().s0; }
   function T() { return meta.T; }
@@ -206,7 +213,7 @@ function createTiledView({ model, el: host }) {
     indexTicks(gs, nw, size, (c) => [xC + (c + 0.5) * size, under], "middle", widest)(meta.nwin[0]);
     const tickAk = indexTicks(gs, kw, size, (c) => [left + (c + 0.5) * size, under], "middle", widest);
     const tickBk = indexTicks(gs, kw, size, (r) => [xC - 3, top + (r + 0.5) * size], "end", widest);
-    svg("text", { x: xC - 4, y: top - 6, class: "ex-axis", "text-anchor": "end" }, gs, "B: row k");
+    svg("text", { x: xC - 4, y: top - 6, class: "ex-axis", "text-anchor": "end" }, gs, tr("B: row k"));
     // Shared memory: As, Bs and the block's threads, in a row (presenter mode: see sharedGeom).
     const Tn = meta.T;
     const { ss, sw, corner, size: [SW, SH] } = sharedGeom(Tn, shared);
@@ -256,7 +263,7 @@ function createTiledView({ model, el: host }) {
       span.appendChild(document.createTextNode(text));
       return span;
     });
-    codeNote.textContent = `kernels/${meta.file} (trace-recording lines hidden); highlighted: the line(s) this step runs`;
+    codeNote.textContent = tr("kernels/{file} (trace-recording lines hidden); highlighted: the line(s) this step runs", { file: meta.file });
     summary.innerHTML = meta.summary;
     pres.refit();
   }
@@ -364,10 +371,10 @@ function createTiledView({ model, el: host }) {
         const r = at(src, row, cell, 0), c = at(src, row, cell, 1);
         out[pos] = r < 0 ? C.PADDING : col;
         const v = at(which === "A" ? A.a_val : A.b_val, row, cell);
-        full[which === "A" ? "As" : "Bs"][pos] = show === "values" ? String(v) : r < 0 ? "0 (pad)" : `${which}[${r}][${c}]`;
+        full[which === "A" ? "As" : "Bs"][pos] = show === "values" ? String(v) : r < 0 ? padText : `${which}[${r}][${c}]`;
         const yours = mine && mine[which][row * Tn * Tn + cell];
         if (yours) {  // "draw my copies": the element the student's indices copy, red where it is not the kernel's
-          full[which === "A" ? "As" : "Bs"][pos] = yours[0] < 0 ? "0 (pad)" : `${which}[${yours[0]}][${yours[1]}]`;
+          full[which === "A" ? "As" : "Bs"][pos] = yours[0] < 0 ? padText : `${which}[${yours[0]}][${yours[1]}]`;
           if (yours[2]) out[pos] = C.HAZARD;
         }
       }
@@ -402,7 +409,7 @@ function createTiledView({ model, el: host }) {
       const pos = at(A.thread_xy, q, 1) * Tn + at(A.thread_xy, q, 0);
       cTh[pos] = barrier ? C.WAITING : at(A.warp_col, q);
       tTh[pos] = barrier ? "✓" : meta.thread_text ? `w${at(A.warp, q)}` : "";
-      if (at(A.ghost, q)) { cTh[pos] = C.PADDING; tTh[pos] = "ghost"; }
+      if (at(A.ghost, q)) { cTh[pos] = C.PADDING; tTh[pos] = ghostText; }
     }
     // Hazards of the barrier-less variants.
     const h = at(S("hz"), i);
@@ -439,7 +446,7 @@ function createTiledView({ model, el: host }) {
 
     // Label, running sum, code line, controls.
     labelMain.textContent = label(i);
-    labelStep.textContent = `step ${g + 1} of ${steps().total}`;
+    labelStep.textContent = stepText();
     sumLine.innerHTML = sumHtml(i, kind, pin, k, tp);
     for (const line of built.codeLines) line.classList.toggle("hl", line.dataset.kind === kind);
     slider.value = String(g);
@@ -516,48 +523,48 @@ function createTiledView({ model, el: host }) {
     const row = at(A.c_rc, p, 0), col = at(A.c_rc, p, 1);
     const idx = at(S("sum"), i);
     const total = idx < 0 ? 0 : A.sums.data[idx * Tn * Tn + p];
-    let who = `thread (x=${tx}, y=${ty}) owns C[${row}][${col}]`;
-    if (!at(A.writes, p)) who += " (outside C: it loads and multiplies but stores nothing)";
+    let who = tr("thread (x={tx}, y={ty}) owns {cell}", { tx, ty, cell: `C[${row}][${col}]` });
+    if (!at(A.writes, p)) who += tr(" (outside C: it loads and multiplies but stores nothing)");
     let detail = "";
     if (pin === PIN_READ_K) {
       const ca = at(A.read_as, k, p), cb = at(A.read_bs, k, p);
       const [ar, ac] = [at(A.a_src, tp, ca, 0), at(A.a_src, tp, ca, 1)];
       const [br, bc] = [at(A.b_src, tp, cb, 0), at(A.b_src, tp, cb, 1)];
-      const a = ar < 0 ? "0 (padding)" : `A[${ar}][${ac}] = ${at(A.a_val, tp, ca)}`;
-      const b = br < 0 ? "0 (padding)" : `B[${br}][${bc}] = ${at(A.b_val, tp, cb)}`;
+      const a = ar < 0 ? tr("0 (padding)") : `A[${ar}][${ac}] = ${at(A.a_val, tp, ca)}`;
+      const b = br < 0 ? tr("0 (padding)") : `B[${br}][${bc}] = ${at(A.b_val, tp, cb)}`;
       detail = ` · sum += As[${at(A.cell_rc, ca, 0)}][${at(A.cell_rc, ca, 1)}] × Bs[${at(A.cell_rc, cb, 0)}][${at(A.cell_rc, cb, 1)}] = ${a} × ${b}`;
     } else if (kind === "store" && at(A.writes, p)) {
-      detail = ` · C[${row}][${col}] = ${total} (numpy says ${at(A.numpy_c, p)})`;
+      detail = tr(" · {cell} = {total} (numpy says {numpy})", { cell: `C[${row}][${col}]`, total, numpy: at(A.numpy_c, p) });
     }
-    return `<b>Pinned</b> ${escapeHtml(who)} · sum = <b>${total}</b>${escapeHtml(detail)}`;
+    return tr("<b>Pinned</b> {who} · sum = <b>{total}</b>{detail}", { who: escapeHtml(who), total, detail: escapeHtml(detail) });
   }
 
   function hoverText(name, r, c) {
     const past = outsideOf(), k0 = at(A.kwin, at(S("tp"), local()), 0);
     if (name === "A") {
       const gr = meta.mwin[0] + r, gk = k0 + c;
-      return `A[${gr}][${gk}]` + (past.A(gr, gk) ? ` · outside A (${meta.M}×${meta.K}): a thread that loads it stores a padding zero` : "");
+      return `A[${gr}][${gk}]` + (past.A(gr, gk) ? tr(" · outside {name} ({shape}): a thread that loads it stores a padding zero", { name: "A", shape: `${meta.M}×${meta.K}` }) : "");
     }
     if (name === "B") {
       const gk = k0 + r, gc = meta.nwin[0] + c;
-      return `B[${gk}][${gc}]` + (past.B(gk, gc) ? ` · outside B (${meta.K}×${meta.N}): a thread that loads it stores a padding zero` : "");
+      return `B[${gk}][${gc}]` + (past.B(gk, gc) ? tr(" · outside {name} ({shape}): a thread that loads it stores a padding zero", { name: "B", shape: `${meta.K}×${meta.N}` }) : "");
     }
     if (name === "C") {
       const cell = `C[${meta.mwin[0] + r}][${meta.nwin[0] + c}]`;
       if (past.C(meta.mwin[0] + r, meta.nwin[0] + c)) {
-        const who = at(A.c_owner, r, c, 2) < 0 ? "" : ` · its thread is a ghost (computes, stores nothing)${cBlockHeld(r, c) ? " · click to pin it" : ""}`;
-        return `${cell} · outside C (${meta.M}×${meta.N})${who}`;
+        const who = at(A.c_owner, r, c, 2) < 0 ? "" : tr(" · its thread is a ghost (computes, stores nothing)") + (cBlockHeld(r, c) ? tr(" · click to pin it") : "");
+        return tr("{cell} · outside C ({shape})", { cell, shape: `${meta.M}×${meta.N}` }) + who;
       }
       const obx = at(A.c_owner, r, c, 0), oby = at(A.c_owner, r, c, 1);
-      if (cBlockHeld(r, c)) return `${cell} · click to pin its thread`;
-      return `${cell} · block (x=${obx}, y=${oby}) is not held in this static page: pick a stored block`;
+      if (cBlockHeld(r, c)) return tr("{cell} · click to pin its thread", { cell });
+      return tr("{cell} · block (x={bx}, y={by}) is not held in this static page: pick a stored block", { cell, bx: obx, by: oby });
     }
     const Tn = meta.T;
     if (name === "threads") {
       const q = at(A.thread_grid, r, c);
-      return `thread (x=${at(A.thread_xy, q, 0)}, y=${at(A.thread_xy, q, 1)}) · warp ${at(A.warp, q)} · click to pin`;
+      return tr("thread (x={tx}, y={ty}) · warp {warp} · click to pin", { tx: at(A.thread_xy, q, 0), ty: at(A.thread_xy, q, 1), warp: at(A.warp, q) });
     }
-    return `${name}[${r}][${c}] = ${built.full[name][r * Tn + c] || "(empty)"}`;
+    return `${name}[${r}][${c}] = ${built.full[name][r * Tn + c] || tr("(empty)")}`;
   }
 
   // ---- moving -------------------------------------------------------------------------------
@@ -629,7 +636,7 @@ function createTiledView({ model, el: host }) {
     for (let q = 0; q < meta.T * meta.T; q++) {
       if (at(A.thread_xy, q, 0) === x && at(A.thread_xy, q, 1) === y) return pin(q);
     }
-    setError(`thread (x=${ftx.value}, y=${fty.value}) is outside the ${meta.T}x${meta.T} block: ${meta.thread_range}`);
+    setError(tr("thread (x={tx}, y={ty}) is outside the {shape} block: {range}", { tx: ftx.value, ty: fty.value, shape: `${meta.T}x${meta.T}`, range: meta.thread_range }));
     syncThread();
   }
 
@@ -664,7 +671,7 @@ function createTiledView({ model, el: host }) {
   // A request only Python can answer (a new launch, block or chunk).
   function ask(msg) {
     askPython(model, msg, {
-      busy: () => { labelStep.textContent = "computing…"; },
+      busy: () => { labelStep.textContent = tr("computing…"); },
       loaded: () => { setError(""); load(); },
       missing: (note) => { setError(`${note}${storedHint(msg)}`); syncControls(); giveUp(); },
     });
@@ -676,11 +683,11 @@ function createTiledView({ model, el: host }) {
     if (!store || !store.blocks) return "";
     if (msg.cmd === "launch") {
       const held = store.launches();
-      return held.length ? ` Launches held here: ${held.join("; ")}.` : "";
+      return held.length ? tr(" Launches held here: {list}.", { list: held.join("; ") }) : "";
     }
     if (msg.cmd === "block") {
       const held = store.blocks();
-      return held ? ` Blocks held for this launch: ${held.blocks.map(([x, y]) => `(${x}, ${y})`).join(", ")}.` : "";
+      return held ? tr(" Blocks held for this launch: {list}.", { list: held.blocks.map(([x, y]) => `(${x}, ${y})`).join(", ") }) : "";
     }
     return "";
   }
@@ -709,7 +716,8 @@ function createTiledView({ model, el: host }) {
     const current = meta.preset || "(custom)";
     if (presetSel.options.length !== presets.length + 1) {
       presetSel.textContent = "";
-      for (const name of ["(custom)", ...presets]) el("option", { value: name }, presetSel, name);
+      // a preset's name is its key; its text, the reader's language (the view's i18n strings carry it)
+      for (const name of ["(custom)", ...presets]) el("option", { value: name }, presetSel, name === "(custom)" ? tr("(custom)") : tr(name));
     }
     presetSel.value = presets.includes(current) ? current : "(custom)";
     const kernels = model.get("kernels") || [];
@@ -727,7 +735,7 @@ function createTiledView({ model, el: host }) {
   // the index it names, a_want / b_want), the cells each reads at step k (read_as / read_bs).
   function compareTyped(e) {
     const Tn = meta.T, [bx, by] = meta.block, nph = A.a_src.shape[0];
-    const who = (q) => `thread (x=${at(A.thread_xy, q, 0)}, y=${at(A.thread_xy, q, 1)})`;
+    const who = (q) => tr("thread (x={tx}, y={ty})", { tx: at(A.thread_xy, q, 0), ty: at(A.thread_xy, q, 1) });
     const env = (q, t, k) => {
       const tx = at(A.thread_xy, q, 0), ty = at(A.thread_xy, q, 1);
       const v = { "blockIdx.x": bx, "blockIdx.y": by, "threadIdx.x": tx, "threadIdx.y": ty, "blockDim.x": Tn, "blockDim.y": Tn,
@@ -736,17 +744,19 @@ function createTiledView({ model, el: host }) {
       v.col = evalIndex(e.col, v);
       return v;
     };
-    const count = (n, what, many = `${what}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? what : many}`;
+    const NOUNS = { thread: [tr("{n} thread"), tr("{n} threads")], copy: [tr("{n} copy"), tr("{n} copies")],
+                    phase: [tr("{n} phase"), tr("{n} phases")], read: [tr("{n} read"), tr("{n} reads")] };
+    const count = (n, what) => NOUNS[what][n === 1 ? 0 : 1].replace("{n}", n.toLocaleString("en-US"));
     const lines = [];
     // row and col: the C element each thread owns
     for (const [id, axis] of [["row", 0], ["col", 1]]) {
       let wrong = 0, first = null;
       for (let q = 0; q < Tn * Tn; q++) {
         const got = env(q, meta.pbase, 0)[id], want = at(A.c_rc, q, axis);
-        if (got !== want) { wrong++; if (!first) first = `${who(q)}: yours ${got}, the kernel's ${want}`; }
+        if (got !== want) { wrong++; if (!first) first = tr("{who}: yours {got}, the kernel's {want}", { who: who(q), got, want }); }
       }
-      lines.push({ id, ok: !wrong, text: wrong ? `${id}: ${count(wrong, "thread")} of ${(Tn * Tn).toLocaleString("en-US")} wrong; ${first}`
-        : `${id}: right for all ${Tn * Tn} threads` });
+      lines.push({ id, ok: !wrong, text: wrong ? tr("{id}: {wrong} of {all} wrong; {first}", { id, wrong: count(wrong, "thread"), all: (Tn * Tn).toLocaleString("en-US"), first })
+        : tr("{id}: right for all {n} threads", { id, n: Tn * Tn }) });
     }
     // the copies into As and Bs, phase by phase
     const copies = { A: new Array(nph * Tn * Tn), B: new Array(nph * Tn * Tn) };
@@ -762,13 +772,13 @@ function createTiledView({ model, el: host }) {
           copies[which][tp * Tn * Tn + cell] = [r, c, bad];
           if (bad) {
             wrong++;
-            if (!first) first = `${who(q)}, phase t = ${meta.pbase + tp}: yours ${which}[${r}][${c}], the kernel's `
-              + `${which}[${wr}][${wc}]${pad ? ` (past ${which}'s edge: a padding zero)` : ""}`;
+            if (!first) first = tr("{who}, phase t = {t}: yours {mine}, the kernel's {theirs}", { who: who(q), t: meta.pbase + tp, mine: `${which}[${r}][${c}]`, theirs: `${which}[${wr}][${wc}]` })
+              + (pad ? tr(" (past {name}'s edge: a padding zero)", { name: which }) : "");
           }
         }
       }
-      const text = `${which}s[ty][tx] = ${which}[…][…]: ` + (wrong ? `${count(wrong, "copy", "copies")} of ${(nph * Tn * Tn).toLocaleString("en-US")} wrong; ${first}`
-        : `right for all ${Tn * Tn} threads in ${count(nph, "phase")}`);
+      const text = `${which}s[ty][tx] = ${which}[…][…]: ` + (wrong ? tr("{wrong} of {all} wrong; {first}", { wrong: count(wrong, "copy"), all: (nph * Tn * Tn).toLocaleString("en-US"), first })
+        : tr("right for all {n} threads in {phases}", { n: Tn * Tn, phases: count(nph, "phase") }));
       lines.push({ id: ids[0], also: ids[1], ok: !wrong, text });
     }
     // the reads of the compute loop, k = 0..T-1
@@ -781,12 +791,12 @@ function createTiledView({ model, el: host }) {
           const wr = at(A.cell_rc, cell, 0), wc = at(A.cell_rc, cell, 1);
           if (r !== wr || c !== wc) {
             wrong++;
-            if (!first) first = `${who(q)}, k = ${k}: yours ${which}[${r}][${c}], the kernel's ${which}[${wr}][${wc}]`;
+            if (!first) first = tr("{who}, k = {k}: yours {mine}, the kernel's {theirs}", { who: who(q), k, mine: `${which}[${r}][${c}]`, theirs: `${which}[${wr}][${wc}]` });
           }
         }
       }
-      const text = `sum += …${which}[…][…]: ` + (wrong ? `${count(wrong, "read")} of ${(Tn * Tn * Tn).toLocaleString("en-US")} wrong; ${first}`
-        : `right for all ${Tn * Tn} threads at every k`);
+      const text = `sum += …${which}[…][…]: ` + (wrong ? tr("{wrong} of {all} wrong; {first}", { wrong: count(wrong, "read"), all: (Tn * Tn * Tn).toLocaleString("en-US"), first })
+        : tr("right for all {n} threads at every k", { n: Tn * Tn }));
       lines.push({ id: ids[0], also: ids[1], ok: !wrong, text });
     }
     return { lines, A: copies.A, B: copies.B };
@@ -803,7 +813,7 @@ function createTiledView({ model, el: host }) {
       el("option", { value: `${x},${y}` }, storedSel, `(x=${x}, y=${y}) · ${place}`);
     }
     storedSel.value = `${meta.block[0]},${meta.block[1]}`;
-    storedNote.textContent = `${held.blocks.length} of ${held.all.toLocaleString("en-US")} blocks in this page`;
+    storedNote.textContent = tr("{n} of {all} blocks in this page", { n: held.blocks.length, all: held.all.toLocaleString("en-US") });
   }
 
   // Static pages: whether a C cell's block can be shown (the current block, or one stored).
@@ -839,13 +849,13 @@ function createTiledView({ model, el: host }) {
   function stop() {
     clearTimeout(playing);
     playing = null;
-    bPlay.textContent = "▶ Play";
+    bPlay.textContent = tr("▶ Play");
     bPlay.classList.remove("on");
   }
   bPlay.addEventListener("click", () => {
     if (playing) return stop();
     if (g >= steps().total - 1) goTo(0);
-    bPlay.textContent = "❚❚ Pause";
+    bPlay.textContent = tr("❚❚ Pause");
     bPlay.classList.add("on");
     playing = setTimeout(tick, Number(speed.value));
   });
@@ -857,7 +867,7 @@ function createTiledView({ model, el: host }) {
     if (msg && msg.error != null) {
       setError(msg.error);
       giveUp();
-      if (meta) { syncControls(); labelStep.textContent = `step ${g + 1} of ${steps().total}`; }
+      if (meta) { syncControls(); labelStep.textContent = stepText(); }
     }
     if (msg && msg.go != null) goTo(msg.go);
     if (msg && msg.pin != null) pin(msg.pin);

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..model import hazards as hz
 from .. import resources
+from ..i18n import N_, _
 from ..model import (KERNELS, PAD, STEP_KINDS, Launch, Step, count_label, phase_label, phase_of_step, step_count,
                      steps_of_phases)
 from .common import (ACTIVE, HAZARD, IDLE, KERNEL_NAMES, LEGEND, OUTSIDE, PADDING, PALETTE, PANEL, PINNED, STALE, STEP_WORDS, STORED, WAITING,
@@ -66,13 +67,21 @@ def step_label(L: Launch, block, s: Step) -> str:
     """The label of step ``s``: ``block (x=.., y=..) · phase t = t of 0..P-1 · what happens``
     (phases and k counted from 0, as in the kernel's loop and ``tiled-explainer trace``)."""
     bx, by = block
-    where = f"block (x={bx}, y={by})"
+    where = _("block (x={bx}, y={by})", bx=bx, by=by)
     if s.kind == "store":
-        return f"{where} · after the last phase · {STEP_WORDS['store']}"
-    what = f"{phase_label(s.phase, L.phases)} · {STEP_WORDS[s.kind]}"
+        return f"{where} · {_store_text()}"
+    what = f"{phase_label(s.phase, L.phases)} · {_(STEP_WORDS[s.kind])}"
     if s.kind == "compute":
-        what += f" ({count_label('k', s.k, L.T)})" if s.k is not None else f" (the whole loop, k = 0..{L.T - 1})"
+        what += f" ({count_label('k', s.k, L.T)})" if s.k is not None else _loop_text(L.T)
     return f"{where} · {what}"
+
+
+def _store_text() -> str:
+    return _("after the last phase · {what}", what=_(STEP_WORDS["store"]))
+
+
+def _loop_text(T: int) -> str:
+    return _(" (the whole loop, k = 0..{last})", last=T - 1)
 
 
 def _step_arrays(L: Launch, steps: list[Step]) -> dict[str, np.ndarray]:
@@ -127,7 +136,7 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
     """``(meta, arrays)`` for block ``block`` of ``L``, for the chunk of phases that holds
     ``phase``. ``meta`` is JSON; ``arrays`` go to the browser packed (:func:`payload.pack`)."""
     if not L.is_tiled or not L.guarded:
-        raise ValueError("the tiled view draws the guarded tiled kernels (see model.unguarded_report)")
+        raise ValueError(_("the tiled view draws the guarded tiled kernels (see model.unguarded_report)"))
     L.check_block(*block)
     L.check_thread(*thread)
     bx, by = int(block[0]), int(block[1])
@@ -282,41 +291,44 @@ def tiled_data(L: Launch, block, thread=(0, 0), phase: int = 0, window_cells: in
         arrays["c_text"] = C.astype(np.float64 if big else np.int32)
 
     def clip(lo, hi, n):
-        return "" if (lo == 0 and hi == n) else f" (showing {lo}..{hi - 1} of {n})"
+        return "" if (lo == 0 and hi == n) else _(" (showing {lo}..{last} of {n})", lo=lo, last=hi - 1, n=n)
 
+    warps = -(-T * T // 32)
     meta = {
         "kernel": L.kernel, "file": KERNELS[L.kernel],
         "M": L.M, "N": L.N, "K": L.K, "T": T, "P": P, "p0": ch.p0, "p1": ch.p1, "pbase": pbase,
         "grid": list(L.grid), "block": [bx, by], "steps": meta_steps,
-        "where": f"block (x={bx}, y={by})",
+        "where": _("block (x={bx}, y={by})", bx=bx, by=by),
         "kinds": list(STEP_KINDS),
-        "words": STEP_WORDS,
+        "words": {kind: _(text) for kind, text in STEP_WORDS.items()},
         "phase_text": [phase_label(int(t), P) for t in phases],
         "hold_text": [phase_label(int(t), P) for t in phases],
         "k_text": [f" ({count_label('k', k, T)})" for k in range(T)],
-        "loop_text": f" (the whole loop, k = 0..{T - 1})",
-        "store_text": f"after the last phase · {STEP_WORDS['store']}",
+        "loop_text": _loop_text(T),
+        "store_text": _store_text(),
         "mwin": list(mw), "nwin": list(nw),
         "a_panel": list(a_panel), "b_panel": list(b_panel),
         "lines": {ax: v if drawn[ax] else [] for ax, v in lines.items()},
-        "title_global": f"Global memory · A is {L.M}×{L.K}, B is {L.K}×{L.N}, C is {L.M}×{L.N}",
-        "title_k": [f"A: column k{clip(int(lo), int(hi), ext[2])}" for lo, hi in kwins],
-        "title_m": f"A / C: row{clip(*mw, ext[0])}",
-        "title_n": f"B / C: column{clip(*nw, ext[1])}",
+        "title_global": _("Global memory · A is {M}×{K}, B is {K}×{N}, C is {M}×{N}", M=L.M, N=L.N, K=L.K),
+        "title_k": [_("A: column k") + clip(int(lo), int(hi), ext[2]) for lo, hi in kwins],
+        "title_m": _("A / C: row") + clip(*mw, ext[0]),
+        "title_n": _("B / C: column") + clip(*nw, ext[1]),
         # where A, B and C end inside the drawn tiles (a dark line; past it, white: outside)
         "edges": {"m": L.M, "n": L.N, "k": L.K} if outside else None,
-        "title_shared": f"Shared memory of block (x={bx}, y={by}) · its {T * T} threads ({-(-T * T // 32)} warp{'s' if T * T > 32 else ''})",
+        # (the front end splits it at " · ": the block, then its threads)
+        "title_shared": _("Shared memory of block (x={bx}, y={by}) · its {n} threads ({warps})", bx=bx, by=by, n=T * T,
+                          warps=_("{n} warps", n=warps) if warps > 1 else _("{n} warp", n=warps)),
         "label_all": T <= 8,  # names fit in every As / Bs cell
         "thread_text": T <= 16,
         "palette": PALETTE,
         "colours": {"IDLE": IDLE, "PANEL": PANEL, "TILE": TILE, "ACTIVE": ACTIVE, "PINNED": PINNED,
                     "PADDING": PADDING, "STORED": STORED, "STALE": STALE, "HAZARD": HAZARD, "WAITING": WAITING, "OUTSIDE": OUTSIDE},
-        "legend": [[c, t] for c, t in LEGEND] + ([[OUTSIDE, "outside A, B or C (past the dark line)"]] if outside else []),
+        "legend": [[c, _(t)] for c, t in LEGEND] + ([[OUTSIDE, _("outside A, B or C (past the dark line)")]] if outside else []),
         "code": [[no, text, kind] for no, text, kind in source_lines(KERNELS[L.kernel])],
         "summary": summary_html(L),
         "exercise": index_exercise() if exercise else None,
-        "thread_range": f"threadIdx.x and threadIdx.y must be 0..{T - 1}",
-        "block_range": f"blockIdx.x must be 0..{gx - 1} and blockIdx.y 0..{gy - 1}",
+        "thread_range": _("threadIdx.x and threadIdx.y must be 0..{last}", last=T - 1),
+        "block_range": _("blockIdx.x must be 0..{xlast} and blockIdx.y 0..{ylast}", xlast=gx - 1, ylast=gy - 1),
     }
     return meta, arrays
 
@@ -333,24 +345,24 @@ def index_exercise() -> dict:
     blanks = {  # id: (label, names it may use, the kernel's expression)
         "row": ("row", _BUILTINS, "blockIdx.y * TILE + threadIdx.y"),
         "col": ("col", _BUILTINS, "blockIdx.x * TILE + threadIdx.x"),
-        "a_r": ("A's row", _BUILTINS + ["row", "col", "t"], "row"),
-        "a_c": ("A's column", _BUILTINS + ["row", "col", "t"], "t * TILE + threadIdx.x"),
-        "b_r": ("B's row", _BUILTINS + ["row", "col", "t"], "t * TILE + threadIdx.y"),
-        "b_c": ("B's column", _BUILTINS + ["row", "col", "t"], "col"),
-        "as_r": ("As row", _BUILTINS + ["row", "col", "t", "k"], "threadIdx.y"),
-        "as_c": ("As column", _BUILTINS + ["row", "col", "t", "k"], "k"),
-        "bs_r": ("Bs row", _BUILTINS + ["row", "col", "t", "k"], "k"),
-        "bs_c": ("Bs column", _BUILTINS + ["row", "col", "t", "k"], "threadIdx.x"),
+        "a_r": (_("A's row"), _BUILTINS + ["row", "col", "t"], "row"),
+        "a_c": (_("A's column"), _BUILTINS + ["row", "col", "t"], "t * TILE + threadIdx.x"),
+        "b_r": (_("B's row"), _BUILTINS + ["row", "col", "t"], "t * TILE + threadIdx.y"),
+        "b_c": (_("B's column"), _BUILTINS + ["row", "col", "t"], "col"),
+        "as_r": (_("As row"), _BUILTINS + ["row", "col", "t", "k"], "threadIdx.y"),
+        "as_c": (_("As column"), _BUILTINS + ["row", "col", "t", "k"], "k"),
+        "bs_r": (_("Bs row"), _BUILTINS + ["row", "col", "t", "k"], "k"),
+        "bs_c": (_("Bs column"), _BUILTINS + ["row", "col", "t", "k"], "threadIdx.x"),
     }
 
     def b(i, width=26):
         return {"id": i, "label": blanks[i][0], "width": width}
 
     return {
-        "title": "Your turn: write the tiled kernel's indices",
-        "intro": ("Fill in each blank with a C expression over blockIdx, threadIdx, blockDim, TILE, M, N, K "
-                  "(and row, col, t, k where the kernel has them), then Check: your indices are evaluated for "
-                  "every thread of this block, in every phase, and compared with the kernel's. Enter checks too."),
+        "title": _("Your turn: write the tiled kernel's indices"),
+        "intro": _("Fill in each blank with a C expression over blockIdx, threadIdx, blockDim, TILE, M, N, K "
+                   "(and row, col, t, k where the kernel has them), then Check: your indices are evaluated for "
+                   "every thread of this block, in every phase, and compared with the kernel's. Enter checks too."),
         "lines": [
             ["const int row = ", b("row", 34), ";"],
             ["const int col = ", b("col", 34), ";"],
@@ -375,15 +387,17 @@ def summary_html(L: Launch) -> str:
     T = L.T
     return (
         '<div style="font-size:13px;line-height:1.5">'
-        f"<b>Data reuse.</b> Each element copied into As is read by the {T} threads of its row, and each "
-        f"element of Bs by the {T} threads of its column: {T} multiply-adds per shared load. "
-        f"Global loads for this launch: naive {naive['global_loads']:,}, tiled {st['global_loads']:,} "
-        f"({naive['global_loads'] / st['global_loads']:.1f}× fewer); "
-        f"FLOP per byte of DRAM traffic {naive['flop_per_byte']:.2f} → {st['flop_per_byte']:.2f} "
-        "(a bound that ignores caches). "
-        f"Grid {L.grid[0]}×{L.grid[1]} blocks of {T}×{T} threads, {L.phases} phases, "
-        f"{L.barriers_per_block} barriers per block, {st['padding_loads']:,} padding zeros stored, "
-        f"{st['ghost_threads']:,} threads outside C.</div>"
+        + _("<b>Data reuse.</b> Each element copied into As is read by the {T} threads of its row, and each "
+            "element of Bs by the {T} threads of its column: {T} multiply-adds per shared load. "
+            "Global loads for this launch: naive {naive}, tiled {tiled} ({ratio}× fewer); "
+            "FLOP per byte of DRAM traffic {fb_naive} → {fb_tiled} (a bound that ignores caches). "
+            "Grid {gx}×{gy} blocks of {T}×{T} threads, {phases} phases, {barriers} barriers per block, "
+            "{padding} padding zeros stored, {ghosts} threads outside C.",
+            T=T, naive=f"{naive['global_loads']:,}", tiled=f"{st['global_loads']:,}",
+            ratio=f"{naive['global_loads'] / st['global_loads']:.1f}", fb_naive=f"{naive['flop_per_byte']:.2f}",
+            fb_tiled=f"{st['flop_per_byte']:.2f}", gx=L.grid[0], gy=L.grid[1], phases=L.phases,
+            barriers=L.barriers_per_block, padding=f"{st['padding_loads']:,}", ghosts=f"{st['ghost_threads']:,}")
+        + "</div>"
     )
 
 

@@ -62,11 +62,11 @@ def _parse_sizes(text: str) -> list[int]:
 
 
 class TimingPanel:
-    def __init__(self, kernels=("naive", "tiled"), tiles=(16,), sizes=(512, 1024, 2048), title="Measured times"):
+    def __init__(self, kernels=("naive", "tiled"), tiles=(16,), sizes=(512, 1024, 2048), title=N_("Measured times")):
         self.kernels, self.tiles = tuple(kernels), tuple(tiles)
         self.rows: list[dict] = []
         self.source = ""
-        self.w_title = W.HTML(f"<h3 style='margin:8px 0 4px'>{html.escape(title)}</h3>")
+        self.w_title = W.HTML(f"<h3 style='margin:8px 0 4px'>{html.escape(_(title))}</h3>")
         self.w_sizes = W.Text(value=" ".join(map(str, sizes)), description=_("sizes N"), placeholder="512 1024 2048",
                               tooltip=_("M = N = K for each size"), layout=W.Layout(width="300px"))
         self.w_tiles = W.Text(value=" ".join(map(str, tiles)), description=_("tiles T"), layout=W.Layout(width="200px"))

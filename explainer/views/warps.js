@@ -18,13 +18,14 @@ function createWarpsView({ model, el: host }) {
   // ---- controls -------------------------------------------------------------------------
   const row = el("div", { class: "ex-row" }, root);
   const tLab = el("label", { class: "ex-field" }, row);
-  el("span", {}, tLab, "block T×T");
-  const tSel = el("select", { class: "explainer-tile", "aria-label": "block T×T" }, tLab);
+  el("span", {}, tLab, tr("block T×T"));
+  const tSel = el("select", { class: "explainer-tile", "aria-label": tr("block T×T") }, tLab);
   const fbx = numberField(row, "blockIdx.x", 0, () => ask({ cmd: "block", block: [fbx.value, fby.value], thread: [tx, ty] }));
   const fby = numberField(row, "blockIdx.y", 0, () => ask({ cmd: "block", block: [fbx.value, fby.value], thread: [tx, ty] }));
   const ftx = numberField(row, "threadIdx.x", 0, () => pinTyped());
   const fty = numberField(row, "threadIdx.y", 0, () => pinTyped());
-  const fk = numberField(row, "k / phase t", 0, () => ask({ cmd: "step", k: fk.value, thread: [tx, ty] }));
+  const fk = numberField(row, tr("k / phase t"), 0, () => ask({ cmd: "step", k: fk.value, thread: [tx, ty] }));
+  fk.dataset.field = "k / phase t";  // (the field's name for tests and scripts, in every language)
   tSel.addEventListener("change", () => ask({ cmd: "launch", M: meta.M, N: meta.N, K: meta.K, T: tSel.value, thread: [tx, ty] }));
   const errorLine = el("div", { class: "ex-error explainer-error", role: "status" }, root);
   const body = el("div", { class: "ex-panels", style: "display:flex;gap:18px;align-items:flex-start;flex-wrap:wrap" }, root);
@@ -64,14 +65,15 @@ function createWarpsView({ model, el: host }) {
     const W = left + Tn * size + 10, H = top + Tn * size + 10;
     const fig = el("div", { class: "ex-fig explainer-warp-map", style: `width:${W}px;height:${H}px` }, figBox);
     const s = svg("svg", { width: W, height: H, role: "img" }, fig);
-    svg("text", { x: 4, y: 14, class: "ex-title" }, s, "warp of each thread (pinned: orange)");
+    svg("text", { x: 4, y: 14, class: "ex-title" }, s, tr("warp of each thread (pinned: orange)"));
     svg("text", { x: left, y: top - 8, class: "ex-axis" }, s, "threadIdx.x →");
     svg("text", { x: 12, y: top + 4, class: "ex-axis", transform: `rotate(90 12 ${top + 4})` }, s, "threadIdx.y →");
     const grid = new Grid(fig, "warps", Tn, Tn, left, top, size, meta.palette);
     fig.addEventListener("mousemove", (e) => {
       const rc = grid.cellOf(e);
       if (!rc) return tip.hide();
-      tip.show(`threadIdx=(x=${rc[1]}, y=${rc[0]}) · warp ${at(A.warp_of, rc[0], rc[1])}, lane ${at(A.lane_of, rc[0], rc[1])} · click to pin`, e);
+      tip.show(tr("threadIdx=(x={x}, y={y}) · warp {warp}, lane {lane} · click to pin",
+                 { x: rc[1], y: rc[0], warp: at(A.warp_of, rc[0], rc[1]), lane: at(A.lane_of, rc[0], rc[1]) }), e);
     });
     fig.addEventListener("mouseleave", () => tip.hide());
     fig.addEventListener("click", (e) => {
@@ -97,20 +99,21 @@ function createWarpsView({ model, el: host }) {
     built.grid.paint(col);
     built.grid.label(texts);
     const lin = at(A.lin_of, ty, tx);
-    info.innerHTML = `thread (x=${tx}, y=${ty}) of a ${Tn}×${Tn} block: linear id <code>tx + ty*blockDim.x = ${tx} + ${ty}*${Tn} = ${lin}</code> → <b>warp ${w}, lane ${at(A.lane_of, ty, tx)}</b>. ${escapeHtml(meta.block_text)}`;
+    info.innerHTML = tr("thread (x={tx}, y={ty}) of a {T}×{T} block: linear id <code>tx + ty*blockDim.x = {tx} + {ty}*{T} = {lin}</code> → <b>warp {warp}, lane {lane}</b>.",
+                        { tx, ty, T: Tn, lin, warp: w, lane: at(A.lane_of, ty, tx) }) + ` ${escapeHtml(meta.block_text)}`;
     const TD = "padding:2px 8px;text-align:right;border-bottom:1px solid #e5e7eb;white-space:nowrap";
     const TH = "padding:2px 8px;text-align:right;border-bottom:2px solid #9ca3af";
-    const head = ["kernel", "access", "active lanes", "distinct addresses", "32-B sectors", "ideal", ""];
+    const head = [tr("kernel"), tr("access"), tr("active lanes"), tr("distinct addresses"), tr("32-B sectors"), tr("ideal"), ""];
     const rows = meta.rows.map(([kernel, access, code], j) => {
       const times = at(A.times, w, j);
-      const verdict = times === 0 ? "<span style='color:#047857'>coalesced</span>"
-        : `<span style='color:#b91c1c'>${times}× the ideal</span>`;
+      const verdict = times === 0 ? `<span style='color:#047857'>${tr("coalesced")}</span>`
+        : `<span style='color:#b91c1c'>${tr("{times}× the ideal", { times })}</span>`;
       const cells = [escapeHtml(kernel), `<code>${escapeHtml(code)}</code>`, at(A.active, w, j), at(A.distinct, w, j),
                      at(A.sectors, w, j), at(A.ideal, w, j), verdict];
       return `<tr data-kernel="${escapeHtml(kernel)}" data-access="${escapeHtml(access)}">` + cells.map((c) => `<td style="${TD}">${c}</td>`).join("") + "</tr>";
     });
     tableBox.innerHTML = `<table style="font-size:13px;border-collapse:collapse;margin:4px 0"><tr>${head.map((h) => `<th style="${TH}">${h}</th>`).join("")}</tr>${rows.join("")}`
-      + `<caption style="caption-side:bottom;font-size:12px;color:#4b5563;text-align:left">Warp ${w} of block (x=${meta.block[0]}, y=${meta.block[1]}), ${escapeHtml(meta.caption)}</caption></table>`;
+      + `<caption style="caption-side:bottom;font-size:12px;color:#4b5563;text-align:left">${tr("Warp {warp} of block (x={bx}, y={by}),", { warp: w, bx: meta.block[0], by: meta.block[1] })} ${escapeHtml(meta.caption)}</caption></table>`;
     lanes.innerHTML = meta.spelled[w];
     syncIds();
   }
@@ -126,13 +129,13 @@ function createWarpsView({ model, el: host }) {
     for (let yy = 0; yy < meta.T; yy++) {
       for (let xx = 0; xx < meta.T; xx++) if (String(xx) === x && String(yy) === y) return pin(xx, yy);
     }
-    setError(`thread (x=${x}, y=${y}) is outside the ${meta.T}x${meta.T} block: ${meta.thread_range}`);
+    setError(tr("thread (x={tx}, y={ty}) is outside the {shape} block: {range}", { tx: x, ty: y, shape: `${meta.T}x${meta.T}`, range: meta.thread_range }));
     syncIds();
   }
 
   function ask(msg) {
     askPython(model, msg, {
-      busy: () => { errorLine.textContent = "computing…"; },
+      busy: () => { errorLine.textContent = tr("computing…"); },
       loaded: () => { setError(""); load(); },
       missing: (note) => { setError(note); syncControls(); },
     });

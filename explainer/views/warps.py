@@ -21,6 +21,7 @@ import numpy as np
 
 from ..model import memory
 from .. import resources
+from ..i18n import N_, _
 from ..model import WARP_SIZE, Launch, LaunchError, count_label, phase_label
 from .common import whole
 from .payload import pack, unpack
@@ -32,6 +33,8 @@ TILES = (4, 8, 16, 32)
 #: The two accesses whose lanes the view spells out: the uncoalesced one and a coalesced one.
 SPELLED = (("naive_col", 0), ("tiled", 1))
 STATIC_CAP = 1 << 19
+#: The accesses' names (explainer.model.memory.ACCESSES), shown in the lanes line with _().
+ACCESS_LABELS = (N_("A load"), N_("B load"), N_("C store"), N_("A tile load"), N_("B tile load"))
 #: Warp stripes: two greys for the other warps, blue for the pinned thread's, orange for it.
 PALETTE = ["#f3f4f6", "#e5e7eb", "#93c5fd", "#f97316"]
 OTHER_EVEN, OTHER_ODD, SAME_WARP, PINNED = range(4)
@@ -43,7 +46,7 @@ def warps_data(M: int, N: int, K: int, T: int, block=(0, 0), k: int = 0) -> tupl
     tL = launches["tiled"]
     tL.check_block(*block)
     if not 0 <= k < tL.phases:
-        raise LaunchError(f"phase t must be 0..{tL.phases - 1} for the tiled kernel, got {k}")
+        raise LaunchError(_("phase t must be 0..{last} for the tiled kernel, got {k}", last=tL.phases - 1, k=k))
     bx, by = (int(v) for v in block)
     ty, tx = np.meshgrid(np.arange(T), np.arange(T), indexing="ij")
     warp, lane = tL.warp_lane(tx, ty)
@@ -65,8 +68,9 @@ def warps_data(M: int, N: int, K: int, T: int, block=(0, 0), k: int = 0) -> tupl
             lanes = ", ".join(f"{x['lane']}:{r.matrix}[{x['element'][0]}][{x['element'][1]}]"
                               for x in r.lanes[:8] if x["element"])
             ids = r.sector_ids
-            parts.append(f"<b>{r.kernel} {html.escape(r.access)}</b>: lanes {lanes} … → sectors "
-                         f"{ids[:6]}{' …' if len(ids) > 6 else ''} (byte address // 32)")
+            parts.append(_("<b>{kernel} {access}</b>: lanes {lanes} … → sectors {sectors} (byte address // 32)",
+                           kernel=r.kernel, access=html.escape(_(r.access)), lanes=lanes,
+                           sectors=f"{ids[:6]}{' …' if len(ids) > 6 else ''}"))
         spelled.append("<br>".join(parts))
     active, distinct, sectors, ideal = stats
     times = np.where(sectors <= ideal, 0, np.round(sectors / np.maximum(ideal, 1))).astype(np.int32)
@@ -81,13 +85,15 @@ def warps_data(M: int, N: int, K: int, T: int, block=(0, 0), k: int = 0) -> tupl
         "tiles": list(TILES), "grid": list(tL.grid), "rows": rows, "spelled": spelled, "warps": n_warps,
         "palette": PALETTE, "colours": {"OTHER_EVEN": OTHER_EVEN, "OTHER_ODD": OTHER_ODD, "SAME_WARP": SAME_WARP,
                                         "PINNED": PINNED},
-        "block_text": f"A {T}×{T} block has {T * T} threads = {n_warps} warp(s); " + (
-            f"each warp covers {rows_per_warp} row(s) of the block." if T * T >= WARP_SIZE else
-            f"its one warp is only {T * T} of 32 lanes full."),
-        "caption": (f"M={M}, N={N}, K={K}, loop step {count_label('k', k, K)} (naive) / "
-                    f"{phase_label(k, tL.phases)} (tiled). "
-                    "Ideal = ceil(distinct bytes / 32). Computed from explainer.model."),
-        "thread_range": f"threadIdx.x and threadIdx.y must be 0..{T - 1}",
+        "block_text": (_("A {T}×{T} block has {threads} threads = {warps} warp(s); each warp covers {rows} row(s) "
+                         "of the block.", T=T, threads=T * T, warps=n_warps, rows=rows_per_warp)
+                       if T * T >= WARP_SIZE else
+                       _("A {T}×{T} block has {threads} threads = {warps} warp(s); its one warp is only {threads} of "
+                         "32 lanes full.", T=T, threads=T * T, warps=n_warps)),
+        "caption": _("M={M}, N={N}, K={K}, loop step {step} (naive) / {phase} (tiled). Ideal = ceil(distinct bytes "
+                     "/ 32). Computed from explainer.model.", M=M, N=N, K=K, step=count_label('k', k, K),
+                     phase=phase_label(k, tL.phases)),
+        "thread_range": _("threadIdx.x and threadIdx.y must be 0..{last}", last=T - 1),
         "k_max": int(tL.phases - 1),
     }
     return meta, arrays
@@ -149,14 +155,14 @@ class WarpExplorer:
         """Show block size ``T``, ``block``, loop step ``k`` with ``thread`` pinned (unchanged
         where None); on bad input one line in the view, the last good state stays."""
         try:
-            T = self.T if T is None else whole("block T×T", T)
+            T = self.T if T is None else whole(_("block T×T"), T)
             if T not in TILES:
-                raise LaunchError(f"block T×T must be one of {', '.join(map(str, TILES))}, got {T}")
+                raise LaunchError(_("block T×T must be one of {tiles}, got {T}", tiles=", ".join(map(str, TILES)), T=T))
             thread = self.thread if thread is None else tuple(whole(f"threadIdx.{a}", v) for a, v in zip("xy", thread))
             if T != self.T and thread == self.thread:
                 thread = (min(thread[0], T - 1), min(thread[1], T - 1))
             block = self.block if block is None else tuple(whole(f"blockIdx.{a}", v) for a, v in zip("xy", block))
-            k = self.k if k is None else whole("k / phase t", k)
+            k = self.k if k is None else whole(_("k / phase t"), k)
             if (T, block, k) == (self.T, self.block, self.k):
                 Launch("tiled", self.M, self.N, self.K, T).check_thread(*thread)
                 self.thread = thread
