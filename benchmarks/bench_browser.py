@@ -20,7 +20,8 @@ drives Debian's headless Chromium with Playwright, every request off the machine
     until the stepper is drawn and its plotly figures are up, and the HTTP bytes it fetched;
 (e) the same page exported (``tiled-explainer export``) and opened from ``file://`` with every
     other request refused: open -> stepper drawn (``--runs`` fresh browser contexts), then (b)
-    and (c) again, the requests refused and the page errors.
+    and (c) again, the requests refused and the page errors; then the export's size per language
+    and every page of both languages (English and ``zh-CN/``) opened, each view drawn.
 
 Targets (issue 11): key or Next -> drawn, median <= 16 ms and p90 <= 33 ms, in the app and in an
 exported page; Play at 30 steps/s shows every step; an exported page opens from ``file://`` in
@@ -267,8 +268,16 @@ def bench_exported(browser, runs: int, keys: int) -> None:
               f"{statistics.median(opens):.2f} s, runs {[round(o, 2) for o in opens]} "
               f"{'(target met)' if ok else '(TARGET MISSED)'}")
         print(f"exported: requests refused {len(refused)} {refused[:3]}; page errors {len(errors)} {errors[:3]}")
-        # Every other page: open -> every browser view drawn and every plotly chart up.
-        for html in sorted(Path(tmp).glob("*.html")):
+        # The export's size: each language's pages, and the assets both share.
+        root = Path(tmp)
+        for lang, pages in (("English", sorted(root.glob("*.html"))), ("简体中文", sorted(root.glob("zh-CN/*.html")))):
+            print(f"export size, {lang}: {len(pages)} pages, {sum(p.stat().st_size for p in pages) / 1e6:.2f} MB")
+        assets = [p for p in (root / "assets").rglob("*") if p.is_file()]
+        total = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+        print(f"export size, shared assets: {sum(p.stat().st_size for p in assets) / 1e6:.2f} MB; the whole export "
+              f"{total / 1e6:.2f} MB")
+        # Every page, in each language: open -> every browser view drawn and every plotly chart up.
+        for html in sorted(root.glob("*.html")) + sorted(root.glob("zh-CN/*.html")):
             ctx, page = new_page(browser, errors, files_only=True, refused=refused)
             t0 = time.monotonic()
             page.goto(html.as_uri())
@@ -277,7 +286,7 @@ def bench_exported(browser, runs: int, keys: int) -> None:
                 "&& [...document.querySelectorAll('.js-plotly-plot')].every((e) => e._fullLayout)", timeout=60_000)
             took = time.monotonic() - t0
             views = page.evaluate("() => [...document.querySelectorAll('[data-explainer-view]')].map((v) => v.dataset.explainerView)")
-            print(f"exported {html.name:<46} {html.stat().st_size / 1e6:5.2f} MB  opens in {took:.2f} s  "
+            print(f"exported {str(html.relative_to(root)):<46} {html.stat().st_size / 1e6:5.2f} MB  opens in {took:.2f} s  "
                   f"{'(target met)' if took <= 3.0 else '(TARGET MISSED)'}  views {views}")
             ctx.close()
         print(f"exported, all pages: requests refused {len(refused)}; page errors {len(errors)} {errors[:3]}")

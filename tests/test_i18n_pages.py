@@ -51,12 +51,14 @@ def _words_outside_code(page) -> list[str]:
         const s = getComputedStyle(n);
         if (s.display === "none" || s.visibility === "hidden") return;
         if (n.matches(".explainer-tip, .ex-footer *, .explainer-yourturn-line")) return;  // (those lines are code)
+        if (n.matches("span[lang]")) return;  // a source document quoted in its own words
         for (const c of n.childNodes) walk(c);
       };
       walk(document.body);
       return out.join(" ");
     }""")
     text = re.sub(r"\d(?:\.\d+)?e[-+]\d+", " ", text)  # numbers such as 1.2e-07
+    text = re.sub(r"\w+<<<[^>]*>>>", " ", text)  # a launch written as code: kernel<<<grid, block, bytes>>>
     return [w for w in re.findall(r"[A-Za-z][A-Za-z0-9_/-]*(?:\.[A-Za-z_]+)*", text) if w not in ALLOWED]
 
 

@@ -227,6 +227,31 @@ def test_rung_card_without_ladder_rows(monkeypatch):
     assert "not recorded" in text(pages_ladder.rung_card("warptile"))
 
 
+def test_a_recordings_label_is_shown_in_the_pages_language():
+    """Pages 05-08 show a recording's label translated (explainer.gpu.recorded.label_text), never
+    the file's English one inside a Chinese sentence."""
+    from explainer import i18n
+    from explainer.tuning.view import table_html
+
+    data, dev = recorded(), roofline.load_device_record()
+    files = [records.load_recorded(p) for p in records.recorded_files()
+             if re.fullmatch(r"nvidia-[\w-]+_\d{4}-\d\d-\d\d\.json", p.name)]
+    with i18n.using("zh-CN"):
+        shown = {
+            "rung card": text(pages_ladder.rung_card("warptile")),
+            "devices": pages_ladder.devices_html(files[:2]),
+            "planner": table_html(1024, 1024, 1024, data),
+            "banks": text(pages_perf.bank_table()),
+            "roofline": pages_perf.roofline_chart().fig.layout.title.text,
+        }
+        zh = {d["label"]: records.label_text(d) for d in (data, dev, *files)}
+    for english, chinese in zh.items():
+        assert chinese != english and re.search(r"[\u4e00-\u9fff]", chinese), english
+    for where, t in shown.items():
+        assert not any(english in t for english in zh), (where, t)
+        assert any(chinese in t for chinese in zh.values()), (where, t)
+
+
 # ---- the roofline (pages 07 and 08) ----------------------------------------------------------
 def test_ladder_points_on_the_roofline():
     data = recorded()

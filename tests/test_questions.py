@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -364,6 +365,74 @@ def test_numbers_labels_and_words():
     limiter = next(q for q in Q.questions("06", 1) if q.key == "limiter")
     assert Q.parse(limiter.form, "registers per thread") == "registers"  # the option named first
     assert Q.parse(limiter.form, "Shared memory") == "shared" and Q.parse(limiter.form, "the warps") == "threads"
+
+
+def _choice_form(page: str, key: str) -> dict:
+    return next(q.form for q in Q.questions(page, 1) if q.key == key)
+
+
+#: (page, question, typed, the option it names): Chinese (the glossary's words and everyday ones,
+#: alone or inside a sentence), English as before, and both mixed.
+CHOICE_ANSWERS = [
+    ("05", "space", "寄存器", "registers"), ("05", "space", "共享内存", "shared"), ("05", "space", "在共享内存里", "shared"),
+    ("05", "space", "全局内存", "global"), ("05", "space", "显存", "global"), ("05", "space", "局部内存", "local"),
+    ("05", "space", "本地内存", "local"), ("05", "space", "常量内存", "constant"), ("05", "space", "shared", "shared"),
+    ("05", "space", "Global memory", "global"), ("05", "space", "local memory", "local"),
+    ("05", "lifetime", "线程块", "block"), ("05", "lifetime", "与线程块一样长", "block"),
+    ("05", "lifetime", "与线程一样长", "thread"), ("05", "lifetime", "线程", "thread"),
+    ("05", "lifetime", "核函数启动（网格）", "launch"), ("05", "lifetime", "整个网格", "launch"),
+    ("05", "lifetime", "整个应用程序", "application"), ("05", "lifetime", "thread block", "block"),
+    ("05", "lifetime", "the thread", "thread"), ("05", "lifetime", "与thread一样长", "thread"),
+    ("05", "lifetime", "BLOCK", "block"), ("05", "lifetime", "the kernel launch", "launch"),
+    ("06", "limiter", "线程束", "threads"), ("06", "limiter", "线程块槽位", "blocks"), ("06", "limiter", "共享内存", "shared"),
+    ("06", "limiter", "寄存器", "registers"), ("06", "limiter", "block slots", "blocks"),
+    ("06", "limiter", "registers per thread", "registers"),
+    ("07", "kind", "内存受限", "memory"), ("07", "kind", "受内存带宽限制", "memory"), ("07", "kind", "受计算限制", "compute"),
+    ("07", "kind", "计算受限", "compute"), ("07", "kind", "memory-bound", "memory"), ("07", "kind", "compute", "compute"),
+]
+
+
+@pytest.mark.parametrize("page, key, text, want", CHOICE_ANSWERS)
+def test_a_choice_is_read_in_chinese_and_in_english(page, key, text, want):
+    """Whatever the page's language (here English): the option's Chinese words count anywhere in a
+    sentence, its English ones as whole words; at the same place the longer word wins."""
+    assert Q.parse(_choice_form(page, key), text) == want
+
+
+def test_an_english_word_counts_only_whole_and_a_chinese_one_anywhere():
+    lifetime = _choice_form("05", "lifetime")
+    with pytest.raises(Q.AnswerError):
+        Q.parse(lifetime, "threadblock")  # (no whole word)
+    assert Q.parse(lifetime, "线程块或线程") == "block"  # the option named first
+    assert Q.parse(lifetime, "线程或线程块") == "thread"
+    assert Q.parse(lifetime, "thread, not block") == "thread"
+
+
+def test_in_chinese_each_choice_is_offered_and_read_in_chinese():
+    """The Chinese prompt names the options in Chinese (not by their English keys), and each
+    option's Chinese label, typed as the answer, is that option."""
+    from explainer import i18n
+
+    seen = set()
+    with i18n.using("zh-CN"):
+        for page in Q.PAGES:
+            for seed in range(1, 9):
+                for q in Q.questions(page, seed):
+                    if q.form["kind"] != "choice":
+                        continue
+                    seen.add(q.key)
+                    for key, label, words in q.form["options"]:
+                        assert not label.isascii(), (q.key, label)  # (in Chinese, no English word added)
+                        assert Q.parse(q.form, label) == key, (q.key, label)
+                        assert not re.search(rf"\b{key}\b", q.prompt, re.I | re.A), (q.key, key, q.prompt)
+                    assert q.check(_typed(q)).status == "right"
+    assert seen == {"space", "lifetime", "limiter", "kind"}
+
+
+def test_ints_read_two_bare_numbers_as_chinese_prompts_ask():
+    warp = {"kind": "ints", "names": ["warp", "lane"]}
+    assert Q.parse(warp, "1，20") == [1, 20] == Q.parse(warp, "线程束 1，lane 20") == Q.parse(warp, "1 20")
+    assert Q.parse({"kind": "ints", "names": ["threads", "outputs"]}, "256 个线程，每个 16 个输出") == [256, 16]
 
 
 # ---- checking: right, wrong with the model's reason, unreadable -----------------------------------

@@ -208,7 +208,16 @@ SPELLINGS = ["", "banana", "12", "12 barriers", "1,048,576", "3.5", "2*4=8", "C[
              "(3,4) (4,9)", "3 4 4 9", "A[3][4], pad", "pad, 0 (pad)", "a padding zero and B[1][2]", "A[1][2] and A[3][4]",
              "As[2][1], Bs[2][1]", "Bs[2][1] As[2][1] As[2][1]", "(2, 1)", "warp 1, lane 20", "lane 20, warp 1",
              "x=3, y=1", "y=1, x=3", "block (x=2, y=1), thread (x=4, y=3)", "50%", "0.5", "50", "1.0", "registers per thread",
-             "shared memory", "the warps", "block slots", "memory-bound", "compute", "  7.25  ", "1.5, 2", "A(3,4) B(4,9)"]
+             "shared memory", "the warps", "block slots", "memory-bound", "compute", "  7.25  ", "1.5, 2", "A(3,4) B(4,9)",
+             # Chinese (and mixed) choices: a Chinese word anywhere, the longer one first at the same place
+             "线程块", "与线程一样长", "与线程块一样长", "与thread一样长", "thread block", "threadblock", "BLOCK", "共享内存",
+             "显存", "本地内存", "寄存器", "常量内存", "核函数启动（网格）", "整个应用程序", "内存受限", "受计算限制",
+             "线程束", "线程块槽位", "线程或线程块", "线程束 1，lane 20", "1，20"]
+#: What the browser must read some of those as (besides reading them as the model does).
+CHINESE_CHOICES = [("lifetime", "线程块", "block"), ("lifetime", "与线程一样长", "thread"), ("lifetime", "thread block", "block"),
+                   ("lifetime", "与thread一样长", "thread"), ("space", "共享内存", "shared"), ("space", "显存", "global"),
+                   ("kind", "内存受限", "memory"), ("kind", "受计算限制", "compute"), ("limiter", "线程块槽位", "blocks"),
+                   ("limiter", "线程束", "threads")]
 
 
 @pytest.mark.browser
@@ -222,9 +231,14 @@ def test_the_browser_reads_and_checks_as_the_model_does(site, file_page, page_er
              {"kind": "cells", "names": ["C"], "empty": "none"}, {"kind": "cells", "names": ["A", "B"], "empty": "pad"},
              {"kind": "cellset", "names": ["As", "Bs"]},
              next(q.form for q in Q.questions("06", 1) if q.key == "limiter"),
-             next(q.form for q in Q.questions("07", 1) if q.key == "kind")]
+             next(q.form for q in Q.questions("07", 1) if q.key == "kind"),
+             *(q.form for q in Q.questions("05", 1) if q.key in ("space", "lifetime"))]
     cases = [(f, t) for f in forms for t in SPELLINGS]
     got = page.evaluate(f"(cases) => cases.map(([f, t]) => {view}.parse(f, t))", cases)
+    read = {(json.dumps(f, sort_keys=True), t): js for (f, t), js in zip(cases, got)}
+    choice = {q.key: q.form for page_name in ("05", "06", "07") for q in Q.questions(page_name, 1)}
+    for key, text, want in CHINESE_CHOICES:
+        assert read[(json.dumps(choice[key], sort_keys=True), text)] == {"value": want}, (key, text)
     for (form, text), js in zip(cases, got):
         try:
             want = {"value": Q.parse(form, text)}

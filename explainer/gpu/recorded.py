@@ -46,6 +46,14 @@ FEEDING_WHAT = (
     N_("96 x 64 warps, B by ldmatrix, cvt.rn"),
     N_("no fragment loads: the tensor cores alone, on registers"),
 )
+#: What the recorded memory-space files (``benchmarks/bench_latency.py``,
+#: ``benchmarks/bench_dynamic_shared.py``) say about how they measured (their ``method``), marked
+#: for the catalogue: a page shows ``_(record["method"])``, the file stays English.
+RECORDED_METHODS = (
+    N_("pointer chasing, one thread, clock64() and %globaltimer over 4096 dependent loads, median of 5 runs"),
+    N_("each kernel checked against numpy float64 (C poisoned with NaN), then timed with CUDA events: warm-up, "
+       "median of up to 10 repeats, L2 flushed before each (explainer.gpu.time_kernel)"),
+)
 #: How ``save_report`` (and ``tiled-explainer device --save``) word a recording's ``label``.
 _LABEL = re.compile(r"(?P<verb>recorded|measured) on (?P<device>.+) on (?P<date>\d{4}-\d{2}-\d{2})")
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import hardware, memory, roofline
 from .launch import FLOAT_BYTES, Launch
-from ..i18n import _
+from ..i18n import N_, _
 
 
 def naive_bandwidth(peak_gflops: float = 1500.0, dram_gbs: float = 200.0, n: int = 1024) -> dict:
@@ -65,10 +65,11 @@ def tile_intensity(tiles=(16, 32), n: int = 1024) -> dict:
         "quote_zh": f"比值：{first['block_flops']} / {first['block_loads']} = {first['claim']} 次运算/字节",
         "claim": first["claim"], "computed": first["flop_per_byte"], "unit": "FLOP/B",
         "tile": first["tile"], "rows": rows, "shape": (n, n, n),
-        "why": (f"{first['block_flops']} / {first['block_loads']} = {first['flop_per_load']:g} counts FLOP per global "
-                f"load, and a load is one float of {FLOAT_BYTES} bytes: per byte it is {first['flop_per_load']:g} / "
-                f"{FLOAT_BYTES} = {first['flop_per_byte']:g} FLOP/B, T/4. This counts every load as DRAM traffic; caches "
-                "serve some of them, so it is a bound on DRAM traffic, not a prediction."),
+        "why": _("{flops} / {loads} = {fpl} counts FLOP per global load, and a load is one float of {fb} bytes: per "
+                 "byte it is {fpl} / {fb} = {fpb} FLOP/B, T/4. This counts every load as DRAM traffic; caches serve "
+                 "some of them, so it is a bound on DRAM traffic, not a prediction.", flops=first['block_flops'],
+                 loads=first['block_loads'], fpl=f"{first['flop_per_load']:g}", fb=FLOAT_BYTES,
+                 fpb=f"{first['flop_per_byte']:g}"),
     }
 
 
@@ -84,17 +85,17 @@ def sliding_window(M: int = 4, N: int = 4, K: int = 8, T: int = 2, big: int = 10
     big_naive, big_tiled, big_r = ratio(big, big, big, big_T)
     once = M * K + K * N  # the write-up's own table: every element read once
     return {
-        "name": "sliding_window", "document": "the sliding-window write-up", "section": "performance analysis",
+        "name": "sliding_window", "document": "the sliding-window write-up", "section": N_("performance analysis"),
         "quote": "compared with V0: global memory accesses reduced about K times",
         "quote_zh": "相比V0版本: 全局内存访问减少: 约K倍",
         "claim": K, "computed": r, "unit": "×", "shape": (M, N, K), "tile": T,
         "naive_loads": naive_loads, "tiled_loads": tiled_loads, "read_once_loads": once,
         "big": {"shape": (big, big, big), "tile": big_T, "naive_loads": big_naive, "tiled_loads": big_tiled,
                 "ratio": big_r, "claim": big},
-        "why": (f"The naive kernel loads each element of A once per thread of its row of C; the window, once per "
-                f"block column of C (and B once per block row): T times fewer, whatever K is. The write-up's own table "
-                f"counts every element read once, M×K + K×N = {once:,} loads on its example, where the window loads "
-                f"{tiled_loads:,}; only that undercount makes the saving look like K."),
+        "why": _("The naive kernel loads each element of A once per thread of its row of C; the window, once per block "
+                 "column of C (and B once per block row): T times fewer, whatever K is. The write-up's own table counts "
+                 "every element read once, M×K + K×N = {once} loads on its example, where the window loads {tiled}; "
+                 "only that undercount makes the saving look like K.", once=f"{once:,}", tiled=f"{tiled_loads:,}"),
     }
 
 
@@ -117,12 +118,13 @@ def shared_per_thread(shared_bytes: int = 32 * 1024, threads: int = 256, arch: s
         "threads_if_divisible": a["shared_per_sm"] // per_thread,
         "blocks_per_sm": occ.blocks_per_sm, "active_threads": occ.active_threads, "occupancy": occ.occupancy,
         "limiter": occ.limiter, "reserved_per_block": a["reserved_shared_per_block"],
-        "why": (f"32 KB is {shared_bytes:,} bytes, and {shared_bytes:,} / {threads} = {per_thread:g} exactly. The notes' "
-                "next step divides the SM's shared memory by a per-thread share too, but it is handed out per block: "
-                f"an {a['label']} SM has {a['shared_per_sm']:,} B and each block takes {shared_bytes:,} B plus "
-                f"{a['reserved_shared_per_block']:,} B reserved, so {occ.blocks_per_sm} blocks fit "
-                f"({occ.active_threads:,} threads), not the {a['shared_per_sm'] // per_thread:,.0f} threads that "
-                f"{a['shared_per_sm']:,} / {per_thread:g} would suggest."),
+        "why": _("32 KB is {bytes} bytes, and {bytes} / {threads} = {per} exactly. The notes' next step divides the SM's "
+                 "shared memory by a per-thread share too, but it is handed out per block: an {arch} SM has {sm} B and "
+                 "each block takes {bytes} B plus {reserved} B reserved, so {blocks} blocks fit ({active} threads), not "
+                 "the {guess} threads that {sm} / {per} would suggest.", bytes=f"{shared_bytes:,}", threads=threads,
+                 per=f"{per_thread:g}", arch=a['label'], sm=f"{a['shared_per_sm']:,}",
+                 reserved=f"{a['reserved_shared_per_block']:,}", blocks=occ.blocks_per_sm,
+                 active=f"{occ.active_threads:,}", guess=f"{a['shared_per_sm'] // per_thread:,.0f}"),
     }
 
 
@@ -157,11 +159,12 @@ def warp_spread(tiles=(8, 16, 32), n: int = 64, kernel: str = "naive") -> dict:
         "quote_zh": "较小的线程块（ 8×8 ）更易保证每个 warp（32 线程）内的访问地址连续，从而更好地利用内存合并访问",
         "claim": small["tile"], "computed": best["tile"], "unit": "block edge whose warps are most contiguous",
         "rows": rows, "by_tile": by, "kernel": kernel, "shape": (n, n, n),
-        "why": (f"A warp is 32 consecutive ids tx + ty·T, so a block T wide puts 32/T of its rows into one warp: "
-                f"{small['warp_rows']} rows of {small['tile']} for {small['tile']}×{small['tile']}. Its store of C costs "
-                f"{small['sectors']} sectors in every shape (each row piece fills whole sectors), but it is cut into "
-                f"{small['segments']} pieces in {small['lines']} lines, and its load of A[row][k] pays one sector per row: "
-                f"{small['a_sectors']} where {small['a_ideal']} would do."),
+        "why": _("A warp is 32 consecutive ids tx + ty·T, so a block T wide puts 32/T of its rows into one warp: {rows} "
+                 "rows of {T} for {T}×{T}. Its store of C costs {sectors} sectors in every shape (each row piece fills "
+                 "whole sectors), but it is cut into {pieces} pieces in {lines} lines, and its load of A[row][k] pays "
+                 "one sector per row: {a} where {ideal} would do.", rows=small['warp_rows'], T=small['tile'],
+                 sectors=small['sectors'], pieces=small['segments'], lines=small['lines'], a=small['a_sectors'],
+                 ideal=small['a_ideal']),
     }
 
 
@@ -183,19 +186,20 @@ def which_claim(claims: list[dict], cycles: dict) -> str:
     d, l2 = cycles["global_dram"], cycles["global_l2_hit"]
     out = []
     for c in claims:
-        doc = c["document"][0].upper() + c["document"][1:]
-        doc += "'" if doc.endswith("s") else "'s"
+        doc = _("{document}'s", document=_(c["document"])).replace("s's", "s'")  # (the notes' figure)
+        doc = doc[0].upper() + doc[1:]
         if c["low"] == c["high"]:
             near = c["low"]
             if 0.5 * near <= d <= 1.5 * near:
-                out.append(f"{doc} ~{near} cycles is near this DRAM load.")
+                out.append(_("{whose} ~{near} cycles is near this DRAM load.", whose=doc, near=near))
             else:
-                out.append(f"{doc} ~{near} cycles is {d / near:.1f}× too low for a DRAM load here "
-                           f"({l2 / near:.1f}× for an L2 hit).")
+                out.append(_("{whose} ~{near} cycles is {dram}× too low for a DRAM load here ({l2}× for an L2 hit).",
+                             whose=doc, near=near, dram=f"{d / near:.1f}", l2=f"{l2 / near:.1f}"))
         elif c["low"] <= d <= c["high"]:
-            out.append(f"{doc} {c['low']}-{c['high']} cycles holds for this DRAM load.")
+            out.append(_("{whose} {low}-{high} cycles holds for this DRAM load.", whose=doc, low=c['low'], high=c['high']))
         else:
-            out.append(f"{doc} {c['low']}-{c['high']} cycles does not hold for this DRAM load ({d:g}).")
+            out.append(_("{whose} {low}-{high} cycles does not hold for this DRAM load ({dram}).", whose=doc,
+                         low=c['low'], high=c['high'], dram=f"{d:g}"))
     return " ".join(out)
 
 
@@ -207,25 +211,30 @@ def global_latency() -> dict:
         {"document": "the course notes", "section": "6.1", "low": 400, "high": 800,
          "quote": "global memory … access latency (GPU cycles): 400-800",
          "quote_zh": "全局内存 … 访问延迟（GPU周期） 400-800"},
-        {"document": "the gemm_tiled walk-through", "section": "coalesced access", "low": 100, "high": 100,
+        {"document": "the gemm_tiled walk-through", "section": N_("coalesced access"), "low": 100, "high": 100,
          "quote": "global memory … high access latency (~100 cycles)",
          "quote_zh": "全局内存 … 访问延迟高（~100周期）"},
     ]
     records = latency_records()
     measured = records[0] if records else None
-    disagree = (f"The two documents disagree by a factor of {claims[0]['low'] // claims[1]['low']} or more; "
-                "latency depends on the GPU and on what the load hits (DRAM, L2, shared or constant memory).")
+    disagree = _("The two documents disagree by a factor of {factor} or more; latency depends on the GPU and on what "
+                 "the load hits (DRAM, L2, shared or constant memory).", factor=claims[0]['low'] // claims[1]['low'])
     if measured:
         c, ns = measured["cycles_per_load"], measured.get("ns_per_load", {})
-        why = (f"{disagree} Measured by pointer chasing on the {measured['device']['name']} ({measured['date']}): "
-               f"a load from DRAM {c['global_dram']:g} cycles, an L2 hit {c['global_l2_hit']:g}, shared memory "
-               f"{c['shared']:g}, constant memory {c['constant']:g} (a 16 KB working set)"
-               + (f" and {c['constant_small']:g} (1 KB, in the constant cache nearest the SM)" if "constant_small" in c else "")
-               + (f"; in time, a DRAM load {ns['global_dram']:g} ns at the {measured['clock_mhz']} MHz the SM ran at"
-                  if ns and measured.get("clock_mhz") else "") + ". " + which_claim(claims, c))
+        small = (_(" and {cycles} (1 KB, in the constant cache nearest the SM)", cycles=f"{c['constant_small']:g}")
+                 if "constant_small" in c else "")
+        timed = (_("; in time, a DRAM load {ns} ns at the {mhz} MHz the SM ran at", ns=f"{ns['global_dram']:g}",
+                   mhz=measured['clock_mhz']) if ns and measured.get("clock_mhz") else "")
+        why = " ".join((disagree, _(
+            "Measured by pointer chasing on the {device} ({date}): a load from DRAM {dram} cycles, an L2 hit {l2}, "
+            "shared memory {shared}, constant memory {constant} (a 16 KB working set){small}{timed}.",
+            device=measured['device']['name'], date=measured['date'], dram=f"{c['global_dram']:g}",
+            l2=f"{c['global_l2_hit']:g}", shared=f"{c['shared']:g}", constant=f"{c['constant']:g}", small=small,
+            timed=timed), which_claim(claims, c)))
     else:
-        why = (f"{disagree} The explainer has not measured this latency yet: benchmarks/bench_latency.py measures "
-               "it on a GPU (pointer chasing) and this page then shows the recorded figures with device and date.")
+        why = " ".join((disagree, _(
+            "The explainer has not measured this latency yet: benchmarks/bench_latency.py measures it on a GPU "
+            "(pointer chasing) and this page then shows the recorded figures with device and date.")))
     return {
         "name": "global_latency", "document": "the course notes", "section": "6.1",
         "claims": claims, "claim": (claims[0]["low"], claims[0]["high"], claims[1]["low"]),

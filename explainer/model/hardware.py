@@ -15,9 +15,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ..i18n import _
+from ..i18n import N_, _
 from .launch import WARP_SIZE, ceil_div
 
+
+#: The presets' ``source`` in ``data/arches.json``, marked for the catalogue: a page shows
+#: ``_(arch["source"])``, the file stays English.
+ARCH_SOURCES = (
+    N_("CUDA C++ Programming Guide, compute capability 2.x; 16 KB shared-memory configuration as in the course notes"),
+    N_("CUDA C++ Programming Guide, compute capability 7.5 (RTX 2080 Ti: 68 SMs)"),
+    N_("CUDA C++ Programming Guide, compute capability 8.0 (A100: 108 SMs, 164 KB shared per SM, 1 KB reserved "
+       "per block)"),
+    N_("CUDA C++ Programming Guide, compute capability 9.0 (H100 SXM: 132 SMs, 228 KB shared per SM, 1 KB reserved "
+       "per block)"),
+)
 
 class OccupancyError(ValueError):
     """A block that cannot launch on the architecture at all. One readable line."""

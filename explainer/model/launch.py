@@ -121,7 +121,7 @@ def block_dims(value) -> tuple[int, int]:
     try:
         bx, by = value
     except (TypeError, ValueError):
-        raise LaunchError(f"a block shape is (blockDim.x, blockDim.y), got {value!r}") from None
+        raise LaunchError(_("a block shape is (blockDim.x, blockDim.y), got {value}", value=repr(value))) from None
     bx, by = as_int("blockDim.x", bx), as_int("blockDim.y", by)
     if bx < 1 or by < 1:
         raise LaunchError(_("blockDim.x and blockDim.y must be at least 1, got ({bx}, {by})", bx=bx, by=by))
@@ -149,9 +149,9 @@ class Launch:
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
-            raise LaunchError(
-                f"unknown kernel {self.kernel!r}; choose one of {', '.join(KERNELS)}"
-            )
+            raise LaunchError(_(
+                "unknown kernel {kernel}; choose one of {names}", kernel=repr(self.kernel), names=', '.join(KERNELS)
+            ))
         for name in ("M", "N", "K"):
             v = as_int(name, getattr(self, name))
             if v < 1:
@@ -162,8 +162,9 @@ class Launch:
                 object.__setattr__(self, "tile", bx)
                 object.__setattr__(self, "block_dim", None)
             elif self.kernel not in NAIVE_KERNELS:
-                raise LaunchError(f"{self.kernel} uses a T x T block (its shared tiles are T x T); only "
-                                  f"{' and '.join(NAIVE_KERNELS)} take a non-square {bx}x{by} block")
+                raise LaunchError(_("{kernel} uses a T x T block (its shared tiles are T x T); only {first} and {second} "
+                                    "take a non-square {bx}x{by} block", kernel=self.kernel, first=NAIVE_KERNELS[0],
+                                    second=NAIVE_KERNELS[1], bx=bx, by=by))
             else:
                 object.__setattr__(self, "tile", 0)
                 object.__setattr__(self, "block_dim", (bx, by))
@@ -185,7 +186,7 @@ class Launch:
     @property
     def T(self) -> int:
         if self.block_dim is not None:
-            raise LaunchError(f"a {self.block_label} block has no single edge T; use BX and BY")
+            raise LaunchError(_("a {shape} block has no single edge T; use BX and BY", shape=self.block_label))
         return int(self.tile)
 
     @property
@@ -325,7 +326,7 @@ class Launch:
         ``C[row][col]``."""
         row, col = as_int("row", row), as_int("col", col)
         if not (0 <= row < self.M and 0 <= col < self.N):
-            raise LaunchError(f"C[{row}][{col}] is outside the {self.M}x{self.N} matrix C")
+            raise LaunchError(_("C[{row}][{col}] is outside the {M}x{N} matrix C", row=row, col=col, M=self.M, N=self.N))
         # every mapping gives block (bx, by) the tile_rows x tile_cols tile of C at (by*rows, bx*cols)
         R, Cw = self.tile_rows, self.tile_cols
         block = (col // Cw, row // R)
@@ -466,7 +467,7 @@ class ThreadView:
         """Phase t: which A/B element this thread copies into which shared cell (tiled)."""
         L = self.launch
         if not 0 <= t < L.phases:
-            raise LaunchError(f"phase must be 0..{L.phases - 1}, got {t}")
+            raise LaunchError(_("phase must be 0..{last}, got {t}", last=L.phases - 1, t=t))
         ar, ac = L.a_load(self.by, t, self.ty, self.tx)
         br, bc = L.b_load(self.bx, t, self.ty, self.tx)
         return {
@@ -483,7 +484,7 @@ class ThreadView:
         L = self.launch
         T = L.T
         if not 0 <= k < T:
-            raise LaunchError(f"k must be 0..{T - 1}, got {k}")
+            raise LaunchError(_("k must be 0..{last}, got {k}", last=T - 1, k=k))
         # As[ty][k] was stored by thread (tx=k, ty) of this block; Bs[k][tx] by (tx, ty=k).
         ar, ac = L.a_load(self.by, t, self.ty, k)
         br, bc = L.b_load(self.bx, t, k, self.tx)
@@ -739,7 +740,7 @@ def unguarded_report(launch: Launch, examples: int = 6) -> dict:
     """
     L = launch
     if L.guarded:
-        raise LaunchError(f"{L.kernel} checks its bounds; the report is for tiled_unguarded")
+        raise LaunchError(_("{kernel} checks its bounds; the report is for tiled_unguarded", kernel=L.kernel))
     M, N, K, T, P = L.M, L.N, L.K, L.T, L.phases
     gx, gy = L.grid
     R = np.arange(gy * T)  # every row of C a thread covers (ghosts included)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..i18n import _
 from .launch import FLOAT_BYTES, PAD, WARP_SIZE, Launch, LaunchError, ceil_div
 
 SECTOR_BYTES = 32
@@ -66,7 +67,7 @@ def warp_lanes(T, warp: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     BX, BY = _dims(T)
     n_warps = ceil_div(BX * BY, WARP_SIZE)
     if not 0 <= warp < n_warps:
-        raise LaunchError(f"warp must be 0..{n_warps - 1} for a {BX}x{BY} block, got {warp}")
+        raise LaunchError(_("warp must be 0..{last} for a {BX}x{BY} block, got {warp}", last=n_warps - 1, BX=BX, BY=BY, warp=warp))
     lin = warp * WARP_SIZE + np.arange(WARP_SIZE)
     return lin % BX, lin // BX, lin < BX * BY  # inverse of id = tx + ty * blockDim.x
 
@@ -163,13 +164,14 @@ def warp_request(L: Launch, access: str, block=(0, 0), warp: int = 0, t: int = 0
     ``k`` (naive) or phase ``t`` (tiled)."""
     table = {a: (m, code) for a, m, code in ACCESSES[L.kernel]}
     if access not in table:
-        raise LaunchError(f"{L.kernel} has no access {access!r}; choose one of {', '.join(table)}")
+        raise LaunchError(_("{kernel} has no access {access}; choose one of {names}", kernel=L.kernel, access=repr(access),
+                            names=', '.join(table)))
     matrix, code = table[access]
     L.check_block(*block)
     if L.is_tiled and not 0 <= t < L.phases:
-        raise LaunchError(f"phase t must be 0..{L.phases - 1}, got {t}")
+        raise LaunchError(_("phase t must be 0..{last}, got {t}", last=L.phases - 1, t=t))
     if not L.is_tiled and not 0 <= k < L.K:
-        raise LaunchError(f"k must be 0..{L.K - 1}, got {k}")
+        raise LaunchError(_("k must be 0..{last}, got {k}", last=L.K - 1, k=k))
     bx, by = block
     tx, ty, valid = warp_lanes(L.block, warp)
     r, c, active = _elements(L, matrix, bx, by, tx, ty, t, k)
@@ -265,9 +267,10 @@ def bank_access(expr: str, T: int, warp: int = 0, k: int = 0, pad: int = 0) -> B
     """Banks of one warp's shared read ``expr`` (see :data:`SHARED_READS`) at compute step k in a
     ``float [T][T + pad]`` array."""
     if expr not in SHARED_READS:
-        raise LaunchError(f"unknown shared access {expr!r}; choose one of {', '.join(SHARED_READS)}")
+        raise LaunchError(_("unknown shared access {expr}; choose one of {names}", expr=repr(expr),
+                            names=', '.join(SHARED_READS)))
     if not 0 <= k < T:
-        raise LaunchError(f"k must be 0..{T - 1}, got {k}")
+        raise LaunchError(_("k must be 0..{last}, got {k}", last=T - 1, k=k))
     tx, ty, valid = warp_lanes(T, warp)
     row, col = SHARED_READS[expr][1](tx[valid], ty[valid], k)
     words = np.asarray(row) * (T + pad) + np.asarray(col)

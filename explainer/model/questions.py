@@ -141,6 +141,15 @@ def _describe(form: dict) -> str:
     return text
 
 
+def _word(word: str) -> re.Pattern:
+    """How a choice option's word is found in what was typed (the same in views/quiz.js): an ASCII
+    word as a whole word, case-insensitively, by ASCII word boundaries (as JavaScript's ``\\b``);
+    a word with other characters (Chinese) anywhere, as Chinese has no spaces between words."""
+    if word.isascii():
+        return re.compile(r"\b" + re.escape(word) + r"\b", re.I | re.A)
+    return re.compile(re.escape(word), re.I)
+
+
 def parse(form: dict, text: str):
     """What ``text`` says in the question's ``form``, or :class:`AnswerError` with one line:
 
@@ -152,7 +161,9 @@ def parse(form: dict, text: str):
       (named ones go to their name: ``B[4][9] and A[3][4]`` is read as A first); ``empty``
       ("pad" / "none") names the word for no element; returns ``[[row, col] or None, ...]``;
     * ``cellset``: named cells in any order (``As[2][1], Bs[2][1]``); returns them sorted;
-    * ``choice``: one of ``options`` (``[[key, label, [words...]], ...]``); returns its key.
+    * ``choice``: one of ``options`` (``[[key, label, [words...]], ...]``), the one whose word
+      comes first (at the same place the longer word); returns its key. English words count as
+      whole words, Chinese ones anywhere (:func:`_word`).
     """
     kind = form["kind"]
     if not text or not text.strip():
@@ -172,7 +183,7 @@ def parse(form: dict, text: str):
         names, n = form["names"], len(form["names"])
         labelled = {}
         for name in names:
-            hits = re.findall(r"\b" + re.escape(name) + r"\s*[=:]?\s*([0-9]+)", text, re.I)
+            hits = re.findall(r"\b" + re.escape(name) + r"\s*[=:]?\s*([0-9]+)", text, re.I | re.A)
             if len(hits) == 1:
                 labelled[name] = int(hits[0])
         if len(labelled) == n:
@@ -219,15 +230,16 @@ def parse(form: dict, text: str):
             out.add((name, rc[0], rc[1]))
         return [list(c) for c in sorted(out)]
     if kind == "choice":
-        # the option named first ("registers per thread": registers)
+        # the option named first ("registers per thread": registers); at the same place the longer
+        # word ("thread block" over "thread", 线程块 over 线程), then the key
         found = []
         for key, _label, words in form["options"]:
-            at = [m.start() for w in words for m in re.finditer(r"\b" + re.escape(w) + r"\b", text, re.I)]
+            at = [(m.start(), -len(w)) for w in words for m in _word(w).finditer(text)]
             if at:
-                found.append((min(at), key))
+                found.append((*min(at), key))
         if not found:
             raise AnswerError(_("Type one of: {options}.", options=", ".join(label for _k, label, _w in form["options"])))
-        return min(found)[1]
+        return min(found)[2]
     raise ValueError(f"unknown answer form {kind!r}")
 
 
@@ -1296,10 +1308,12 @@ def ladder_outputs(seed: int, pool=None) -> Question:
     r = _rung_draw(rng, ("blocktile_1d", "blocktile_2d", "warptile", "warptile"))
     p, (tm, tn) = r.p, r.thread_tile
     if r.layout == "1d":
-        why = [f"threads = (BM/TM)·BN = ({r.BM}/{p['TM']})·{r.BN} = {r.threads}",
+        why = [_("threads = (BM/TM)·BN = ({BM}/{TM})·{BN} = {threads}", BM=r.BM, TM=p['TM'], BN=r.BN,
+                 threads=r.threads),
                _("a thread owns TM = {n} outputs of one column", n=r.outputs_per_thread)]
     elif r.layout == "2d":
-        why = [f"threads = (BM/TM)·(BN/TN) = ({r.BM}/{p['TM']})·({r.BN}/{p['TN']}) = {r.threads}",
+        why = [_("threads = (BM/TM)·(BN/TN) = ({BM}/{TM})·({BN}/{TN}) = {threads}", BM=r.BM, TM=p['TM'], BN=r.BN,
+                 TN=p['TN'], threads=r.threads),
                _("a thread owns a TM×TN = {tm}×{tn} tile: {n} outputs", tm=tm, tn=tn, n=r.outputs_per_thread)]
     else:
         w = r.warp_dims
@@ -1446,15 +1460,40 @@ EXAMPLE_PLACES = {"body": N_("Inside a kernel's body"),
                   "parameter": N_("In a kernel's parameter list")}
 
 
-def _option_label(label: str, word: str) -> str:
-    """An option's label in the reader's language; in Chinese with the English word the answer
-    is typed as (the browser's checker reads English words only: views/quiz.js)."""
-    text = _(label)
-    return text if text == label else f"{text} ({word})"
+#: The Chinese words a student may type for a choice option, by the option's key (the glossary's
+#: terms first, then shorter and everyday ones). :func:`_options` adds them to every choice
+#: question whatever the page's language: an answer may be typed in Chinese or English.
+CHINESE_WORDS = {
+    # the memory spaces (memory_space)
+    "registers": ["寄存器"],
+    "shared": ["共享内存", "共享"],
+    "global": ["全局内存", "全局", "显存"],
+    "local": ["局部内存", "局部", "本地内存"],
+    "constant": ["常量内存", "常量"],
+    # lifetimes (lifetime)
+    "thread": ["线程"],
+    "block": ["线程块"],
+    "launch": ["核函数启动", "启动", "网格", "核函数"],
+    "application": ["应用程序", "应用", "程序"],
+    # what limits occupancy (limiter; shared and registers as above)
+    "threads": ["线程", "线程束"],
+    "blocks": ["线程块", "线程块槽位", "槽位"],
+    # the roofline (bound_kind)
+    "memory": ["访存", "内存", "带宽"],
+    "compute": ["计算", "算力", "峰值"],
+}
+
+
+def _option_label(label: str) -> str:
+    """An option's label in the reader's language."""
+    return _(label)
 
 
 def _options(table) -> list:
-    return [[key, _option_label(label, words[0]), words] for key, label, words in table]
+    """``[[key, label, words], ...]``: the labels in the reader's language, the words with their
+    Chinese ones (:data:`CHINESE_WORDS`)."""
+    return [[key, _option_label(label), [*words, *(w for w in CHINESE_WORDS.get(key, ()) if w not in words)]]
+            for key, label, words in table]
 
 
 def _example_text(ex) -> str:
@@ -1469,10 +1508,10 @@ def memory_space(seed: int, pool=None) -> Question:
     rng = _rng(seed, "05.space")
     ex = _choice(rng, list(memspaces.EXAMPLES))
     p = memspaces.example_placement(ex)
-    label = _option_label(memspaces.LABELS[p.space], p.space)
-    why = _("{rule}: {what} lives in {label}", rule=p.rule_text(), what=ex[5], label=_(memspaces.LABELS[p.space]))
+    label = _option_label(memspaces.LABELS[p.space])
+    why = _("{rule}: {what} lives in {label}", rule=p.rule_text(), what=_(ex[5]), label=_(memspaces.LABELS[p.space]))
     prompt = _("{example} In which memory space does {what} live: registers, shared, global, local or constant "
-               "memory?", example=_example_text(ex), what=ex[5])
+               "memory?", example=_example_text(ex), what=_(ex[5]))
     return _question("05_warps_and_coalescing", "space", prompt, {"kind": "choice", "options": _options(SPACE_OPTIONS)},
                      p.space, label, [why], {"example": ex[0], "where": ex[1]})
 
@@ -1482,12 +1521,12 @@ def lifetime(seed: int, pool=None) -> Question:
     rng = _rng(seed, "05.lifetime")
     ex = _choice(rng, list(memspaces.EXAMPLES))
     p = memspaces.example_placement(ex)
-    label = _option_label(memspaces.LIFETIME_LABELS[p.lifetime], p.lifetime)  # (the key is the option's first word)
-    why = _("{what} is in {space} ({rule}), which lives {lifetime}: as long as {label}", what=ex[5],
+    label = _option_label(memspaces.LIFETIME_LABELS[p.lifetime])
+    why = _("{what} is in {space} ({rule}), which lives {lifetime}: as long as {label}", what=_(ex[5]),
             space=_(memspaces.LABELS[p.space]), rule=p.rule_text(), lifetime=_(memspaces.LIFETIMES[p.lifetime]),
             label=_(memspaces.LIFETIME_LABELS[p.lifetime]))
     prompt = _("{example} How long does {what} live: as long as the thread, the block, the kernel launch (grid) or "
-               "the application?", example=_example_text(ex), what=ex[5])
+               "the application?", example=_example_text(ex), what=_(ex[5]))
     return _question("05_warps_and_coalescing", "lifetime", prompt,
                      {"kind": "choice", "options": _options(LIFETIME_OPTIONS)},
                      p.lifetime, label, [why], {"example": ex[0], "where": ex[1]})

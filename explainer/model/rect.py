@@ -25,6 +25,7 @@ from math import gcd
 
 import numpy as np
 
+from ..i18n import _
 from .launch import FLOAT_BYTES, MAX_THREADS_PER_BLOCK, PAD, LaunchError, ceil_div
 
 NEVER = -2  # a trace slot nobody writes
@@ -40,10 +41,10 @@ class RectTile:
     def __post_init__(self):
         for name, v in (("TILE_X", self.TX), ("TILE_Y", self.TY)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise LaunchError(f"{name} must be a whole number >= 1, got {v!r}")
+                raise LaunchError(_("{name} must be a whole number >= {lo}, got {value}", name=name, lo=1, value=repr(v)))
         if self.TX * self.TY > MAX_THREADS_PER_BLOCK:
-            raise LaunchError(f"a {self.TX}x{self.TY} block has {self.TX * self.TY} threads; CUDA allows at most "
-                              f"{MAX_THREADS_PER_BLOCK}")
+            raise LaunchError(_("a {TX}x{TY} block has {threads} threads; CUDA allows at most {max}", TX=self.TX,
+                                TY=self.TY, threads=self.TX * self.TY, max=MAX_THREADS_PER_BLOCK))
 
     @property
     def BK(self) -> int:
@@ -132,11 +133,12 @@ class RectTile:
         tx, ty = (int(v) for v in thread)
         gx, gy = self.grid(M, N)
         if not (0 <= bx < gx and 0 <= by < gy):
-            raise LaunchError(f"block (x={bx}, y={by}) is outside the {gx}x{gy} grid")
+            raise LaunchError(_("block (x={bx}, y={by}) is outside the {gx}x{gy} grid", bx=bx, by=by, gx=gx, gy=gy))
         if not (0 <= tx < self.TX and 0 <= ty < self.TY):
-            raise LaunchError(f"thread (x={tx}, y={ty}) is outside the {self.TX}x{self.TY} block")
+            raise LaunchError(_("thread (x={tx}, y={ty}) is outside the {TX}x{TY} block", tx=tx, ty=ty, TX=self.TX,
+                                TY=self.TY))
         if not 0 <= t < self.phases(K):
-            raise LaunchError(f"phase t must be 0..{self.phases(K) - 1}, got {t}")
+            raise LaunchError(_("phase t must be 0..{last}, got {t}", last=self.phases(K) - 1, t=t))
         tid = tx + ty * self.TX
         out = {"a": [], "b": []}
         ar, ac = self.copies_a()

@@ -16,6 +16,7 @@ opting in (``memspaces.SHARED_WITHOUT_OPT_IN``), or the preset's opt-in maximum
 
 from __future__ import annotations
 
+from ..i18n import _
 from . import hardware
 from .launch import FLOAT_BYTES, LaunchError
 from .memspaces import SHARED_WITHOUT_OPT_IN
@@ -23,7 +24,7 @@ from .memspaces import SHARED_WITHOUT_OPT_IN
 
 def _whole(name: str, v) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise LaunchError(f"{name} must be a whole number >= 1, got {v!r}")
+        raise LaunchError(_("{name} must be a whole number >= {lo}, got {value}", name=name, lo=1, value=repr(v)))
     return int(v)
 
 
@@ -44,7 +45,8 @@ def max_k_v1(shared_per_block: int, T: int) -> int:
     """The largest K whose V1 strips fit ``shared_per_block`` bytes (0: not even K = 1)."""
     T = _whole("TILE", T)
     if isinstance(shared_per_block, bool) or not isinstance(shared_per_block, int) or shared_per_block < 0:
-        raise LaunchError(f"shared memory per block must be a whole number of bytes >= 0, got {shared_per_block!r}")
+        raise LaunchError(_("shared memory per block must be a whole number of bytes >= 0, got {value}",
+                            value=repr(shared_per_block)))
     return shared_per_block // (2 * T * FLOAT_BYTES)
 
 

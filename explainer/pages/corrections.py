@@ -16,7 +16,7 @@ import ipywidgets as W
 from ..i18n import _
 from ..model import corrections as model
 from ..views.perf import table
-from .perf import NOTE, SOURCE_STYLE
+from .perf import NOTE, SOURCE_STYLE, limiter_word
 
 BOX = "font-size:14px;margin:4px 0;line-height:1.45"
 QUOTED = "background:#f3f4f6;padding:4px 6px;border-radius:4px;font-size:13px;margin-top:4px"
@@ -31,7 +31,7 @@ def _claim(c: dict) -> str:
     doc = _(c["document"])
     doc = doc[0].upper() + doc[1:]
     return (f"<span style='{SOURCE_STYLE}'>"
-            + _("{document}, {section} (its claim): “{quote}” ({original}).", document=_e(doc), section=_e(c["section"]),
+            + _("{document}, {section} (its claim): “{quote}” ({original}).", document=_e(doc), section=_e(_(c["section"])),
                 quote=_e(c["quote"]), original=f'<span lang="zh-CN">{_e(c["quote_zh"])}</span>') + "</span>")
 
 
@@ -43,61 +43,67 @@ def _naive_bandwidth(c: dict) -> str:
 
 
 def _tile_intensity(c: dict) -> str:
-    rows = "; ".join(f"T = {r['tile']}: <b>{r['flop_per_byte']:g} FLOP/B</b> ({r['flop_per_load']:g} FLOP per float loaded), "
-                     f"not {r['claim']}" for r in c["rows"])
-    return f"Computed by the model (DRAM traffic, {c['shape'][0]}³): {rows}."
+    rows = _("; ").join(_("T = {T}: <b>{fpb} FLOP/B</b> ({fpl} FLOP per float loaded), not {claim}", T=r['tile'],
+                          fpb=f"{r['flop_per_byte']:g}", fpl=f"{r['flop_per_load']:g}", claim=r['claim'])
+                        for r in c["rows"])
+    return _("Computed by the model (DRAM traffic, {n}³): {rows}.", n=c['shape'][0], rows=rows)
 
 
 def _sliding_window(c: dict) -> str:
     b = c["big"]
     M, N, K = c["shape"]
-    return (f"Computed by the model on the write-up's example (A {M}×{K}, B {K}×{N}, BLOCK_SIZE = {c['tile']}): "
-            f"{c['naive_loads']:,} global loads without shared memory, {c['tiled_loads']:,} with the window: "
-            f"<b>{c['computed']:g}× fewer</b>, the tile width, not K = {c['claim']}. At {b['shape'][0]}³, T = {b['tile']}: "
-            f"<b>{b['ratio']:g}× fewer</b>, not {b['claim']:,}×.")
+    return _("Computed by the model on the write-up's example (A {M}×{K}, B {K}×{N}, BLOCK_SIZE = {T}): {naive} global "
+             "loads without shared memory, {tiled} with the window: <b>{ratio}× fewer</b>, the tile width, not K = "
+             "{claim}. At {n}³, T = {big_T}: <b>{big_ratio}× fewer</b>, not {big_claim}×.", M=M, N=N, K=K, T=c['tile'],
+             naive=f"{c['naive_loads']:,}", tiled=f"{c['tiled_loads']:,}", ratio=f"{c['computed']:g}", claim=c['claim'],
+             n=b['shape'][0], big_T=b['tile'], big_ratio=f"{b['ratio']:g}", big_claim=f"{b['claim']:,}")
 
 
 def _shared_per_thread(c: dict) -> str:
-    return (f"Computed: {c['shared_bytes']:,} B / {c['threads']} threads = <b>{c['computed']:g} B per thread</b>, "
-            f"not {c['claim']}. For the occupancy, the calculator with the {_e(c['arch_label'])} preset fits "
-            f"<b>{c['blocks_per_sm']} such blocks</b> per SM ({c['active_threads']:,} threads, "
-            f"<b>{c['occupancy']:.0%}</b>, limiter: {_e(c['limiter'])}), not {c['claim_threads']:,} threads "
-            f"({c['claim_occupancy']:.0%}).")
+    return _("Computed: {bytes} B / {threads} threads = <b>{per} B per thread</b>, not {claim}. For the occupancy, the "
+             "calculator with the {arch} preset fits <b>{blocks} such blocks</b> per SM ({active} threads, <b>{occ}</b>, "
+             "limiter: {limiter}), not {claim_threads} threads ({claim_occ}).", bytes=f"{c['shared_bytes']:,}",
+             threads=c['threads'], per=f"{c['computed']:g}", claim=c['claim'], arch=_e(c['arch_label']),
+             blocks=c['blocks_per_sm'], active=f"{c['active_threads']:,}", occ=f"{c['occupancy']:.0%}",
+             limiter=_e(limiter_word(c['limiter'])), claim_threads=f"{c['claim_threads']:,}",
+             claim_occ=f"{c['claim_occupancy']:.0%}")
 
 
 def _warp_spread(c: dict) -> str:
-    rows = [(f"{r['tile']}×{r['tile']}", r["warp_rows"], r["segments"], r["lines"], f"{r['sectors']} (ideal {r['ideal']})",
-             f"{r['a_sectors']} (ideal {r['a_ideal']})") for r in c["rows"]]
+    rows = [(f"{r['tile']}×{r['tile']}", r["warp_rows"], r["segments"], r["lines"],
+             _("{n} (ideal {ideal})", n=r['sectors'], ideal=r['ideal']),
+             _("{n} (ideal {ideal})", n=r['a_sectors'], ideal=r['a_ideal'])) for r in c["rows"]]
     n = c["shape"][0]
-    t = table(("block", "rows of the block in warp 0", "contiguous pieces of its C store", "128-byte lines",
-               "store sectors", "A[row][k] load sectors"), rows,
-              f"Warp 0 of block (0, 0), the {c['kernel']} kernel (the lab report's row partition) at {n}³; "
-              "computed by explainer.model.memory.")
-    return (f"Computed by the model: the most contiguous warps are those of <b>{c['computed']}×{c['computed']}</b> blocks, "
-            f"the least those of {c['claim']}×{c['claim']}, the opposite of the claim.{t}")
+    t = table((_("block"), _("rows of the block in warp 0"), _("contiguous pieces of its C store"), _("128-byte lines"),
+               _("store sectors"), _("A[row][k] load sectors")), rows,
+              _("Warp 0 of block (0, 0), the {kernel} kernel (the lab report's row partition) at {n}³; computed by "
+                "explainer.model.memory.", kernel=c['kernel'], n=n))
+    return _("Computed by the model: the most contiguous warps are those of <b>{best}×{best}</b> blocks, the least those "
+             "of {claim}×{claim}, the opposite of the claim.", best=c['computed'], claim=c['claim']) + t
 
 
 def _global_latency(c: dict) -> str:
-    second = c["claims"][1]
-    doc2 = second["document"][0].upper() + second["document"][1:]
-    head = (f"<span style='{SOURCE_STYLE}'>{_e(doc2)}, {_e(second['section'])} (its claim): “{_e(second['quote'])}” "
-            f"(<span lang=\"zh-CN\">{_e(second['quote_zh'])}</span>).</span>")
+    head = _claim(c["claims"][1])
     m = c["measured"]
     if not m:
-        return (head + "<div><b>The explainer has not measured this latency yet.</b> "
-                "<code>benchmarks/bench_latency.py</code> measures it on a GPU by pointer chasing (one dependent load "
-                "after another), and this page then shows the figures with the device and the date.</div>")
+        return head + "<div>" + _(
+            "<b>The explainer has not measured this latency yet.</b> <code>benchmarks/bench_latency.py</code> measures "
+            "it on a GPU by pointer chasing (one dependent load after another), and this page then shows the figures "
+            "with the device and the date.") + "</div>"
     cyc, ns = m["cycles_per_load"], m.get("ns_per_load", {})
-    const = f"constant memory {cyc['constant']:g}" + (
-        f" (a 16 KB working set; {cyc['constant_small']:g} for 1 KB, which the constant cache nearest the SM holds)"
-        if "constant_small" in cyc else "")
-    timed = (f" In time: a DRAM load {ns['global_dram']:g} ns, an L2 hit {ns['global_l2_hit']:g} ns, shared memory "
-             f"{ns['shared']:g} ns; cycles are SM cycles at the {m['clock_mhz']} MHz the SM ran at (a faster clock "
-             "counts more cycles for the same DRAM wait)." if ns and m.get("clock_mhz") else "")
-    return (head + f"<div><b>Measured</b> on the {_e(m['device']['name'])} ({_e(m['date'])}, "
-            f"<code>benchmarks/bench_latency.py</code>, pointer chasing): a load from DRAM <b>{cyc['global_dram']:g} cycles</b>, "
-            f"an L2 hit {cyc['global_l2_hit']:g}, shared memory {cyc['shared']:g}, {const}.{timed} "
-            f"<b>{_e(c['verdict'])}</b></div>")
+    const = (_("constant memory {cycles} (a 16 KB working set; {small} for 1 KB, which the constant cache nearest the "
+               "SM holds)", cycles=f"{cyc['constant']:g}", small=f"{cyc['constant_small']:g}")
+             if "constant_small" in cyc else _("constant memory {cycles}", cycles=f"{cyc['constant']:g}"))
+    timed = (_("In time: a DRAM load {dram} ns, an L2 hit {l2} ns, shared memory {shared} ns; cycles are SM cycles at "
+               "the {mhz} MHz the SM ran at (a faster clock counts more cycles for the same DRAM wait).",
+               dram=f"{ns['global_dram']:g}", l2=f"{ns['global_l2_hit']:g}", shared=f"{ns['shared']:g}",
+               mhz=m['clock_mhz']) if ns and m.get("clock_mhz") else "")
+    return head + "<div>" + _(
+        "<b>Measured</b> on the {device} ({date}, <code>benchmarks/bench_latency.py</code>, pointer chasing): a load "
+        "from DRAM <b>{dram} cycles</b>, an L2 hit {l2}, shared memory {shared}, {constant}.",
+        device=_e(m['device']['name']), date=_e(m['date']), dram=f"{cyc['global_dram']:g}",
+        l2=f"{cyc['global_l2_hit']:g}", shared=f"{cyc['shared']:g}", constant=const) + (" " + timed if timed else "") \
+        + f" <b>{_e(c['verdict'])}</b></div>"
 
 
 RENDER = {

@@ -389,7 +389,7 @@ def devices_html(files: list[dict], sizes=(1024, 4096)) -> str:
                        name=html.escape(dev['name']), sms=dev.get('sm_count', '?'),
                        l2=f"{dev.get('l2_bytes', 0) / 2**20:.0f}", mem=f"{dev.get('memory_bytes', 0) / 2**30:.0f}",
                        driver=html.escape(str(dev.get('versions', {}).get('driver', '?'))))
-                     + f" <span style='{NOTE}'>({html.escape(d['label'])}, {html.escape(d['source'])}; "
+                     + f" <span style='{NOTE}'>({html.escape(recorded.label_text(d))}, {html.escape(d['source'])}; "
                      f"{html.escape(recorded.kernels_text(d))})</span>")
     head = [_("rung")]
     for n in sizes:
@@ -440,7 +440,8 @@ def rung_card(name: str, n: int = 4096):
     prev = LADDER[i - 1]
     data = recorded.load_recorded()
     rows = LIVE.rows if LIVE.rows is not None else (recorded.recorded_rows(data) if data else [])
-    source = LIVE.source if LIVE.rows is not None else (data or {}).get("label", _("no recorded file"))
+    source = (LIVE.source if LIVE.rows is not None else
+              recorded.label_text(data) if data and "label" in data else _("no recorded file"))
     cells = ladder_cells(rows, (n,))
     c, cp = cells[i]["cells"][n], cells[i - 1]["cells"][n]
     if c is None:

@@ -171,7 +171,7 @@ def _kernel_lines(file: str = DYNAMIC_FILE) -> str:
         raise ValueError(_("kernels/{file} no longer declares an extern __shared__ array and pointers into it",
                            file=file))
     body = "\n".join(f"{d.line:>3}  {lines[d.line - 1].strip()}" for d in sorted(keep, key=lambda d: d.line))
-    return f"<div class='explainer-kernel-lines' style='{CODE}'>{_e(body)}</div>"
+    return f"<pre class='explainer-kernel-lines' style='{CODE}'>{_e(body)}</pre>"
 
 
 def _bytes_table(tiles=(8, 16, 32), n: int = 1024) -> str:

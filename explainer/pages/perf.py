@@ -181,7 +181,7 @@ def bank_table(tiles=(8, 16, 32)):
                  "explainer-bank-table")
     if meas:
         body += (f"<div style='{NOTE}'>" + _("Measured on the H100 (Nsight Compute, {label}): {measured}the kernel's "
-                                             "reads are conflict-free, as computed.", label=html.escape(dev["label"]),
+                                             "reads are conflict-free, as computed.", label=html.escape(recorded.label_text(dev)),
                                              measured=html.escape(meas)) + "</div>")
     return _html(body, "explainer-banks")
 
@@ -227,7 +227,7 @@ def tile_table(arches=("fermi", "turing", "ampere", "hopper"), tiles=(8, 16, 32)
                          f"{r['occupancy']:.0%} ({limiter_word(r['limiter'])})"))
         cap = _("{arch}: {threads} threads, {blocks} blocks, {shared} B shared per SM. Registers not counted (as in the "
                 "course notes). Source: {source}.", arch=html.escape(a["label"]), threads=a["max_threads_per_sm"],
-                blocks=a["max_blocks_per_sm"], shared=f"{a['shared_per_sm']:,}", source=html.escape(a["source"]))
+                blocks=a["max_blocks_per_sm"], shared=f"{a['shared_per_sm']:,}", source=html.escape(_(a["source"])))
         parts.append(f"<h4 style='margin:10px 0 2px'>{html.escape(a['label'])}</h4>" + table(
             (_("block"), _("threads / block"), _("shared B / block"), _("blocks (shared alone)"), _("blocks / SM"),
              _("threads / SM"), _("occupancy (limiter)")), rows, cap))
@@ -474,7 +474,7 @@ class RooflineChart:
         self.n, self.dev, self.data = n, dev, data
         self.roofs = roofline.device_roofs(dev)
         self.pts = roofline_points(data, n, dev)
-        self.fig = roofline_figure(self.roofs, self.pts, _("{device}; kernels at M=N=K={n}", device=dev["label"], n=n))
+        self.fig = roofline_figure(self.roofs, self.pts, _("{device}; kernels at M=N=K={n}", device=recorded.label_text(dev), n=n))
         self.fig.add_scatter(
             x=[], y=[], mode="markers+text", name=_("ladder kernels 10-14 (page 08)"),
             marker=dict(size=11, color=LADDER_COLOR, symbol="square"), textposition="middle right",

@@ -219,7 +219,7 @@ def table_html(M: int, N: int, K: int, data: dict, tuned: dict | None = None) ->
             "the S partial tiles (the model charges their traffic at {fixup} GB/s); each kernel's row shows its best "
             "S. Rows padded (K or N not a multiple of 4): A where K, B where N is not, copied first into rows of a "
             "multiple of 4 floats, so the kernel reads 16-byte granules instead of single elements and stores C in "
-            "place; the copies are charged at {pad} GB/s.", label=html.escape(data['label']),
+            "place; the copies are charged at {pad} GB/s.", label=html.escape(recorded.label_text(data)),
             cycles=f"{planner.LATENCY_CYCLES:,.0f}", fixup=f"{planner.FIXUP_GBS:,.0f}", pad=f"{planner.PAD_GBS:,.0f}")
         + f" {tuned_note} " + _("Computed by explainer.tuning.planner.") + "</div>")
 

@@ -23,6 +23,10 @@ const QUIZ_NAMES = { as: "As", bs: "Bs", a: "A", b: "B", c: "C" };
 const quizEscape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const quizAll = (re, text) => [...text.matchAll(new RegExp(re.source, re.flags.includes("g") ? re.flags : re.flags + "g"))];
 const quizNumbers = (text) => quizAll(QUIZ_NUMBER, text).map((m) => m[0]);
+// How a choice option's word is found (explainer.model.questions._word): an ASCII word as a whole
+// word, case-insensitively; a word with other characters (Chinese) anywhere.
+const quizWord = (w) => (/^[\x00-\x7f]*$/.test(w) ? new RegExp(`\\b${quizEscape(w)}\\b`, "gi") : new RegExp(quizEscape(w), "gi"));
+const quizPairOrder = (a, b) => a[0] - b[0] || a[1] - b[1];
 
 function quizOneNumber(text, whole = false) {
   const what = whole ? tr("whole number") : tr("number");
@@ -129,14 +133,15 @@ function quizParse(form, text) {
     return [...out.values()].sort(quizCellOrder);
   }
   if (kind === "choice") {
+    // the option named first; at the same place the longer word, then the key
     const found = [];
     for (const [key, , words] of form.options) {
-      const at = words.flatMap((w) => quizAll(new RegExp(`\\b${quizEscape(w)}\\b`, "gi"), text).map((m) => m.index));
-      if (at.length) found.push([Math.min(...at), key]);
+      const at = words.flatMap((w) => quizAll(quizWord(w), text).map((m) => [m.index, -w.length]));
+      if (at.length) found.push([...at.sort(quizPairOrder)[0], key]);
     }
     if (!found.length) throw new QuizAnswerError(tr("Type one of: {options}.", { options: form.options.map((o) => o[1]).join(", ") }));
-    found.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-    return found[0][1];
+    found.sort((a, b) => quizPairOrder(a, b) || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+    return found[0][2];
   }
   throw new Error(`unknown answer form ${kind}`);
 }
