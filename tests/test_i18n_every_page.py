@@ -77,7 +77,8 @@ def test_the_chinese_presenter_layout_fits(site, browser, page_errors, width, he
         page.goto((site / "02_tiled.html").as_uri() + "?present")
         page.locator(LABEL).filter(has_text="第 1 步，共").wait_for(timeout=120_000)
         where = f"zh-CN {width}x{height} at {scale:g}x"
-        assert page.evaluate(f"() => document.querySelector('{STEPPER}').classList.contains('ex-presenting')")
+        page.wait_for_function(f"() => document.querySelector('{STEPPER}').classList.contains('ex-presenting')",
+                               timeout=5_000)
         assert_fits(page, where)
         page.keyboard.press("PageDown")
         page.locator(LABEL).filter(has_text="第 2 步，共").wait_for(timeout=5_000)

@@ -62,3 +62,21 @@ def test_the_live_chinese_tiled_page_steps_in_chinese(voila_server, browser_page
     assert han(page.inner_text("body")) > 600
     assert english_prose(page) == []
     assert page_errors == []
+
+
+@pytest.mark.parametrize("name", ["03_boundaries.ipynb", "04_barriers.ipynb", "05_warps_and_coalescing.ipynb",
+                                  "06_tile_size_and_occupancy.ipynb", "07_arithmetic_intensity_and_roofline.ipynb",
+                                  "08_beyond_tiling.ipynb", "09_tensor_cores.ipynb"])
+def test_the_live_chinese_pages_drawn_in_the_browser_speak_chinese(voila_server, browser_page, page_errors, name):
+    """Pages 03-09 live: every view learns its page's words (the warps, the ladder, mma fragments,
+    the pipeline and the hand-over too), as in the static pages."""
+    page = browser_page
+    page.goto(voila_server.page_url(f"zh-CN/{name}"))
+    page.wait_for_function("() => document.querySelectorAll('.explainer-view').length > 0 && "
+                           "[...document.querySelectorAll('.explainer-view')].every((v) => v.innerText.trim())",
+                           timeout=TIMEOUT_MS)
+    settle(page)
+    assert "There was an error when executing cell" not in page.inner_text("body")
+    assert han(page.inner_text("body")) > 600
+    assert english_prose(page) == []
+    assert page_errors == []

@@ -69,10 +69,17 @@ def open_page(browser, page_errors):
         ctx.close()
 
 
-def presenting(page) -> bool:
-    return page.evaluate(f"""() => {{
-        const root = document.querySelector('{STEPPER}'), stage = root.querySelector('.ex-present-stage');
-        return root.classList.contains('ex-presenting') && !!stage && stage.getBoundingClientRect().height > 0; }}""")
+def presenting(page, wait_ms: int = 5_000) -> bool:
+    """The tiled stepper is presenting (``?present`` chooses the page's first view a moment after
+    the views have started: waited for up to ``wait_ms``)."""
+    try:
+        page.wait_for_function(f"""() => {{
+            const root = document.querySelector('{STEPPER}'), stage = root.querySelector('.ex-present-stage');
+            return root.classList.contains('ex-presenting') && !!stage && stage.getBoundingClientRect().height > 0; }}""",
+                               timeout=wait_ms)
+        return True
+    except Exception:
+        return False
 
 
 def assert_fits(page, where: str) -> None:
@@ -192,6 +199,7 @@ def test_font_size_control_changes_the_label(page02, open_page, page_errors):
     # the choice is the lecturer's for the next page too
     page.reload()
     page.locator(LABEL).filter(has_text="step 1 of").wait_for(timeout=10_000)
+    assert presenting(page)
     assert abs(label_px(page) - px2) < 0.5
     assert page_errors == []
 
@@ -219,6 +227,7 @@ def test_naive_view_presents_too(site, open_page, page_errors, width, height, sc
     naive = ".explainer-naive"
     page = open_page((site / "01_naive.html").as_uri() + "?present", width, height, scale,
                      ready=(f"{naive} .explainer-naive-text", "thread"))
+    page.wait_for_function(f"() => document.querySelector('{naive}').classList.contains('ex-presenting')", timeout=5_000)
     got = page.evaluate(f"""() => {{
         const root = document.querySelector('{naive}'), fig = root.querySelector('.explainer-naive-fig');
         const text = root.querySelector('.explainer-naive-text');

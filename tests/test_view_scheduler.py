@@ -92,7 +92,8 @@ def test_presenter_layout(page06, browser, page_errors, width, height):
     try:
         page.goto(page06.as_uri() + "?present")
         page.locator(LABEL).filter(has_text="cycle = 0 of").wait_for(timeout=30_000)
-        assert page.evaluate(f"() => document.querySelector('{VIEW}').classList.contains('ex-presenting')")
+        page.wait_for_function(f"() => document.querySelector('{VIEW}').classList.contains('ex-presenting')",
+                               timeout=5_000)
         box = page.evaluate(f"""() => {{ const b = document.querySelector('{VIEW} .explainer-scheduler-fig').getBoundingClientRect();
             return [b.left, b.top, b.right, b.bottom, innerWidth, innerHeight]; }}""")
         left, top, right, bottom, w, h = box

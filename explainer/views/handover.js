@@ -5,6 +5,7 @@
 // guarantees. Stepping is a lookup here (buttons, the slider); nothing is asked of Python.
 
 function createHandoverView({ model, el: host }) {
+  learnStrings(model);
   injectCss();
   const root = el("div", { class: "explainer-handover explainer-view" }, host);
   let meta = null, step = 0;

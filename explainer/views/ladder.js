@@ -54,6 +54,7 @@ class LadderCells {
 }
 
 function createLadderView({ model, el: host }) {
+  learnStrings(model);
   injectCss();
   const root = el("div", { class: "explainer-ladder-view explainer-view" }, host);
   const tip = tooltip(root);

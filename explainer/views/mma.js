@@ -7,6 +7,7 @@
 // asks Python ({cmd: "kernel", name: "warp N"}).
 
 function createMmaView({ model, el: host }) {
+  learnStrings(model);
   injectCss();
   const root = el("div", { class: "explainer-mma explainer-view" }, host);
   const tip = tooltip(root);

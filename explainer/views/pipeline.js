@@ -4,6 +4,7 @@
 // Stepping is a lookup here (buttons, the slider); nothing is asked of Python.
 
 function createPipelineView({ model, el: host }) {
+  learnStrings(model);
   injectCss();
   const root = el("div", { class: "explainer-pipeline explainer-view" }, host);
   let meta = null, step = 0;

@@ -95,6 +95,9 @@ function presenterKey(e) {
 //            sizes(a): each figure's natural [w, h] in arrangement a (null: as drawn now);
 //            use(a): redraw them so (a = null: as on the page). fit() picks the option whose
 //            smallest figure is scaled the most.
+// How long ?present waits after the last view asked before choosing the page's first (ms).
+const PRESENT_SETTLE_MS = 150;
+
 function presenter({ root, where, head = [], label = [], figs = [], side = [], foot = [], keys = {}, arrange = null }) {
   injectPresentCss();
   const button = el("button", { type: "button", class: "explainer-present",
@@ -298,13 +301,23 @@ function presenter({ root, where, head = [], label = [], figs = [], side = [], f
   return {
     button, enter, leave, refit: () => fit(), drew,
     active: () => on,
-    // `?present` in the page's URL: the first view that asks presents (once per page).
+    // `?present` in the page's URL: the page's first view that can present does (once per page).
+    // Views start in any order (the live app renders its widgets as they arrive), so each asks,
+    // and once none has asked for PRESENT_SETTLE_MS the first of them in the page presents.
     fromUrl() {
       let wanted = false;
       try { wanted = new URLSearchParams(window.location.search).has("present"); } catch (e) { /* no URL */ }
-      if (!wanted || window.__explainerPresenting) return;
-      window.__explainerPresenting = true;
-      enter();
+      if (!wanted) return;
+      const q = window.__explainerPresent || (window.__explainerPresent = { views: [], timer: 0, done: false });
+      if (q.done) return;
+      q.views.push({ root, enter });
+      clearTimeout(q.timer);
+      q.timer = setTimeout(() => {
+        q.done = true;
+        const shown = q.views.filter((v) => v.root.isConnected);
+        shown.sort((a, b) => (a.root.compareDocumentPosition(b.root) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+        (shown[0] || q.views[0]).enter();
+      }, PRESENT_SETTLE_MS);
     },
   };
 }

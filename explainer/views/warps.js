@@ -7,6 +7,7 @@
 // another block size, block or loop step ({cmd: "launch" | "block" | "step"}).
 
 function createWarpsView({ model, el: host }) {
+  learnStrings(model);
   injectCss();
   const root = el("div", { class: "explainer-warps explainer-view" }, host);
   const tip = tooltip(root);
