@@ -319,3 +319,24 @@ def test_a_page_not_translated_yet_links_its_english_twin(tmp_path, monkeypatch)
         assert 'href="../02_tiled.ipynb"' in nav.nav_html("01_naive.ipynb")
     en = nav.nav_html("02_tiled.ipynb")
     assert 'class="explainer-nav-lang"' not in en and "简体中文" in en
+
+
+def test_no_module_translates_when_it_is_imported():
+    """A text translated at import keeps the language of whoever imported the module first: a
+    module-level ``_()`` (outside a lambda or a function) is refused; mark it ``N_()`` and call
+    ``_()`` where it is shown."""
+    import ast
+
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        todo = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue  # run later, in the page's language
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
+                    "_", "gettext", "rung_label", "label_text"):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+            todo.extend(ast.iter_child_nodes(node))
+    assert found == [], found

@@ -135,11 +135,11 @@ def test_chart_without_gpu_shows_the_file():
     assert "Recorded, not measured here" in st and data["label"] in st and data["source"] in st
     assert [tr.name for tr in chart.fig.data] == [f"{n}³" for n in pages_ladder.SIZES]
     fig_before = chart.fig
-    labels = [c["label"] for c in pages_ladder.LADDER]
+    labels = [c["label"] for c in pages_ladder.ladder_rungs()]
     for tr, n in zip(chart.fig.data, pages_ladder.SIZES):
         assert list(tr.x) == labels
         for label, y in zip(labels, tr.y):
-            rung = next(r for r in pages_ladder.LADDER if r["label"] == label)
+            rung = next(r for r in pages_ladder.ladder_rungs() if r["label"] == label)
             row = pages_ladder.find_row(records.recorded_rows(data), rung["kernel"], rung["tile"], n)
             assert y == (row["gflops"] if row else None)
     chart.w_metric.value = "% of cuBLAS"  # updated in place, cuBLAS (100%) left out
@@ -485,3 +485,15 @@ def test_each_device_says_whether_it_measured_the_kernels_shipped_now():
     files[1].pop("kernels")
     out = html.unescape(pages_ladder.devices_html(files, (1024, 4096)))
     assert "kernel sources not fingerprinted" in out and "change to" not in out
+
+
+def test_the_ladders_labels_follow_the_language_whatever_was_imported_first():
+    """Labels are built when a page asks, in its language (built once at import, the first
+    language would have stayed: a Chinese page showed "10 · 1D block tiling")."""
+    from explainer import i18n
+
+    with i18n.using("zh-CN"):
+        zh = [r["label"] for r in pages_ladder.ladder_rungs()]
+    en = [r["label"] for r in pages_ladder.ladder_rungs()]
+    assert zh != en and en[1].endswith("1D block tiling")
+    assert re.search(r"[\u4e00-\u9fff]", zh[1]) and zh[0] == en[0] and zh[-1] == en[-1] == "cuBLAS"

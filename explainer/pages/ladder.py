@@ -33,16 +33,18 @@ BASELINE_TILE = 32
 NOT_RECORDED = "not recorded"
 CHART_TITLE = "The ladder, measured: from the tiled kernel to cuBLAS"
 
-#: The chart's rungs in order: the course material's best (the tiled kernel of page 02 at T=32), the
-#: ladder (explainer.model.ladder.RUNGS), and cuBLAS, the reference.
-LADDER = (
-    {"kernel": "tiled", "tile": BASELINE_TILE, "label": f"03 · tiled T={BASELINE_TILE}",
-     "idea": N_("the course material's shared-memory tile (page 02) at T = {tile}, their best: every "
-                "multiply-add reads both operands from shared memory")},
-    *({"kernel": r.name, "tile": None, "label": rung_label(r), "idea": r.idea} for r in RUNGS),
-    {"kernel": "cublas", "tile": None, "label": "cuBLAS",
-     "idea": N_("NVIDIA's library (cupy.matmul, FP32, TF32 off), measured in the same run: the reference")},
-)
+def ladder_rungs() -> tuple[dict, ...]:
+    """The chart's rungs in order: the course material's best (the tiled kernel of page 02 at T=32),
+    the ladder (explainer.model.ladder.RUNGS), and cuBLAS, the reference; labelled in the current
+    language (so built on each call, never at import)."""
+    return (
+        {"kernel": "tiled", "tile": BASELINE_TILE, "label": f"03 · tiled T={BASELINE_TILE}",
+         "idea": N_("the course material's shared-memory tile (page 02) at T = {tile}, their best: every "
+                    "multiply-add reads both operands from shared memory")},
+        *({"kernel": r.name, "tile": None, "label": rung_label(r), "idea": r.idea} for r in RUNGS),
+        {"kernel": "cublas", "tile": None, "label": "cuBLAS",
+         "idea": N_("NVIDIA's library (cupy.matmul, FP32, TF32 off), measured in the same run: the reference")},
+    )
 SIZE_COLORS = {512: "#cbd5e1", 1024: "#93c5fd", 2048: "#3b82f6", 4096: "#1e3a8a"}
 
 
@@ -62,14 +64,14 @@ def find_row(rows: list[dict], kernel: str, tile: int | None, n: int) -> dict | 
 
 
 def ladder_cells(rows: list[dict], sizes=SIZES) -> list[dict]:
-    """One entry per rung of :data:`LADDER`: its label, reason, and per size either ``None`` (not
+    """One entry per rung of :func:`ladder_rungs`: its label, reason, and per size either ``None`` (not
     in ``rows``) or ``{"gflops", "median_ms", "min_ms", "max_ms", "pct_cublas", "speedup"}``.
     ``pct_cublas`` is the row's own (same run), else computed from the cuBLAS row of that size;
     ``speedup`` is the previous rung's median time over this one's (``None`` when either is
     missing)."""
     out = []
     prev: dict = {}
-    for rung in LADDER:
+    for rung in ladder_rungs():
         cells = {}
         for n in sizes:
             row = find_row(rows, rung["kernel"], rung["tile"], n)
@@ -234,7 +236,7 @@ class LadderChart:
         self._draw()
 
     def kernels(self) -> list[str]:
-        return [r["kernel"] for r in LADDER if r["kernel"] != "cublas"]
+        return [r["kernel"] for r in ladder_rungs() if r["kernel"] != "cublas"]
 
     def _on_measure(self, _button):
         try:
@@ -368,10 +370,10 @@ def planner(M: int = 1024, N: int = 1024, K: int = 1024):
 
 
 def device_cells(files: list[dict], sizes=(1024, 4096)) -> list[dict]:
-    """Per rung of :data:`LADDER`: per recorded device (``files``, one recording each) and size,
+    """Per rung of :func:`ladder_rungs`: per recorded device (``files``, one recording each) and size,
     the cell of :func:`ladder_cells` (``None`` where that device has no row)."""
     per = [ladder_cells(recorded.recorded_rows(d), sizes) for d in files]
-    return [{**rung, "devices": [p[i]["cells"] for p in per]} for i, rung in enumerate(LADDER)]
+    return [{**rung, "devices": [p[i]["cells"] for p in per]} for i, rung in enumerate(ladder_rungs())]
 
 
 def devices_html(files: list[dict], sizes=(1024, 4096)) -> str:
@@ -436,8 +438,9 @@ def rung_card(name: str, n: int = 4096):
     n³ next to the rung before it."""
     r = ladder.rung(name)
     f = rung_facts(r)
-    i = next(j for j, x in enumerate(LADDER) if x["kernel"] == name)
-    prev = LADDER[i - 1]
+    rungs = ladder_rungs()
+    i = next(j for j, x in enumerate(rungs) if x["kernel"] == name)
+    prev = rungs[i - 1]
     data = recorded.load_recorded()
     rows = LIVE.rows if LIVE.rows is not None else (recorded.recorded_rows(data) if data else [])
     source = (LIVE.source if LIVE.rows is not None else
