@@ -216,10 +216,10 @@ def view_frames(frames: list[str]) -> list[str]:
     return [f for f in frames if "_js2py_" not in f]
 
 
-@pytest.fixture
-def file_page(browser, page_errors):
-    """A page that may load file:// URLs only; every other request is refused and recorded."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+def _file_context(browser, page_errors, width: int = 1400, height: int = 1000, scale: float = 1):
+    """A context of that screen and its page, which may load file:// URLs only; every other request
+    is refused and recorded in ``page.outside``; errors go to ``page_errors``."""
+    context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=scale)
     outside: list[str] = []
 
     def route(r):
@@ -234,5 +234,28 @@ def file_page(browser, page_errors):
     page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
     page.on("console", lambda m: page_errors.append(f"console.error: {m.text}") if m.type == "error" else None)
     page.outside = outside
+    return context, page
+
+
+@pytest.fixture
+def file_page(browser, page_errors):
+    """A page that may load file:// URLs only; every other request is refused and recorded."""
+    context, page = _file_context(browser, page_errors)
     yield page
     context.close()
+
+
+@pytest.fixture
+def screen_page(browser, page_errors):
+    """``screen_page(width, height, scale=1)``: a :func:`file_page` on a screen of that size (a
+    projector's, a laptop's), each in its own context."""
+    contexts = []
+
+    def open_(width: int, height: int, scale: float = 1):
+        context, page = _file_context(browser, page_errors, width, height, scale)
+        contexts.append(context)
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()

@@ -63,36 +63,30 @@ def test_the_chinese_page_has_no_english_prose_and_its_views_work(site, name, fi
 
 @pytest.mark.parametrize("width,height,scale", [(1920, 1080, 1), (1280, 720, 1.5), (1366, 768, 1)],
                          ids=["1920x1080", "1920x1080-at-150pct", "1366x768"])
-def test_the_chinese_presenter_layout_fits(site, browser, page_errors, width, height, scale):
+def test_the_chinese_presenter_layout_fits(site, screen_page, page_errors, width, height, scale):
     """Page 02 in Chinese presented on a projector's screens: the figures and the highlighted code
     line on screen, nothing scrolled, the clicker's keys step (the Chinese labels are no wider
     than the layout allows)."""
     from test_present import LABEL, STEPPER, assert_fits
 
-    ctx = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=scale)
-    try:
-        ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file://") else r.abort())
-        page = ctx.new_page()
-        page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
-        page.goto((site / "02_tiled.html").as_uri() + "?present")
-        page.locator(LABEL).filter(has_text="第 1 步，共").wait_for(timeout=120_000)
-        where = f"zh-CN {width}x{height} at {scale:g}x"
-        page.wait_for_function(f"() => document.querySelector('{STEPPER}').classList.contains('ex-presenting')",
-                               timeout=5_000)
-        assert_fits(page, where)
-        page.keyboard.press("PageDown")
-        page.locator(LABEL).filter(has_text="第 2 步，共").wait_for(timeout=5_000)
-        page.keyboard.press("End")
-        assert_fits(page, f"{where}, last step")
-        page.keyboard.press("Escape")
-        page.locator(f"{STEPPER} select.explainer-preset").select_option(_small_preset())
-        page.locator(LABEL).filter(has_text="第 1 步，共 17 步").wait_for(timeout=10_000)
-        page.locator(f"{STEPPER} .explainer-present").click()
-        for _ in range(2):
-            page.locator(f"{STEPPER} .explainer-font-up").click()
-        assert_fits(page, f"{where}, 8×8 preset, text 1.3×")
-    finally:
-        ctx.close()
+    page = screen_page(width, height, scale)
+    page.goto((site / "02_tiled.html").as_uri() + "?present")
+    page.locator(LABEL).filter(has_text="第 1 步，共").wait_for(timeout=120_000)
+    where = f"zh-CN {width}x{height} at {scale:g}x"
+    page.wait_for_function(f"() => document.querySelector('{STEPPER}').classList.contains('ex-presenting')",
+                           timeout=5_000)
+    assert_fits(page, where)
+    page.keyboard.press("PageDown")
+    page.locator(LABEL).filter(has_text="第 2 步，共").wait_for(timeout=5_000)
+    page.keyboard.press("End")
+    assert_fits(page, f"{where}, last step")
+    page.keyboard.press("Escape")
+    page.locator(f"{STEPPER} select.explainer-preset").select_option(_small_preset())
+    page.locator(LABEL).filter(has_text="第 1 步，共 17 步").wait_for(timeout=10_000)
+    page.locator(f"{STEPPER} .explainer-present").click()
+    for _ in range(2):
+        page.locator(f"{STEPPER} .explainer-font-up").click()
+    assert_fits(page, f"{where}, 8×8 preset, text 1.3×")
     assert page_errors == []
 
 

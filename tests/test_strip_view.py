@@ -107,31 +107,25 @@ def test_stepping_in_the_exported_page(strip_page, file_page, page_errors):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width,height", [(1366, 768), (1920, 1080)])
-def test_presenter_layout(strip_page, browser, page_errors, width, height):
+def test_presenter_layout(strip_page, screen_page, page_errors, width, height):
     """?present: both kernels' figures on the screen at once, nothing scrolled; a clicker's keys step."""
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file://") else r.abort())
-    page = ctx.new_page()
-    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
+    page = screen_page(width, height)
     view = ".explainer-strip"
-    try:
-        page.goto(strip_page.as_uri() + "?present")
-        page.wait_for_selector(f"{view}.ex-presenting .explainer-strip-fig rect")
-        for side in (0, 1):
-            box = page.evaluate(f"""() => {{ const b = document.querySelectorAll('{view} .explainer-strip-fig')[{side}].getBoundingClientRect();
-                return [b.left, b.top, b.right, b.bottom, innerWidth, innerHeight]; }}""")
-            left, top, right, bottom, w, h = box
-            assert 0 <= left and right <= w + 1 and 0 <= top and bottom <= h + 1, (side, box)
-        scales = page.evaluate(f"() => [...document.querySelectorAll('{view} .explainer-strip-figbox')].map((f) => f.style.transform)")
-        assert len(scales) == 2 and scales[0] == scales[1] and scales[0].startswith("scale(")  # one cell size on both sides
-        state = f"() => document.querySelector('{view}').explainerView.state().step"
-        for key, want in [("Space", 1), ("PageDown", 2), ("PageUp", 1), ("Home", 0)]:
-            page.keyboard.press(key)
-            assert page.evaluate(state) == want, key
-        page.keyboard.press("End")
-        assert page.evaluate(state) == len(sv.strip_view_data(*sv.OPENING)["steps"]) - 1
-        page.keyboard.press("Escape")
-        assert not page.evaluate(f"() => document.querySelector('{view}').classList.contains('ex-presenting')")
-        assert page_errors == []
-    finally:
-        ctx.close()
+    page.goto(strip_page.as_uri() + "?present")
+    page.wait_for_selector(f"{view}.ex-presenting .explainer-strip-fig rect")
+    for side in (0, 1):
+        box = page.evaluate(f"""() => {{ const b = document.querySelectorAll('{view} .explainer-strip-fig')[{side}].getBoundingClientRect();
+            return [b.left, b.top, b.right, b.bottom, innerWidth, innerHeight]; }}""")
+        left, top, right, bottom, w, h = box
+        assert 0 <= left and right <= w + 1 and 0 <= top and bottom <= h + 1, (side, box)
+    scales = page.evaluate(f"() => [...document.querySelectorAll('{view} .explainer-strip-figbox')].map((f) => f.style.transform)")
+    assert len(scales) == 2 and scales[0] == scales[1] and scales[0].startswith("scale(")  # one cell size on both sides
+    state = f"() => document.querySelector('{view}').explainerView.state().step"
+    for key, want in [("Space", 1), ("PageDown", 2), ("PageUp", 1), ("Home", 0)]:
+        page.keyboard.press(key)
+        assert page.evaluate(state) == want, key
+    page.keyboard.press("End")
+    assert page.evaluate(state) == len(sv.strip_view_data(*sv.OPENING)["steps"]) - 1
+    page.keyboard.press("Escape")
+    assert not page.evaluate(f"() => document.querySelector('{view}').classList.contains('ex-presenting')")
+    assert page_errors == []

@@ -84,28 +84,22 @@ def test_steps_and_switches_from_file(page06, file_page, page_errors):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width,height", [(1366, 768), (1920, 1080)])
-def test_presenter_layout(page06, browser, page_errors, width, height):
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file://") else r.abort())
-    page = ctx.new_page()
-    page.on("pageerror", lambda exc: page_errors.append(f"pageerror: {exc}"))
-    try:
-        page.goto(page06.as_uri() + "?present")
-        page.locator(LABEL).filter(has_text="cycle = 0 of").wait_for(timeout=30_000)
-        page.wait_for_function(f"() => document.querySelector('{VIEW}').classList.contains('ex-presenting')",
-                               timeout=5_000)
-        box = page.evaluate(f"""() => {{ const b = document.querySelector('{VIEW} .explainer-scheduler-fig').getBoundingClientRect();
-            return [b.left, b.top, b.right, b.bottom, innerWidth, innerHeight]; }}""")
-        left, top, right, bottom, w, h = box
-        assert 0 <= left and right <= w and 0 <= top and bottom <= h, box
-        assert right - left > 0.4 * w  # scaled up to the screen
-        for key, want in [("Space", 1), ("PageDown", 2), ("ArrowRight", 3), ("PageUp", 2), ("Shift+Space", 1), ("Home", 0)]:
-            page.keyboard.press(key)
-            assert cycle(page) == want, key
-        page.keyboard.press("End")
-        assert cycle(page) == sv.scheduler_data()[0]["cycles"] - 1
-        page.keyboard.press("Escape")
-        assert not page.evaluate(f"() => document.querySelector('{VIEW}').classList.contains('ex-presenting')")
-        assert page_errors == []
-    finally:
-        ctx.close()
+def test_presenter_layout(page06, screen_page, page_errors, width, height):
+    page = screen_page(width, height)
+    page.goto(page06.as_uri() + "?present")
+    page.locator(LABEL).filter(has_text="cycle = 0 of").wait_for(timeout=30_000)
+    page.wait_for_function(f"() => document.querySelector('{VIEW}').classList.contains('ex-presenting')",
+                           timeout=5_000)
+    box = page.evaluate(f"""() => {{ const b = document.querySelector('{VIEW} .explainer-scheduler-fig').getBoundingClientRect();
+        return [b.left, b.top, b.right, b.bottom, innerWidth, innerHeight]; }}""")
+    left, top, right, bottom, w, h = box
+    assert 0 <= left and right <= w and 0 <= top and bottom <= h, box
+    assert right - left > 0.4 * w  # scaled up to the screen
+    for key, want in [("Space", 1), ("PageDown", 2), ("ArrowRight", 3), ("PageUp", 2), ("Shift+Space", 1), ("Home", 0)]:
+        page.keyboard.press(key)
+        assert cycle(page) == want, key
+    page.keyboard.press("End")
+    assert cycle(page) == sv.scheduler_data()[0]["cycles"] - 1
+    page.keyboard.press("Escape")
+    assert not page.evaluate(f"() => document.querySelector('{VIEW}').classList.contains('ex-presenting')")
+    assert page_errors == []

@@ -115,6 +115,13 @@ def as_int(name: str, value) -> int:
     return int(value)
 
 
+def as_count(name: str, value, lo: int = 1) -> int:
+    """``value`` as an int of at least ``lo``, or a one-line :class:`LaunchError` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
+        raise LaunchError(_("{name} must be a whole number >= {lo}, got {value}", name=name, lo=lo, value=repr(value)))
+    return int(value)
+
+
 def block_dims(value) -> tuple[int, int]:
     """``(blockDim.x, blockDim.y)`` of a 2D block, checked: whole numbers >= 1, at most
     :data:`MAX_THREADS_PER_BLOCK` threads together; or a one-line :class:`LaunchError`."""

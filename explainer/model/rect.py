@@ -26,7 +26,7 @@ from math import gcd
 import numpy as np
 
 from ..i18n import _
-from .launch import FLOAT_BYTES, MAX_THREADS_PER_BLOCK, PAD, LaunchError, ceil_div
+from .launch import FLOAT_BYTES, MAX_THREADS_PER_BLOCK, PAD, LaunchError, as_count, ceil_div
 
 NEVER = -2  # a trace slot nobody writes
 
@@ -39,9 +39,8 @@ class RectTile:
     TY: int
 
     def __post_init__(self):
-        for name, v in (("TILE_X", self.TX), ("TILE_Y", self.TY)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise LaunchError(_("{name} must be a whole number >= {lo}, got {value}", name=name, lo=1, value=repr(v)))
+        as_count("TILE_X", self.TX)
+        as_count("TILE_Y", self.TY)
         if self.TX * self.TY > MAX_THREADS_PER_BLOCK:
             raise LaunchError(_("a {TX}x{TY} block has {threads} threads; CUDA allows at most {max}", TX=self.TX,
                                 TY=self.TY, threads=self.TX * self.TY, max=MAX_THREADS_PER_BLOCK))

@@ -18,32 +18,26 @@ from __future__ import annotations
 
 from ..i18n import _
 from . import hardware
-from .launch import FLOAT_BYTES, LaunchError
+from .launch import FLOAT_BYTES, LaunchError, as_count
 from .memspaces import SHARED_WITHOUT_OPT_IN
-
-
-def _whole(name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise LaunchError(_("{name} must be a whole number >= {lo}, got {value}", name=name, lo=1, value=repr(v)))
-    return int(v)
 
 
 def v1_shared_bytes(K: int, T: int) -> int:
     """V1: the T x K strip of A plus the K x T strip of B, floats."""
-    K, T = _whole("K", K), _whole("TILE", T)
+    K, T = as_count("K", K), as_count("TILE", T)
     return 2 * T * K * FLOAT_BYTES
 
 
 def v2_shared_bytes(K: int, T: int) -> int:
     """V2: one T x T window of A plus one of B, whatever K is (``K`` checked, not used)."""
-    _whole("K", K)
-    T = _whole("TILE", T)
+    as_count("K", K)
+    T = as_count("TILE", T)
     return 2 * T * T * FLOAT_BYTES
 
 
 def max_k_v1(shared_per_block: int, T: int) -> int:
     """The largest K whose V1 strips fit ``shared_per_block`` bytes (0: not even K = 1)."""
-    T = _whole("TILE", T)
+    T = as_count("TILE", T)
     if isinstance(shared_per_block, bool) or not isinstance(shared_per_block, int) or shared_per_block < 0:
         raise LaunchError(_("shared memory per block must be a whole number of bytes >= 0, got {value}",
                             value=repr(shared_per_block)))
@@ -54,7 +48,7 @@ def global_loads(M: int, N: int, K: int, T: int, row: int = 0, col: int = 0) -> 
     """Global elements block (``row``, ``col``) of a T x T grid over an M x N x K product reads:
     the rows of A it covers times K, plus K times the columns of B it covers; the same for V1 and
     V2 (each element once per block)."""
-    M, N, K, T = (_whole(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("TILE", T)))
+    M, N, K, T = (as_count(n, v) for n, v in (("M", M), ("N", N), ("K", K), ("TILE", T)))
     rows = max(0, min(T, M - row * T))
     cols = max(0, min(T, N - col * T))
     a, b = rows * K, K * cols
@@ -64,7 +58,7 @@ def global_loads(M: int, N: int, K: int, T: int, row: int = 0, col: int = 0) -> 
 def arch_limits(T: int) -> list[dict]:
     """Per architecture preset: the shared memory a block gets without opting in and with it, and
     the largest K V1 takes under each at tile ``T``; V2's bytes for comparison."""
-    T = _whole("TILE", T)
+    T = as_count("TILE", T)
     out = []
     for name, a in hardware.arches().items():
         default = min(SHARED_WITHOUT_OPT_IN, a["max_shared_per_block"])
@@ -79,7 +73,7 @@ def arch_limits(T: int) -> list[dict]:
 def compare(T: int = 16, Ks: tuple[int, ...] = (64, 256, 1024, 4096)) -> dict:
     """What page 02's V1-against-V2 table shows: per K the shared bytes per block of each and the
     global elements a full block reads (equal), and :func:`arch_limits`."""
-    T = _whole("TILE", T)
+    T = as_count("TILE", T)
     rows = []
     for K in Ks:
         g = global_loads(T, T, K, T)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
 from .launch import FLOAT_BYTES, PAD, Launch, LaunchError, schedule
 
 #: The largest K the side-by-side view draws (T x K cells per strip); the table covers any K.
@@ -32,8 +33,8 @@ EMPTY = -2
 def _launch(M: int, N: int, K: int, T: int) -> Launch:
     L = Launch("tiled", M, N, K, T)
     if K > MAX_DRAWN_K:
-        raise LaunchError(f"K = {K}: the side-by-side view draws strips of at most K = {MAX_DRAWN_K} columns "
-                          "(the table above covers any K)")
+        raise LaunchError(_("K = {K}: the side-by-side view draws strips of at most K = {most} columns (the table "
+                            "above covers any K)", K=K, most=MAX_DRAWN_K))
     return L
 
 
@@ -66,11 +67,8 @@ def side_by_side(M: int, N: int, K: int, T: int, block: tuple[int, int] = (0, 0)
     L = _launch(M, N, K, T)
     bx, by = (int(v) for v in block)
     tx, ty = (int(v) for v in thread)
-    gx, gy = L.grid
-    if not (0 <= bx < gx and 0 <= by < gy):
-        raise LaunchError(f"block (x={bx}, y={by}) is outside the {gx}x{gy} grid")
-    if not (0 <= tx < T and 0 <= ty < T):
-        raise LaunchError(f"thread (x={tx}, y={ty}) is outside the {T}x{T} block")
+    L.check_block(bx, by)
+    L.check_thread(tx, ty)
     P = L.phases
     S = schedule(L)
     strips = strip_sources(M, N, K, T, (bx, by))
