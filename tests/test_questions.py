@@ -387,6 +387,11 @@ CHOICE_ANSWERS = [
     ("06", "limiter", "线程束", "threads"), ("06", "limiter", "线程块槽位", "blocks"), ("06", "limiter", "共享内存", "shared"),
     ("06", "limiter", "寄存器", "registers"), ("06", "limiter", "block slots", "blocks"),
     ("06", "limiter", "registers per thread", "registers"),
+    # a possessive's head comes after it: 的 and 's (not a 的 that ends a clause)
+    ("06", "limiter", "每个线程的寄存器", "registers"), ("06", "limiter", "a thread's registers", "registers"),
+    ("06", "limiter", "寄存器的数量", "registers"), ("06", "limiter", "是共享内存的，不是寄存器", "shared"),
+    ("06", "limiter", "是共享内存的\u3000不是寄存器", "shared"), ("05", "lifetime", "线程块的生命周期", "block"),
+    ("05", "space", "线程的局部内存", "local"), ("05", "space", "the block's shared memory", "shared"),
     ("07", "kind", "内存受限", "memory"), ("07", "kind", "受内存带宽限制", "memory"), ("07", "kind", "受计算限制", "compute"),
     ("07", "kind", "计算受限", "compute"), ("07", "kind", "memory-bound", "memory"), ("07", "kind", "compute", "compute"),
 ]

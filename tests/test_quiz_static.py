@@ -212,12 +212,17 @@ SPELLINGS = ["", "banana", "12", "12 barriers", "1,048,576", "3.5", "2*4=8", "C[
              # Chinese (and mixed) choices: a Chinese word anywhere, the longer one first at the same place
              "线程块", "与线程一样长", "与线程块一样长", "与thread一样长", "thread block", "threadblock", "BLOCK", "共享内存",
              "显存", "本地内存", "寄存器", "常量内存", "核函数启动（网格）", "整个应用程序", "内存受限", "受计算限制",
-             "线程束", "线程块槽位", "线程或线程块", "线程束 1，lane 20", "1，20"]
+             "线程束", "线程块槽位", "线程或线程块", "线程束 1，lane 20", "1，20",
+             # a possessive's head after it (not a 的 that ends a clause)
+             "每个线程的寄存器", "a thread's registers", "寄存器的数量", "是共享内存的，不是寄存器", "是共享内存的\u3000不是寄存器",
+             "线程的局部内存", "the block's shared memory"]
 #: What the browser must read some of those as (besides reading them as the model does).
 CHINESE_CHOICES = [("lifetime", "线程块", "block"), ("lifetime", "与线程一样长", "thread"), ("lifetime", "thread block", "block"),
                    ("lifetime", "与thread一样长", "thread"), ("space", "共享内存", "shared"), ("space", "显存", "global"),
                    ("kind", "内存受限", "memory"), ("kind", "受计算限制", "compute"), ("limiter", "线程块槽位", "blocks"),
-                   ("limiter", "线程束", "threads")]
+                   ("limiter", "线程束", "threads"), ("limiter", "每个线程的寄存器", "registers"),
+                   ("limiter", "a thread's registers", "registers"), ("limiter", "是共享内存的，不是寄存器", "shared"),
+                   ("limiter", "是共享内存的\u3000不是寄存器", "shared"), ("space", "线程的局部内存", "local")]
 
 
 @pytest.mark.browser

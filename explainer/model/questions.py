@@ -141,6 +141,11 @@ def _describe(form: dict) -> str:
     return text
 
 
+#: Where a choice answer is split to find its head (the same in views/quiz.js): Chinese 的 and
+#: English 's, whose head comes after them (a 的 that ends a clause, 是共享内存的, is no split).
+POSSESSIVE = re.compile(r"的(?![\s\u3000,.;:!?，。；：！？、）)]|$)|['’]s\b", re.I | re.A)
+
+
 def _word(word: str) -> re.Pattern:
     """How a choice option's word is found in what was typed (the same in views/quiz.js): an ASCII
     word as a whole word, case-insensitively, by ASCII word boundaries (as JavaScript's ``\\b``);
@@ -162,7 +167,8 @@ def parse(form: dict, text: str):
       ("pad" / "none") names the word for no element; returns ``[[row, col] or None, ...]``;
     * ``cellset``: named cells in any order (``As[2][1], Bs[2][1]``); returns them sorted;
     * ``choice``: one of ``options`` (``[[key, label, [words...]], ...]``), the one whose word
-      comes first (at the same place the longer word); returns its key. English words count as
+      comes first (at the same place the longer word) in the last part after a possessive (的,
+      's) that names one; returns its key. English words count as
       whole words, Chinese ones anywhere (:func:`_word`).
     """
     kind = form["kind"]
@@ -230,16 +236,19 @@ def parse(form: dict, text: str):
             out.add((name, rc[0], rc[1]))
         return [list(c) for c in sorted(out)]
     if kind == "choice":
-        # the option named first ("registers per thread": registers); at the same place the longer
-        # word ("thread block" over "thread", 线程块 over 线程), then the key
-        found = []
-        for key, _label, words in form["options"]:
-            at = [(m.start(), -len(w)) for w in words for m in _word(w).finditer(text)]
-            if at:
-                found.append((*min(at), key))
-        if not found:
-            raise AnswerError(_("Type one of: {options}.", options=", ".join(label for _k, label, _w in form["options"])))
-        return min(found)[2]
+        # A possessive puts its head after it ("每个线程的寄存器", "a thread's registers": registers):
+        # the last part, split at 的 / 's, that names an option is read. In it, the option named
+        # first ("registers per thread": registers); at the same place the longer word ("thread
+        # block" over "thread", 线程块 over 线程), then the key.
+        for part in reversed(POSSESSIVE.split(text)):
+            found = []
+            for key, _label, words in form["options"]:
+                at = [(m.start(), -len(w)) for w in words for m in _word(w).finditer(part)]
+                if at:
+                    found.append((*min(at), key))
+            if found:
+                return min(found)[2]
+        raise AnswerError(_("Type one of: {options}.", options=", ".join(label for _k, label, _w in form["options"])))
     raise ValueError(f"unknown answer form {kind!r}")
 
 

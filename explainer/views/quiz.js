@@ -26,6 +26,8 @@ const quizNumbers = (text) => quizAll(QUIZ_NUMBER, text).map((m) => m[0]);
 // How a choice option's word is found (explainer.model.questions._word): an ASCII word as a whole
 // word, case-insensitively; a word with other characters (Chinese) anywhere.
 const quizWord = (w) => (/^[\x00-\x7f]*$/.test(w) ? new RegExp(`\\b${quizEscape(w)}\\b`, "gi") : new RegExp(quizEscape(w), "gi"));
+// Where a choice answer is split to find its head (explainer.model.questions.POSSESSIVE).
+const QUIZ_POSSESSIVE = /的(?![\s\u3000,.;:!?，。；：！？、）)]|$)|['\u2019]s\b/i;
 const quizPairOrder = (a, b) => a[0] - b[0] || a[1] - b[1];
 
 function quizOneNumber(text, whole = false) {
@@ -133,15 +135,19 @@ function quizParse(form, text) {
     return [...out.values()].sort(quizCellOrder);
   }
   if (kind === "choice") {
-    // the option named first; at the same place the longer word, then the key
-    const found = [];
-    for (const [key, , words] of form.options) {
-      const at = words.flatMap((w) => quizAll(quizWord(w), text).map((m) => [m.index, -w.length]));
-      if (at.length) found.push([...at.sort(quizPairOrder)[0], key]);
+    // the last part after a possessive (的, 's) that names an option; in it the option named
+    // first; at the same place the longer word, then the key
+    for (const part of text.split(QUIZ_POSSESSIVE).reverse()) {
+      const found = [];
+      for (const [key, , words] of form.options) {
+        const at = words.flatMap((w) => quizAll(quizWord(w), part).map((m) => [m.index, -w.length]));
+        if (at.length) found.push([...at.sort(quizPairOrder)[0], key]);
+      }
+      if (!found.length) continue;
+      found.sort((a, b) => quizPairOrder(a, b) || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+      return found[0][2];
     }
-    if (!found.length) throw new QuizAnswerError(tr("Type one of: {options}.", { options: form.options.map((o) => o[1]).join(", ") }));
-    found.sort((a, b) => quizPairOrder(a, b) || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
-    return found[0][2];
+    throw new QuizAnswerError(tr("Type one of: {options}.", { options: form.options.map((o) => o[1]).join(", ") }));
   }
   throw new Error(`unknown answer form ${kind}`);
 }
