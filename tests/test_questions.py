@@ -434,6 +434,28 @@ def test_in_chinese_each_choice_is_offered_and_read_in_chinese():
     assert seen == {"space", "lifetime", "limiter", "kind"}
 
 
+def test_ints_are_labelled_and_named_in_chinese_too():
+    """A number may be labelled by its Chinese word as well as its English name, in any order and
+    whatever the page's language; a Chinese message names the numbers in Chinese (identifiers as
+    they are)."""
+    from explainer import i18n
+
+    warp = next(q for q in Q.questions("05", 1) if q.key == "warp")
+    rows = next(q for q in Q.questions("05", 1) if q.key == "warp_rows")
+    assert warp.parse("lane 20，线程束 1") == [1, 20] == warp.parse("线程束：1 lane=20") == warp.parse("lane：20 warp 1")
+    assert rows.parse("扇区数 4，行数 3") == [3, 4] == rows.parse("行数\u30003, 扇区数\u30004")
+    with pytest.raises(Q.AnswerError, match=r"\(warp, lane\)"):
+        warp.parse("1")
+    with i18n.using("zh-CN"):
+        warp = next(q for q in Q.questions("05", 1) if q.key == "warp")
+        outputs = next(q for q in Q.questions("08", 1) if q.key == "outputs")
+        mma = next(q for q in Q.questions("09", 1) if q.key == "mma_count")
+        assert "（线程束, lane）" in warp.check("1").message
+        assert "（线程数, 输出数）" in outputs.check("7").message
+        assert "（线程束数, mma.sync）" in mma.check("7").message
+        assert warp.parse("lane 20，线程束 1") == [1, 20]
+
+
 def test_ints_read_two_bare_numbers_as_chinese_prompts_ask():
     warp = {"kind": "ints", "names": ["warp", "lane"]}
     assert Q.parse(warp, "1，20") == [1, 20] == Q.parse(warp, "线程束 1，lane 20") == Q.parse(warp, "1 20")

@@ -215,7 +215,9 @@ SPELLINGS = ["", "banana", "12", "12 barriers", "1,048,576", "3.5", "2*4=8", "C[
              "线程束", "线程块槽位", "线程或线程块", "线程束 1，lane 20", "1，20",
              # a possessive's head after it (not a 的 that ends a clause)
              "每个线程的寄存器", "a thread's registers", "寄存器的数量", "是共享内存的，不是寄存器", "是共享内存的\u3000不是寄存器",
-             "线程的局部内存", "the block's shared memory"]
+             "线程的局部内存", "the block's shared memory",
+             # numbers labelled in Chinese, in any order
+             "lane 20，线程束 1", "线程束：1 lane=20", "扇区数 4，行数 3", "行数\u30003, 扇区数\u30004"]
 #: What the browser must read some of those as (besides reading them as the model does).
 CHINESE_CHOICES = [("lifetime", "线程块", "block"), ("lifetime", "与线程一样长", "thread"), ("lifetime", "thread block", "block"),
                    ("lifetime", "与thread一样长", "thread"), ("space", "共享内存", "shared"), ("space", "显存", "global"),
@@ -237,7 +239,7 @@ def test_the_browser_reads_and_checks_as_the_model_does(site, file_page, page_er
              {"kind": "cellset", "names": ["As", "Bs"]},
              next(q.form for q in Q.questions("06", 1) if q.key == "limiter"),
              next(q.form for q in Q.questions("07", 1) if q.key == "kind"),
-             *(q.form for q in Q.questions("05", 1) if q.key in ("space", "lifetime"))]
+             *(q.form for q in Q.questions("05", 1) if q.key in ("space", "lifetime", "warp", "warp_rows"))]
     cases = [(f, t) for f in forms for t in SPELLINGS]
     got = page.evaluate(f"(cases) => cases.map(([f, t]) => {view}.parse(f, t))", cases)
     read = {(json.dumps(f, sort_keys=True), t): js for (f, t), js in zip(cases, got)}

@@ -155,13 +155,45 @@ def _word(word: str) -> re.Pattern:
     return re.compile(re.escape(word), re.I)
 
 
+def _labelled(word: str) -> re.Pattern:
+    """A number labelled with ``word`` (``lane 20``, ``x=3``, ``线程束：1``; the same in
+    views/quiz.js): an ASCII word from a word boundary, a Chinese one anywhere."""
+    start = r"\b" if word.isascii() else ""
+    return re.compile(start + re.escape(word) + r"[\s\u3000]*[=:\uff1a]?[\s\u3000]*([0-9]+)", re.I | re.A)
+
+
+#: What an ``ints`` answer's numbers are called, by the names the form gives them: the word its
+#: messages show in the reader's language, and the Chinese words a number may be labelled with
+#: (``lane 20，线程束 1``) whatever the page's language. Identifiers (blockIdx.x, x, A,
+#: mma.sync) are not here: they stay as they are.
+INT_NAMES = {
+    "warp": (N_("warp"), ["线程束"]),
+    "lane": (N_("lane"), []),
+    "rows": (N_("rows"), ["行数"]),
+    "sectors": (N_("sectors"), ["扇区数"]),
+    "threads": (N_("threads"), ["线程数"]),
+    "outputs": (N_("outputs"), ["输出数"]),
+    "register": (N_("register"), ["寄存器"]),
+    "warps": (N_("warps"), ["线程束数"]),
+}
+
+
+def _ints(*names: str) -> dict:
+    """An ``ints`` form: ``names`` (as typed in English and in the answer's order), ``shown`` (the
+    names in the reader's language) and ``words`` (what may label each number: its name and its
+    Chinese words, :data:`INT_NAMES`)."""
+    return {"kind": "ints", "names": list(names),
+            "shown": [_(INT_NAMES[n][0]) if n in INT_NAMES else n for n in names],
+            "words": [[n, *INT_NAMES.get(n, ("", []))[1]] for n in names]}
+
+
 def parse(form: dict, text: str):
     """What ``text`` says in the question's ``form``, or :class:`AnswerError` with one line:
 
     * ``int``: one whole number (``12``, ``12 barriers``, ``1,048,576``);
     * ``number`` / ``percent``: one number (a percent may be typed as ``50%``, ``50`` or ``0.5``);
-    * ``ints``: ``n`` whole numbers in the order of ``names``, or each labelled once
-      (``lane 20, warp 1``, ``x=3, y=1``);
+    * ``ints``: ``n`` whole numbers in the order of ``names``, or each labelled once by one of
+      its ``words`` (``lane 20, warp 1``, ``x=3, y=1``, ``lane 20，线程束 1``; :func:`_ints`);
     * ``cells``: one element per name of ``names``, as ``C[5][2]``, ``(5, 2)``, ``5,2``, ``5 2``
       (named ones go to their name: ``B[4][9] and A[3][4]`` is read as A first); ``empty``
       ("pad" / "none") names the word for no element; returns ``[[row, col] or None, ...]``;
@@ -188,8 +220,8 @@ def parse(form: dict, text: str):
     if kind == "ints":
         names, n = form["names"], len(form["names"])
         labelled = {}
-        for name in names:
-            hits = re.findall(r"\b" + re.escape(name) + r"\s*[=:]?\s*([0-9]+)", text, re.I | re.A)
+        for name, words in zip(names, form.get("words") or [[name] for name in names]):
+            hits = [m.group(1) for w in words for m in _labelled(w).finditer(text)]
             if len(hits) == 1:
                 labelled[name] = int(hits[0])
         if len(labelled) == n:
@@ -198,8 +230,8 @@ def parse(form: dict, text: str):
         if any("." in x for x in nums):
             raise AnswerError(_("Type whole numbers."))
         if len(nums) != n:
-            raise AnswerError(_("Type {n} whole numbers ({names}); this has {count}.", n=n, names=", ".join(names),
-                                count=len(nums)))
+            raise AnswerError(_("Type {n} whole numbers ({names}); this has {count}.", n=n,
+                                names=", ".join(form.get("shown") or names), count=len(nums)))
         return [int(x) for x in nums]
     if kind == "cells":
         items = _cells(form, text)
@@ -436,7 +468,7 @@ def naive_owner(seed: int, pool=None) -> Question:
                "blockIdx.y, threadIdx.x, threadIdx.y (e.g. block (x, y), thread (x, y)).", kernel=kernel,
                launch=_launch_text(L), cell=f"C[{r}][{c}]")
     return _question("01_naive", "owner", prompt,
-                     {"kind": "ints", "names": ["blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y"]},
+                     _ints("blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y"),
                      [bx, by, tx, ty], _("block (x={bx}, y={by}), thread (x={tx}, y={ty})", bx=bx, by=by, tx=tx, ty=ty), why,
                      {**_launch_params(L), "row": r, "col": c})
 
@@ -450,7 +482,7 @@ def naive_grid(seed: int, pool=None) -> Question:
            f"gridDim.y = ceil(M / T) = ceil({L.M} / {L.T}) = {gy} " + _("(y covers the rows)")]
     prompt = _("Kernel naive, {launch}. How many blocks does the grid have in x and in y? Type gridDim.x, gridDim.y.",
                launch=_launch_text(L))
-    return _question("01_naive", "grid", prompt, {"kind": "ints", "names": ["gridDim.x", "gridDim.y"]},
+    return _question("01_naive", "grid", prompt, _ints("gridDim.x", "gridDim.y"),
                      [gx, gy], _("gridDim = ({gx}, {gy}): {n} blocks", gx=gx, gy=gy, n=gx * gy), why, _launch_params(L))
 
 
@@ -712,7 +744,7 @@ def race_writer(seed: int, pool=None) -> Question:
                "reads {expr}. Which thread stores that cell? Without barrier 1 the read may come before that store. "
                "Type its threadIdx: x, y.", launch=_launch_text(L), step=count_label('k', k, T),
                phase=phase_label(t, L.phases), tx=tx, ty=ty, expr=expr)
-    return _question("04_barriers", "writer", prompt, {"kind": "ints", "names": ["x", "y"]}, [wx, wy],
+    return _question("04_barriers", "writer", prompt, _ints("x", "y"), [wx, wy],
                      _("thread (x={wx}, y={wy}), which stores {cell}", wx=wx, wy=wy, cell=f"{tile}[{i}][{j}]"), why,
                      {**_launch_params(L), "block": [bx, by], "thread": [tx, ty], "phase": t, "k": k, "tile": tile},
                      stepper_target(L, (bx, by), (tx, ty), "compute", t, k))
@@ -798,7 +830,7 @@ def warp_lane(seed: int, pool=None) -> Question:
            f"lane = {lin} % 32 = {lane}"]
     prompt = _("A block of {T}×{T} threads. In which warp, and at which lane, does thread (x={tx}, y={ty}) run? "
                "Type warp, lane.", T=T, tx=tx, ty=ty)
-    return _question("05_warps_and_coalescing", "warp", prompt, {"kind": "ints", "names": ["warp", "lane"]},
+    return _question("05_warps_and_coalescing", "warp", prompt, _ints("warp", "lane"),
                      [w, lane], _("warp {w}, lane {lane}", w=w, lane=lane), why, {"T": T, "thread": [tx, ty]})
 
 
@@ -935,7 +967,7 @@ def warp_rows(seed: int, pool=None) -> Question:
     prompt = _("Kernel naive, M×N×K = 256×256×256, blockDim = ({BX}, {BY}). Warp {warp} of block (x={bx}, y={by}) "
                "loads A[row * K + k] at k = {k}. How many different rows of A does that request read, and how many "
                "32-byte sectors does it touch? Type rows, sectors.", BX=BX, BY=BY, warp=warp, bx=bx, by=by, k=k)
-    return _question("05_warps_and_coalescing", "warp_rows", prompt, {"kind": "ints", "names": ["rows", "sectors"]},
+    return _question("05_warps_and_coalescing", "warp_rows", prompt, _ints("rows", "sectors"),
                      [len(rows), f["sectors"]], _("{rows} row(s), {sectors} sector(s)", rows=len(rows),
                                                   sectors=f['sectors']), why,
                      {"kernel": "naive", "M": 256, "N": 256, "K": 256, "block_dim": [BX, BY], "block": [bx, by],
@@ -1335,7 +1367,7 @@ def ladder_outputs(seed: int, pool=None) -> Question:
                  tm=tm, tn=tn, n=r.outputs_per_thread, warp_outputs=w['WM'] * w['WN'])]
     prompt = _("Take {rung}. How many threads does a block have, and how many outputs of C does one thread compute? "
                "Type threads, outputs.", rung=_rung_text(r))
-    return _question("08_beyond_tiling", "outputs", prompt, {"kind": "ints", "names": ["threads", "outputs"]},
+    return _question("08_beyond_tiling", "outputs", prompt, _ints("threads", "outputs"),
                      [r.threads, r.outputs_per_thread],
                      _("{threads} threads, {n} outputs each", threads=r.threads, n=r.outputs_per_thread),
                      why, {"rung": r.name, **r.p})
@@ -1403,7 +1435,7 @@ def fragment_owner(seed: int, pool=None) -> Question:
                "in which register (0 for {first}, …, {last} for {last_name})? Type lane, register.", rc=rc, X=X,
                table=table, cell=f"{X}[{r}][{c}]", rows=rows, cols=cols, first=f"{which}0", last=len(places) - 1,
                last_name=f"{which}{len(places) - 1}")
-    return _question("09_tensor_cores", "fragment", prompt, {"kind": "ints", "names": ["lane", "register"]},
+    return _question("09_tensor_cores", "fragment", prompt, _ints("lane", "register"),
                      [lane, reg], _("lane {lane}, register {name}", lane=lane, name=f"{which}{reg}"), why,
                      {"which": which, "row": r, "col": c})
 
@@ -1428,7 +1460,7 @@ def mma_count(seed: int, pool=None) -> Question:
                "WM×WN = {WM}×{WN} warp tile of C, computed with mma.sync m16n8k8. How many warps does a block have, "
                "and how many mma.sync does each warp issue per phase? Type warps, mma.sync.", BM=k.BM, BN=k.BN,
                BK=k.BK, WM=k.WM, WN=k.WN)
-    return _question("09_tensor_cores", "mma_count", prompt, {"kind": "ints", "names": ["warps", "mma.sync"]},
+    return _question("09_tensor_cores", "mma_count", prompt, _ints("warps", "mma.sync"),
                      [k.warps, per_phase], _("{warps} warps, {n} mma.sync each per phase", warps=k.warps, n=per_phase),
                      why,
                      {"BM": k.BM, "BN": k.BN, "BK": k.BK, "WM": k.WM, "WN": k.WN})
@@ -1451,7 +1483,7 @@ def fragment_registers(seed: int, pool=None) -> Question:
                "8 columns of its tile. One mma.sync takes {ra} registers of A, {rb} of B and {rc} of C from each lane. "
                "For one k-step, how many registers does each lane hold for A's fragments, for B's, and for C's "
                "accumulators? Type A, B, C.", WM=k.WM, WN=k.WN, ra=R['a'], rb=R['b'], rc=R['c'])
-    return _question("09_tensor_cores", "registers", prompt, {"kind": "ints", "names": ["A", "B", "C"]},
+    return _question("09_tensor_cores", "registers", prompt, _ints("A", "B", "C"),
                      n, _("A {a}, B {b}, C {c} registers", a=n[0], b=n[1], c=n[2]), why, {"WM": k.WM, "WN": k.WN})
 
 

@@ -26,8 +26,11 @@ const quizNumbers = (text) => quizAll(QUIZ_NUMBER, text).map((m) => m[0]);
 // How a choice option's word is found (explainer.model.questions._word): an ASCII word as a whole
 // word, case-insensitively; a word with other characters (Chinese) anywhere.
 const quizWord = (w) => (/^[\x00-\x7f]*$/.test(w) ? new RegExp(`\\b${quizEscape(w)}\\b`, "gi") : new RegExp(quizEscape(w), "gi"));
+// A number labelled with a word (explainer.model.questions._labelled): an ASCII word from a word
+// boundary, a Chinese one anywhere.
+const quizLabel = (w) => new RegExp(`${/^[\x00-\x7f]*$/.test(w) ? "\\b" : ""}${quizEscape(w)}[\\s\\u3000]*[=:\\uff1a]?[\\s\\u3000]*([0-9]+)`, "gi");
 // Where a choice answer is split to find its head (explainer.model.questions.POSSESSIVE).
-const QUIZ_POSSESSIVE = /的(?![\s\u3000,.;:!?，。；：！？、）)]|$)|['\u2019]s\b/i;
+const QUIZ_POSSESSIVE = /\u7684(?![\s\u3000,.;:!?，。；：！？、）)]|$)|['\u2019]s\b/i;
 const quizPairOrder = (a, b) => a[0] - b[0] || a[1] - b[1];
 
 function quizOneNumber(text, whole = false) {
@@ -93,14 +96,15 @@ function quizParse(form, text) {
   }
   if (kind === "ints") {
     const names = form.names, n = names.length, labelled = {};
-    for (const name of names) {
-      const hits = quizAll(new RegExp(`\\b${quizEscape(name)}\\s*[=:]?\\s*([0-9]+)`, "gi"), text);
+    const words = form.words || names.map((name) => [name]);
+    names.forEach((name, i) => {
+      const hits = words[i].flatMap((w) => quizAll(quizLabel(w), text));
       if (hits.length === 1) labelled[name] = Number(hits[0][1]);
-    }
+    });
     if (Object.keys(labelled).length === n) return names.map((name) => labelled[name]);
     const nums = quizNumbers(text);
     if (nums.some((x) => x.includes("."))) throw new QuizAnswerError(tr("Type whole numbers."));
-    if (nums.length !== n) throw new QuizAnswerError(tr("Type {n} whole numbers ({names}); this has {count}.", { n, names: names.join(", "), count: nums.length }));
+    if (nums.length !== n) throw new QuizAnswerError(tr("Type {n} whole numbers ({names}); this has {count}.", { n, names: (form.shown || names).join(", "), count: nums.length }));
     return nums.map(Number);
   }
   if (kind === "cells") {
@@ -135,7 +139,7 @@ function quizParse(form, text) {
     return [...out.values()].sort(quizCellOrder);
   }
   if (kind === "choice") {
-    // the last part after a possessive (的, 's) that names an option; in it the option named
+    // the last part after a possessive (Chinese \u7684, English 's) that names an option; in it the option named
     // first; at the same place the longer word, then the key
     for (const part of text.split(QUIZ_POSSESSIVE).reverse()) {
       const found = [];
