@@ -254,7 +254,7 @@ def bench_exported(browser, runs: int, keys: int) -> None:
         url = (Path(tmp) / "02_tiled.html").as_uri()
         size = (Path(tmp) / "02_tiled.html").stat().st_size
         print(f"export: {time.monotonic() - t:.1f} s; 02_tiled.html {size / 1e6:.2f} MB "
-              f"(+ assets/plotly.min.js {(Path(tmp) / 'assets' / 'plotly.min.js').stat().st_size / 1e6:.2f} MB)")
+              f"(+ {', '.join(f'assets/{p.name} {p.stat().st_size / 1e6:.2f} MB' for p in sorted((Path(tmp) / 'assets').glob('*.js')))})")
         opens, errors, refused = [], [], []
         for run in range(runs):
             ctx, page = new_page(browser, errors, files_only=True, refused=refused)

@@ -62,7 +62,15 @@ def test_every_notebook_is_a_page_and_the_links_resolve(exported):
         assert ".ipynb\"" not in text, f"{nb} still links a notebook"
     index = (exported / "index.html").read_text(encoding="utf-8")
     assert 'href="02_tiled.html"' in index and "static pages" in index
-    assert (exported / "assets" / "plotly.min.js").stat().st_size > 1_000_000
+    # plotly.js: each page with a chart loads one file of the assets, the basic bundle where its charts allow
+    pages = [export.page_file(nb) for nb in notebooks]
+    charted = [p for p in pages if "plotly-graph-div" in (exported / p).read_text(encoding="utf-8")]
+    assert len(charted) >= 5, charted
+    same = export.plotly_js_version(export.BASIC_BUNDLE) == export.plotly_js_version(export._full_bundle_path())
+    for nb in charted:
+        src = re.findall(r'<script src="assets/(plotly[^"]*\.js)"', (exported / nb).read_text(encoding="utf-8"))
+        assert src == (["plotly-basic.min.js"] if same else ["plotly.min.js"]), (nb, src)
+        assert (exported / "assets" / src[0]).stat().st_size > 1_000_000
     assert "https://" not in (exported / "assets" / "page.css").read_text()
 
 
@@ -282,6 +290,76 @@ def test_exported_warps_page_pins_and_changes_block_size_from_file(exported, fil
     assert page.outside == [] and page_errors == []
 
 
+def _full_plotly(tmp_path, version: str) -> Path:
+    """A stand-in for plotly's plotly.min.js that names ``version`` in its header."""
+    path = tmp_path / "plotly.min.js"
+    path.write_text(f"/**\n* plotly.js v{version}\n* Licensed under the MIT license\n*/\n")
+    return path
+
+
+def test_a_page_loads_the_basic_bundle_only_for_its_traces_and_its_version(tmp_path, monkeypatch):
+    """The basic bundle draws scatter, bar and pie; any other trace, or a plotly whose plotly.js
+    is another version than the bundle's, takes the whole plotly.min.js."""
+    version = export.plotly_js_version(export.BASIC_BUNDLE)
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version or ""), version
+    assert export.plotly_js_version(export._full_bundle_path())  # plotly's own names its version too
+    monkeypatch.setattr(export, "_full_bundle_path", lambda: _full_plotly(tmp_path, version))
+    assert export.chart_bundle({"scatter", "bar"}) == export.chart_bundle({"pie"}) == "plotly-basic.min.js"
+    assert export.chart_bundle({"scatter", "heatmap"}) == export.chart_bundle({"scatter3d"}) == "plotly.min.js"
+    major, minor, patch = version.split(".")
+    monkeypatch.setattr(export, "_full_bundle_path", lambda: _full_plotly(tmp_path, f"{major}.{minor}.{int(patch) + 1}"))
+    assert export.chart_bundle({"scatter"}) == "plotly.min.js"
+
+
+def test_a_heatmap_page_gets_the_whole_plotly_and_a_bar_page_the_basic_one(tmp_path):
+    """Each bundle is copied into the assets once, when a page loads it; a page without charts
+    loads neither."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    src = tmp_path / "nb"
+    src.mkdir()
+    pages = {"00_index.ipynb": None, "01_bars.ipynb": "go.Bar(x=[1, 2], y=[3, 4])",
+             "02_heat.ipynb": "go.Heatmap(z=[[1, 2], [3, 4]])", "03_more_bars.ipynb": "go.Bar(x=[1], y=[2])"}
+    for name, trace in pages.items():
+        cells = [new_markdown_cell(f"# {name[3:-6]}")]
+        if trace:
+            cells.append(new_code_cell(f"import plotly.graph_objects as go\ngo.Figure({trace})"))
+        nbformat.write(new_notebook(cells=cells), src / name)
+    out = tmp_path / "site"
+    written = export.export(out, notebooks=src, log=lambda *_: None, langs=("en",))
+    scripts = {p.name: re.findall(r'<script src="assets/([^"]+)"', p.read_text(encoding="utf-8"))
+               for p in written if p.suffix == ".html"}
+    same = export.plotly_js_version(export.BASIC_BUNDLE) == export.plotly_js_version(export._full_bundle_path())
+    basic = "plotly-basic.min.js" if same else "plotly.min.js"
+    assert scripts == {"index.html": [], "01_bars.html": [basic], "02_heat.html": ["plotly.min.js"],
+                       "03_more_bars.html": [basic]}
+    assert sorted(p.name for p in (out / "assets").glob("*.js")) == sorted({basic, "plotly.min.js"})
+    assert [p.name for p in written].count(basic) == 1
+
+
+@pytest.mark.browser
+def test_the_basic_bundle_draws_the_traces_said_and_the_pages_charts(exported, file_page, page_errors):
+    """The vendored bundle, loaded as the pages load it, registers exactly BASIC_TRACES, and every
+    exported page's charts draw with the file it loads."""
+    page = file_page
+    charted = [p for p in sorted(exported.glob("*.html")) + sorted(exported.glob("zh-CN/*.html"))
+               if "plotly-graph-div" in p.read_text(encoding="utf-8")]
+    page.goto(charted[0].as_uri())
+    page.wait_for_load_state("load")
+    if "plotly-basic.min.js" in charted[0].read_text(encoding="utf-8"):
+        traces = page.evaluate("() => Object.keys(Plotly.PlotSchema.get().traces)")
+        assert set(traces) == export.BASIC_TRACES, traces
+    for p in charted:
+        page.goto(p.as_uri())
+        page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every("
+                               "(e) => e._fullLayout && e.querySelector('.main-svg g.trace'))", timeout=15_000)
+        kinds = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].flatMap("
+                              "(e) => e._fullData.map((t) => t.type))")
+        assert kinds and set(kinds) <= export.BASIC_TRACES | {"heatmap"}, (p.name, kinds)
+    assert page.outside == [] and page_errors == []
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("name", ["index.html", "05_warps_and_coalescing.html",
                                   "07_arithmetic_intensity_and_roofline.html", "08_beyond_tiling.html"])
@@ -289,7 +367,7 @@ def test_exported_pages_open_without_errors(exported, file_page, page_errors, na
     page = file_page
     page.goto((exported / name).as_uri())
     page.wait_for_load_state("load")
-    if "plotly.min.js" in (exported / name).read_text(encoding="utf-8"):
+    if "plotly-graph-div" in (exported / name).read_text(encoding="utf-8"):
         page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=10_000)
     assert "Traceback" not in page.locator("body").inner_text()
     assert page.outside == [] and page_errors == []

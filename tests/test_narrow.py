@@ -97,7 +97,7 @@ def _open_static(page, exported: Path, name: str) -> None:
     text = (exported / name).read_text(encoding="utf-8")
     page.goto((exported / name).as_uri())
     page.wait_for_load_state("load")
-    if "plotly.min.js" in text:
+    if "plotly-graph-div" in text:
         page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every("
                                "(e) => e._fullLayout && e.querySelector('.main-svg'))", timeout=10_000)
     if 'data-explainer-view="' in text:

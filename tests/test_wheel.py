@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -70,7 +71,8 @@ def test_sdist_and_wheel_carry_the_kernels_and_pages(dist):
     for f in ("i18n/locale/zh_CN/LC_MESSAGES/explainer.po", "text/en/01_naive.md", "text/zh-CN/01_naive.md",
               "i18n/glossary.py"):
         assert f"explainer/{f}" in names, f
-    for front in ("views/tiled.js", "views/common.js", "views/static.js", "views/quiz.js", "views/page.css", "data/arches.json"):
+    for front in ("views/tiled.js", "views/common.js", "views/static.js", "views/quiz.js", "views/page.css", "data/arches.json",
+                  "app/vendor/plotly-basic.min.js", "app/vendor/plotly-LICENSE"):
         assert f"explainer/{front}" in names, front
     assert not any(n.startswith(("kernels/", "notebooks/", "tests/")) for n in names)
     # the tuning tables the planner prefers travel gzipped (the H100's is 24 MB as text)
@@ -103,6 +105,8 @@ def test_installed_package_works_from_any_folder(installed, elsewhere):
     # Exported static pages are written from the installed notebooks.
     run([str(venv / "bin" / "tiled-explainer"), "export", str(elsewhere / "site")], cwd=elsewhere, env=env)
     assert (elsewhere / "site" / "02_tiled.html").stat().st_size > 100_000
+    bundle = re.findall(r'<script src="assets/(plotly[^"]*)"', (elsewhere / "site" / "02_tiled.html").read_text(encoding="utf-8"))
+    assert len(bundle) == 1 and (elsewhere / "site" / "assets" / bundle[0]).stat().st_size > 1_000_000, bundle
 
 
 @pytest.mark.browser

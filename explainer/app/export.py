@@ -6,8 +6,12 @@ narrative plus one call each), and what its calls return is written as plain HTM
 * markdown cells as HTML, links between notebooks pointing at the exported pages (so the
   navigation bar, each notebook's first and last cell, links static page to static page);
 * ``ipywidgets.HTML`` as its HTML, boxes as rows / columns;
-* plotly figures as static plotly charts drawn by one local copy of plotly.js
-  (``assets/plotly.min.js``, shared by every page);
+* plotly figures as static plotly charts drawn by one local copy of plotly.js shared by every
+  page: plotly.js's basic bundle (``assets/plotly-basic.min.js``: scatter, bar and pie, shipped in
+  ``explainer/app/vendor/``), which a browser reads in a third of the time of the whole
+  ``plotly.min.js``, for a page whose charts need no other kind of trace; the whole one
+  otherwise, or when plotly's own plotly.js is another version than the basic bundle's
+  (:func:`chart_bundle`);
 * the browser views (:class:`explainer.views.store.BrowserView`: the steppers, ...) as the same front-end module that
   Voila runs, over a stand-in model (``views/static.js``) whose store holds the payloads of the
   page's own launch, its presets and kernel variants, and the blocks near them, within
@@ -44,6 +48,34 @@ from ..views import context
 INDEX = "00_index.ipynb"
 GLOSSARY = "glossary.ipynb"
 ASSETS = "assets"
+#: plotly.js's basic bundle (tools/vendor_plotly.py copies it from npm for the plotly.js version
+#: that plotly ships) and the trace types it draws; every other chart needs the whole plotly.min.js.
+BASIC_BUNDLE = Path(__file__).resolve().parent / "vendor" / "plotly-basic.min.js"
+BASIC_TRACES = frozenset({"scatter", "bar", "pie"})
+FULL_BUNDLE = "plotly.min.js"
+
+
+def plotly_js_version(path: Path) -> str | None:
+    """The plotly.js version a bundle's header names (``* plotly.js (basic - minified) v4.1.1``)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        m = re.search(r"plotly\.js(?: \([^)]*\))? v(\d+\.\d+\.\d+)", f.read(400))
+    return m.group(1) if m else None
+
+
+def _full_bundle_path() -> Path:
+    import plotly
+
+    return Path(plotly.__file__).parent / "package_data" / FULL_BUNDLE
+
+
+def chart_bundle(traces) -> str:
+    """The plotly.js file a page whose charts hold the trace types ``traces`` loads: the basic
+    bundle when it draws them all and is the version of the plotly.js that plotly's figures are
+    written for, else the whole ``plotly.min.js``."""
+    if set(traces) <= BASIC_TRACES and BASIC_BUNDLE.is_file() \
+            and plotly_js_version(BASIC_BUNDLE) == plotly_js_version(_full_bundle_path()):
+        return BASIC_BUNDLE.name
+    return FULL_BUNDLE
 LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>tiled-explainer serve</code>) "
              "or in JupyterLab to change them.")  # (these two: in the page's language, _(LIVE_NOTE))
 LIVE_NOTE_SERVED = 'These controls need Python: open the <a href="{url}">live page</a> to change them.'
@@ -123,7 +155,7 @@ class _Page:
     def __init__(self, budget: int, live_url: str | None = None):
         self.budget = budget
         self.live_url = live_url  # the same page in the live app, when one serves it
-        self.plotly = False
+        self.traces: set[str] | None = None  # the trace types of the page's charts (None: no chart)
         self.views: dict[str, tuple[str, ...]] = {}  # view name -> its front-end files
         self.states: list[str] = []
         self.noted = False  # the live-app note is said once per output
@@ -137,7 +169,7 @@ class _Page:
         from ..views.store import BrowserView
 
         if isinstance(w, PlotlyRuntime):
-            return ""  # the page loads assets/plotly.min.js instead
+            return ""  # the page loads plotly.js from its assets instead
         if isinstance(w, BrowserView):
             return self._view(w)
         if isinstance(w, BaseFigure):
@@ -172,12 +204,12 @@ class _Page:
     def _figure(self, fig) -> str:
         import plotly.io as pio
 
-        self.plotly = True
         # The chart takes its box's width, up to the width its layout asks for: a desktop sees it
         # as the live page does, a phone sees all of it, narrower (plotly's `responsive` redraws
         # it when the window's width changes).
         spec = fig.to_dict()
         width = spec.get("layout", {}).pop("width", None)
+        self.traces = (self.traces or set()) | {t.get("type", "scatter") for t in spec.get("data", ())}
         style = f' style="max-width:{int(width)}px"' if width else ""
         return (f'<div class="ex-figure"{style}>'
                 + pio.to_html(spec, include_plotlyjs=False, full_html=False,
@@ -309,7 +341,8 @@ def _livebar(live_url: str | None) -> str:
 
 
 def build_page(notebook: Path, budget: int, live_prefix: str | None = None, assets: str = ASSETS) -> tuple[str, dict]:
-    """The HTML of one exported page and facts about it (its title).
+    """The HTML of one exported page and facts about it (its title; ``bundle``, the plotly.js file
+    it loads from ``assets``, or None).
     ``live_prefix``: where a live app renders the notebooks (``tiled-explainer serve`` passes
     the relative URL of Voila's render path); each page then links its live twin. ``assets``: the
     shared assets folder, relative to the page. The page is built in the current language.
@@ -338,7 +371,8 @@ def build_page(notebook: Path, budget: int, live_prefix: str | None = None, asse
     title = _title(md, notebook.stem)
     if live_url:
         body.insert(top, _livebar(live_url))
-    head_scripts = f'<script src="{assets}/plotly.min.js"></script>' if page.plotly else ""
+    bundle = chart_bundle(page.traces) if page.traces is not None else None
+    head_scripts = f'<script src="{assets}/{bundle}"></script>' if bundle else ""
     stamp = _dt.date.today().isoformat()
     kind = "index" if notebook.name == INDEX else notebook.stem
     text = (
@@ -354,7 +388,7 @@ def build_page(notebook: Path, budget: int, live_prefix: str | None = None, asse
             "labelled with their device and date.", version=__version__, date=stamp) + "</p></footer>"
         + "</main>" + LANG_SCRIPT + page.module_script() + "</body></html>\n"
     )
-    return text, {"title": title}
+    return text, {"title": title, "bundle": bundle}
 
 
 def export(out: Path, budget: int | None = None, notebooks: Path | None = None, log=print,
@@ -362,8 +396,6 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
     """Write every page of ``notebooks/`` (index first) into ``out``, and each translation
     (``notebooks/zh-CN/``) into ``out/zh-CN/``, for the languages ``langs``; returns the files
     written. ``live_prefix``: see :func:`build_page`."""
-    import plotly
-
     from ..views.store import STATIC_BUDGET
 
     budget = STATIC_BUDGET if budget is None else budget
@@ -377,9 +409,9 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out} exists and is not a folder")
     (out / ASSETS).mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", out / ASSETS / "plotly.min.js")
     (out / ASSETS / "page.css").write_text(resources.front_end("page.css"), encoding="utf-8")
-    written = [out / ASSETS / "plotly.min.js", out / ASSETS / "page.css"]
+    written = [out / ASSETS / "page.css"]
+    bundles = set()  # the plotly.js files the pages load, copied once each
     with context.exporting():
         for lang in langs:
             sub = i18n.FOLDERS[lang]
@@ -398,6 +430,11 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
                 target = target_dir / page_file(name)
                 target.write_text(text, encoding="utf-8")
                 written.append(target)
+                if facts["bundle"] and facts["bundle"] not in bundles:
+                    bundles.add(facts["bundle"])
+                    source = BASIC_BUNDLE if facts["bundle"] == BASIC_BUNDLE.name else _full_bundle_path()
+                    shutil.copyfile(source, out / ASSETS / facts["bundle"])
+                    written.append(out / ASSETS / facts["bundle"])
                 log(f"  {(sub + '/' if sub else '') + target.name:<48} {len(text.encode()) / 1e6:5.2f} MB  "
                     f"{time.perf_counter() - t0:5.1f} s  {facts['title']}")
     return written
