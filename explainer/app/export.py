@@ -76,6 +76,8 @@ def chart_bundle(traces) -> str:
             and plotly_js_version(BASIC_BUNDLE) == plotly_js_version(_full_bundle_path()):
         return BASIC_BUNDLE.name
     return FULL_BUNDLE
+
+
 LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>tiled-explainer serve</code>) "
              "or in JupyterLab to change them.")  # (these two: in the page's language, _(LIVE_NOTE))
 LIVE_NOTE_SERVED = 'These controls need Python: open the <a href="{url}">live page</a> to change them.'
