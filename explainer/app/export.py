@@ -48,6 +48,9 @@ from ..views import context
 INDEX = "00_index.ipynb"
 GLOSSARY = "glossary.ipynb"
 ASSETS = "assets"
+LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>tiled-explainer serve</code>) "
+             "or in JupyterLab to change them.")  # (these two: in the page's language, _(LIVE_NOTE))
+LIVE_NOTE_SERVED = 'These controls need Python: open the <a href="{url}">live page</a> to change them.'
 #: plotly.js's basic bundle (tools/vendor_plotly.py copies it from npm for the plotly.js version
 #: that plotly ships) and the trace types it draws; every other chart needs the whole plotly.min.js.
 BASIC_BUNDLE = Path(__file__).resolve().parent / "vendor" / "plotly-basic.min.js"
@@ -76,11 +79,6 @@ def chart_bundle(traces) -> str:
             and plotly_js_version(BASIC_BUNDLE) == plotly_js_version(_full_bundle_path()):
         return BASIC_BUNDLE.name
     return FULL_BUNDLE
-
-
-LIVE_NOTE = ("These controls need Python: open this page in the live app (<code>tiled-explainer serve</code>) "
-             "or in JupyterLab to change them.")  # (these two: in the page's language, _(LIVE_NOTE))
-LIVE_NOTE_SERVED = 'These controls need Python: open the <a href="{url}">live page</a> to change them.'
 
 
 def offered_presets(view, store: dict) -> list[str]:
