@@ -13,11 +13,11 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from explainer.app.export import BASIC_BUNDLE, _full_bundle_path, plotly_js_version
+from explainer.app.export import BASIC_BUNDLE, full_bundle_path, plotly_js_version
 
 
 def main() -> int:
-    version = plotly_js_version(_full_bundle_path())
+    version = plotly_js_version(full_bundle_path())
     if not version:
         print("plotly's plotly.min.js names no version", file=sys.stderr)
         return 2

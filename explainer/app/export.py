@@ -65,7 +65,8 @@ def plotly_js_version(path: Path) -> str | None:
     return m.group(1) if m else None
 
 
-def _full_bundle_path() -> Path:
+def full_bundle_path() -> Path:
+    """The whole plotly.js that plotly ships (its figures are written for this version)."""
     import plotly
 
     return Path(plotly.__file__).parent / "package_data" / FULL_BUNDLE
@@ -76,7 +77,7 @@ def chart_bundle(traces) -> str:
     bundle when it draws them all and is the version of the plotly.js that plotly's figures are
     written for, else the whole ``plotly.min.js``."""
     if set(traces) <= BASIC_TRACES and BASIC_BUNDLE.is_file() \
-            and plotly_js_version(BASIC_BUNDLE) == plotly_js_version(_full_bundle_path()):
+            and plotly_js_version(BASIC_BUNDLE) == plotly_js_version(full_bundle_path()):
         return BASIC_BUNDLE.name
     return FULL_BUNDLE
 
@@ -432,7 +433,7 @@ def export(out: Path, budget: int | None = None, notebooks: Path | None = None, 
                 written.append(target)
                 if facts["bundle"] and facts["bundle"] not in bundles:
                     bundles.add(facts["bundle"])
-                    source = BASIC_BUNDLE if facts["bundle"] == BASIC_BUNDLE.name else _full_bundle_path()
+                    source = BASIC_BUNDLE if facts["bundle"] == BASIC_BUNDLE.name else full_bundle_path()
                     shutil.copyfile(source, out / ASSETS / facts["bundle"])
                     written.append(out / ASSETS / facts["bundle"])
                 log(f"  {(sub + '/' if sub else '') + target.name:<48} {len(text.encode()) / 1e6:5.2f} MB  "

@@ -25,10 +25,11 @@ const quizAll = (re, text) => [...text.matchAll(new RegExp(re.source, re.flags.i
 const quizNumbers = (text) => quizAll(QUIZ_NUMBER, text).map((m) => m[0]);
 // How a choice option's word is found (explainer.model.questions._word): an ASCII word as a whole
 // word, case-insensitively; a word with other characters (Chinese) anywhere.
-const quizWord = (w) => (/^[\x00-\x7f]*$/.test(w) ? new RegExp(`\\b${quizEscape(w)}\\b`, "gi") : new RegExp(quizEscape(w), "gi"));
+const quizAscii = (w) => /^[\x00-\x7f]*$/.test(w);
+const quizWord = (w) => (quizAscii(w) ? new RegExp(`\\b${quizEscape(w)}\\b`, "gi") : new RegExp(quizEscape(w), "gi"));
 // A number labelled with a word (explainer.model.questions._labelled): an ASCII word from a word
 // boundary, a Chinese one anywhere.
-const quizLabel = (w) => new RegExp(`${/^[\x00-\x7f]*$/.test(w) ? "\\b" : ""}${quizEscape(w)}[\\s\\u3000]*[=:\\uff1a]?[\\s\\u3000]*([0-9]+)`, "gi");
+const quizLabel = (w) => new RegExp(`${quizAscii(w) ? "\\b" : ""}${quizEscape(w)}[\\s\\u3000]*[=:\\uff1a]?[\\s\\u3000]*([0-9]+)`, "gi");
 // Where a choice answer is split to find its head (explainer.model.questions.POSSESSIVE).
 const QUIZ_POSSESSIVE = /\u7684(?![\s\u3000,.;:!?，。；：！？、）)]|$)|['\u2019]s\b/i;
 const quizPairOrder = (a, b) => a[0] - b[0] || a[1] - b[1];
