@@ -47,6 +47,8 @@ INDEX = "00_index.ipynb"
 # stays False), so a student reading one page for half an hour keeps it working; a wifi blip or a
 # short laptop sleep reconnects within 5 minutes, and after a longer absence a reload gets a fresh
 # kernel at once from the preheated pool. Longer timeouts let reload-happy classes pile up kernels.
+# The idle clock of a kernel handed out from the pool starts then, not when it ran the page
+# (explainer/app/kernel_manager.py).
 CULL_IDLE_TIMEOUT_S = 300
 CULL_INTERVAL_S = 60
 
@@ -86,6 +88,10 @@ PAGE_EXTENSIONS = ["@voila-dashboards/widgets-manager8", "@voila-dashboards/widg
                    "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly", "jupyterlab_pygments"]
 
 
+#: Jupyter's kernel manager, with an idle clock that starts when a page gets its kernel (see the module).
+KERNEL_MANAGER = "explainer.app.kernel_manager.ExplainerKernelManager"
+
+
 def voila_env(config_dir: Path) -> dict:
     """The environment for Voila, with a config folder holding what the command line cannot
     set: Voila's kernel manager class is created at run time, so ``--VoilaKernelManager.*``
@@ -93,7 +99,9 @@ def voila_env(config_dir: Path) -> dict:
     allow-list lets Voila serve the static pages and nothing else from its root."""
     (config_dir / "voila.json").write_text(json.dumps(
         {"VoilaKernelManager": {"preheat_denylist": [NOT_PREHEATED]},
-         "VoilaConfiguration": {"file_allowlist": [STATIC_FILES], "extension_allowlist": PAGE_EXTENSIONS}}))
+         "VoilaConfiguration": {"file_allowlist": [STATIC_FILES], "extension_allowlist": PAGE_EXTENSIONS,
+                                # a page's kernel is not culled before the page connects to it
+                                "multi_kernel_manager_class": KERNEL_MANAGER}}))
     from explainer.views.plotly_widget import BUNDLE_URL_ENV
 
     env = dict(os.environ)
