@@ -4,23 +4,28 @@ out and the browser connecting to it (it was: the page then stayed dead with a 4
 that never connects is still freed one timeout later.
 
 Real Voila, started as ``tiled-explainer serve`` starts it (:func:`voila_command`,
-:func:`voila_env`), on a one-cell notebook, with a 3 s cull timeout checked every second."""
+:func:`voila_env`), on a one-cell notebook, with a 6 s cull timeout checked every second;
+and the rule itself, minute by minute, on a clock the test holds."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
 import urllib.error
 import urllib.request
+from datetime import timedelta
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 from conftest import _free_port, serving
 
-from explainer.app import serve
+from explainer.app import kernel_manager, serve
+from explainer.app.kernel_manager import ExplainerKernelManager
 
-TIMEOUT_S = 3
+TIMEOUT_S = 6
 INTERVAL_S = 1
 
 
@@ -69,6 +74,7 @@ def test_a_kernel_long_in_the_pool_survives_until_its_page_connects(pooled_serve
     _wait_for(lambda: "is filled with" in server.log.read_text(errors="replace"), 60,
               "Voila did not fill its pool", server)
     time.sleep(TIMEOUT_S + 2 * INTERVAL_S)  # the pooled kernel is now idle for longer than the timeout
+    asked = time.monotonic()  # the kernel is handed out after this; culling it is right from TIMEOUT_S on
     with urllib.request.urlopen(server.page_url("01_page.ipynb"), timeout=60) as reply:
         html = reply.read().decode()
     ids = set(re.findall(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", html))
@@ -77,7 +83,8 @@ def test_a_kernel_long_in_the_pool_survives_until_its_page_connects(pooled_serve
     assert len(handed_out) == 1, (ids, server.log_tail())
     kernel_id = handed_out[0]
     # a loaded hall: the browser connects seconds later; the culler has ticked meanwhile
-    watched = time.monotonic() + 2.5 * INTERVAL_S
+    watched = asked + TIMEOUT_S - INTERVAL_S
+    assert watched - time.monotonic() > 2 * INTERVAL_S, "the page took too long to judge the culler's next looks"
     while time.monotonic() < watched:
         assert _kernel_exists(server.url, kernel_id), (
             f"the page's kernel was culled before its page connected. Server log:\n{server.log_tail()}")
@@ -98,3 +105,60 @@ def test_the_kernel_manager_is_what_voila_is_told_to_use(tmp_path):
 
     assert issubclass(getattr(import_module(module), cls), AsyncMappingKernelManager)
     assert str(tmp_path) in env["JUPYTER_CONFIG_PATH"].split(":")
+
+
+class _Kernel:
+    """What the culler reads of a kernel: its spec's metadata, state and last activity."""
+
+    def __init__(self, last_activity):
+        self.kernel_spec = SimpleNamespace(metadata={})
+        self.execution_state = "idle"
+        self.last_activity = last_activity
+        self.kernel_name = "python3"
+
+
+class _Manager(ExplainerKernelManager):
+    """The kernel manager with its kernels and clock in the test's hands; shutting down records."""
+
+    def __init__(self, clock):
+        super().__init__(cull_idle_timeout=300, cull_interval=60)
+        self.clock, self.shut = clock, []
+
+    async def shutdown_kernel(self, kernel_id, *args, **kwargs):
+        self.shut.append(kernel_id)
+        self._unconnected_since.pop(kernel_id, None)
+        self._kernels.pop(kernel_id)
+
+
+def test_the_culler_counts_idleness_from_when_the_pool_let_a_kernel_go(monkeypatch):
+    """Minute by minute, as the culler looks: a kernel seen once while starting, then held by the
+    pool for an hour (the culler does not reach this class for it), handed out with an hour-old
+    last activity; a kernel whose page stays connected; a kernel that never connects."""
+    clock = SimpleNamespace(now=0.0)
+    monkeypatch.setattr(kernel_manager.time, "monotonic", lambda: clock.now)
+    from jupyter_server._tz import utcnow
+
+    manager = _Manager(clock)
+    start = utcnow() - timedelta(hours=2)  # every kernel is long idle by its last activity: the rule here decides
+    manager._kernels.update(pooled=_Kernel(start), connected=_Kernel(start), alone=_Kernel(start))
+    manager._kernel_connections["connected"] = 1
+
+    def look(*ids):
+        for kid in ids:
+            asyncio.run(manager.cull_kernel_if_idle(kid))
+
+    look("pooled", "connected", "alone")  # minute 0: all three starting
+    for minute in range(1, 61):
+        clock.now = 60.0 * minute
+        look("connected", "alone")
+        if minute == 6:
+            assert manager.shut == ["alone"]  # never connected: freed once unconnected for the timeout (5 min)
+    # an hour on, the pooled kernel is handed out: the next look sees an hour of idleness and no connection
+    for minute in range(61, 66):
+        clock.now = 60.0 * minute
+        look("pooled", "connected")
+        assert manager.shut == ["alone"], f"minute {minute}: the handed-out kernel was culled before its page connected"
+    clock.now = 60.0 * 66
+    look("pooled", "connected")
+    assert manager.shut == ["alone", "pooled"]  # its page never connected: freed one timeout after
+    assert "connected" in manager._kernels  # connected tabs are never culled however idle
