@@ -83,9 +83,12 @@ class Hub:
     def login(self, user: str) -> requests.Session:
         s = requests.Session()
         s.get(f"{self.url}/hub/login", timeout=30)
-        r = s.post(f"{self.url}/hub/login?next=", timeout=60,
+        # the login only: its redirect would start the server and render the index, which under
+        # load outlasts a read timeout; wait_for_app does that, patiently
+        r = s.post(f"{self.url}/hub/login?next=", timeout=60, allow_redirects=False,
                    data={"username": user, "password": PASSWORD, "_xsrf": s.cookies.get("_xsrf")})
-        assert r.status_code == 200, (r.status_code, r.url)
+        assert r.status_code in (302, 303) and s.cookies.get("jupyterhub-hub-login"), (
+            r.status_code, r.headers.get("location"))
         return s
 
     def wait_for_app(self, s: requests.Session, user: str, timeout: float = 120) -> requests.Response:
@@ -105,7 +108,10 @@ class Hub:
                 # implicit_spawn_seconds; do what the student's browser does
                 m = re.search(r'var spawn_url = "([^"]+)";\s*var implicit_spawn_seconds = (\d+)', r.text)
                 assert m, f"a stopped server's page must start it again by itself:\n{r.text[:2000]}"
-                s.get(f"{self.url}{m.group(1)}", timeout=60)
+                try:
+                    s.get(f"{self.url}{m.group(1)}", timeout=60)
+                except requests.RequestException:
+                    pass  # the spawn has begun; the next look follows it
             if time.monotonic() > deadline:
                 raise AssertionError(f"{user}'s app did not open: {r.status_code} {r.url}\n{self.log_tail()}")
             time.sleep(0.5)
@@ -316,11 +322,18 @@ def test_three_students_each_get_page_02_from_their_own_server(hub):
 
 def test_a_student_cannot_reach_another_or_the_hub_api_terminals_or_lab(hub):
     a, b = USERS[0], USERS[1]
+    sb = hub.login(b)
+    hub.wait_for_app(sb, b)
     s = hub.login(a)
     hub.wait_for_app(s, a)
+    # b's server running (just used: the test hub culls after CULL_S idle seconds): a's cookie
+    # reaches it and is refused there (a stopped server is refused by the hub, with a 404)
+    hub.wait_for_app(sb, b)
+    assert hub.server_running(b)
     other = s.get(f"{hub.url}/user/{b}/voila/render/{PAGE}", timeout=60)
     assert other.status_code == 403, (other.status_code, other.url)
     assert s.get(f"{hub.url}/hub/api/users", timeout=30).status_code == 403
+    hub.wait_for_app(s, a)  # a's own server running, so what follows is refused by it, not by the hub
     assert s.get(f"{hub.url}/user/{a}/lab", timeout=30).status_code == 404
     assert s.get(f"{hub.url}/user/{a}/api/terminals", timeout=30).status_code == 404
     anonymous = requests.get(f"{hub.url}/user/{a}/voila/render/{PAGE}", timeout=30)
