@@ -15,6 +15,7 @@ import re
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -144,8 +145,11 @@ def test_the_culler_counts_idleness_from_when_the_pool_let_a_kernel_go(monkeypat
     manager._kernel_connections["connected"] = 1
 
     def look(*ids):
-        for kid in ids:
-            asyncio.run(manager.cull_kernel_if_idle(kid))
+        # in a thread of its own: Playwright's sync API, used earlier in the same pytest run, leaves
+        # its event loop marked running in the main thread, where asyncio.run() then refuses to run
+        with ThreadPoolExecutor(1) as pool:
+            for kid in ids:
+                pool.submit(asyncio.run, manager.cull_kernel_if_idle(kid)).result()
 
     look("pooled", "connected", "alone")  # minute 0: all three starting
     for minute in range(1, 61):
