@@ -66,7 +66,7 @@ def test_every_notebook_is_a_page_and_the_links_resolve(exported):
     pages = [export.page_file(nb) for nb in notebooks]
     charted = [p for p in pages if "plotly-graph-div" in (exported / p).read_text(encoding="utf-8")]
     assert len(charted) >= 5, charted
-    same = export.plotly_js_version(export.BASIC_BUNDLE) == export.plotly_js_version(export.full_bundle_path())
+    same = export.basic_bundle_matches()
     for nb in charted:
         src = re.findall(r'<script src="assets/(plotly[^"]*\.js)"', (exported / nb).read_text(encoding="utf-8"))
         assert src == (["plotly-basic.min.js"] if same else ["plotly.min.js"]), (nb, src)
@@ -330,7 +330,7 @@ def test_a_heatmap_page_gets_the_whole_plotly_and_a_bar_page_the_basic_one(tmp_p
     written = export.export(out, notebooks=src, log=lambda *_: None, langs=("en",))
     scripts = {p.name: re.findall(r'<script src="assets/([^"]+)"', p.read_text(encoding="utf-8"))
                for p in written if p.suffix == ".html"}
-    same = export.plotly_js_version(export.BASIC_BUNDLE) == export.plotly_js_version(export.full_bundle_path())
+    same = export.basic_bundle_matches()
     basic = "plotly-basic.min.js" if same else "plotly.min.js"
     assert scripts == {"index.html": [], "01_bars.html": [basic], "02_heat.html": ["plotly.min.js"],
                        "03_more_bars.html": [basic]}

@@ -72,14 +72,16 @@ def full_bundle_path() -> Path:
     return Path(plotly.__file__).parent / "package_data" / FULL_BUNDLE
 
 
+def basic_bundle_matches() -> bool:
+    """Whether the vendored basic bundle is there and is the version of the plotly.js that
+    plotly's figures are written for."""
+    return BASIC_BUNDLE.is_file() and plotly_js_version(BASIC_BUNDLE) == plotly_js_version(full_bundle_path())
+
+
 def chart_bundle(traces) -> str:
     """The plotly.js file a page whose charts hold the trace types ``traces`` loads: the basic
-    bundle when it draws them all and is the version of the plotly.js that plotly's figures are
-    written for, else the whole ``plotly.min.js``."""
-    if set(traces) <= BASIC_TRACES and BASIC_BUNDLE.is_file() \
-            and plotly_js_version(BASIC_BUNDLE) == plotly_js_version(full_bundle_path()):
-        return BASIC_BUNDLE.name
-    return FULL_BUNDLE
+    bundle when it draws them all and :func:`basic_bundle_matches`, else the whole ``plotly.min.js``."""
+    return BASIC_BUNDLE.name if set(traces) <= BASIC_TRACES and basic_bundle_matches() else FULL_BUNDLE
 
 
 def offered_presets(view, store: dict) -> list[str]:
